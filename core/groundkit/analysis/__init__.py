@@ -1,0 +1,1 @@
+"""Text analysis: tokenization, stopwords, stemming, and the analyzer identity."""

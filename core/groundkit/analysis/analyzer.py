@@ -1,0 +1,114 @@
+"""The analyzer: tokens -> stopword filter -> stemmer, with an identity stored in the collection.
+
+A collection is bound to the identity of the analyzer that built it; searching or ingesting with
+another one is refused (``IndexIdentityError``) because the terms would not match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundkit import codec
+from groundkit.analysis.stopwords import STOPWORD_SETS
+from groundkit.analysis.tokenize import tokenize
+from groundkit.errors import ConfigurationError, IndexIdentityError
+
+__all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
+
+ANALYZER_NAME = "groundkit.standard"
+ANALYZER_VERSION = 1
+"""Bumped whenever the terms produced for some text change."""
+
+STEMMERS: tuple[str, ...] = ("porter", "snowball-english", "none")
+_CACHE_LIMIT = 1 << 19
+
+
+def _load_stemmer(name: str) -> Callable[[str], str] | None:
+    if name == "porter":
+        from groundkit.analysis import porter
+
+        return porter.stem
+    if name == "snowball-english":
+        from groundkit.analysis import snowball
+
+        return snowball.stem
+    return None
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Turns text into index terms. Equal identities always produce equal terms."""
+
+    stemmer: str = "porter"
+    stopwords: str = "lucene-english"
+    _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
+    _stop: frozenset[str] = field(init=False, repr=False, compare=False)
+    _cache: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.stemmer not in STEMMERS:
+            raise ConfigurationError(
+                f"unknown stemmer {self.stemmer!r}; choose one of {', '.join(STEMMERS)}"
+            )
+        if self.stopwords not in STOPWORD_SETS:
+            raise ConfigurationError(
+                f"unknown stopword set {self.stopwords!r}; choose one of {', '.join(STOPWORD_SETS)}"
+            )
+        object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
+        object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
+        object.__setattr__(self, "_cache", {})
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "name": ANALYZER_NAME,
+            "version": ANALYZER_VERSION,
+            "stemmer": self.stemmer,
+            "stopwords": self.stopwords,
+            "cjk": "bigram",
+        }
+
+    @property
+    def identity_json(self) -> str:
+        return codec.encode(self.identity)
+
+    @classmethod
+    def from_identity(cls, identity: Mapping[str, Any], *, subject: str) -> Analyzer:
+        """Rebuild the analyzer a collection was built with, or refuse one we do not have."""
+        stored = codec.encode(dict(identity))
+        stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
+        if stemmer in STEMMERS and stopwords in STOPWORD_SETS:
+            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords))
+            if candidate.identity_json == stored:
+                return candidate
+        raise IndexIdentityError(
+            f"collection {subject} was built with analyzer {stored}, which this version of "
+            f"groundkit cannot reproduce (it has {ANALYZER_NAME} version {ANALYZER_VERSION}); "
+            "re-ingest the documents into a new collection",
+            subject=subject,
+            expected=stored,
+            found=f"{ANALYZER_NAME} version {ANALYZER_VERSION}",
+        )
+
+    def terms(self, text: str) -> list[str]:
+        """The index terms of ``text``, in order, stopwords removed and stems applied."""
+        stop = self._stop
+        stem = self._stem
+        if stem is None:
+            return [t for t in tokenize(text) if t not in stop]
+        cache = self._cache
+        out: list[str] = []
+        append = out.append
+        for token in tokenize(text):
+            if token in stop:
+                continue
+            stemmed = cache.get(token)
+            if stemmed is None:
+                stemmed = stem(token) if token.isascii() else token
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                cache[token] = stemmed
+            append(stemmed)
+        return out

@@ -1,0 +1,64 @@
+"""Unicode-aware word tokenization: NFKC, casefold, words with their combining marks kept.
+
+Words are runs of letters, digits, underscores and combining marks (so Devanagari or Arabic
+words with vowel signs stay whole). Han, kana and Hangul have no spaces between words, so each
+run of them becomes overlapping character bigrams (a single character stays a unigram), as
+Lucene's CJKBigramFilter does. See adr/0003-analysis.md.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+
+__all__ = ["tokenize"]
+
+# Han (incl. extensions and compatibility), Hiragana, Katakana (incl. phonetic extensions and
+# the prolonged sound mark), Hangul syllables and jamo.
+_CJK = (
+    "\u1100-\u11ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
+
+
+def _mark_ranges() -> str:
+    """A regex class body for combining marks that ``\\w`` does not cover."""
+    category = unicodedata.category
+    spans: list[tuple[int, int]] = []
+    start = -1
+    scan = [*range(0x0300, 0x20000), *range(0xE0100, 0xE01F0), sys.maxunicode + 1]
+    previous = -2
+    for cp in scan:
+        is_mark = cp <= sys.maxunicode and category(chr(cp))[0] == "M" and not chr(cp).isalnum()
+        if is_mark and start < 0:
+            start = cp
+        elif start >= 0 and (not is_mark or cp != previous + 1):
+            spans.append((start, previous))
+            start = cp if is_mark else -1
+        previous = cp
+    return "".join(
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+        for a, b in spans
+    )
+
+
+@lru_cache(maxsize=1)
+def _word_pattern() -> re.Pattern[str]:
+    return re.compile(rf"([{_CJK}]+)|((?:(?![{_CJK}])[\w{_mark_ranges()}])+)")
+
+
+def tokenize(text: str) -> Iterator[str]:
+    """Yield the normalized tokens of ``text`` in order (no stopwords removed, nothing stemmed)."""
+    normalized = unicodedata.normalize("NFKC", text).casefold()
+    for match in _word_pattern().finditer(normalized):
+        cjk = match.group(1)
+        if cjk is None:
+            yield match.group(2)
+        elif len(cjk) == 1:
+            yield cjk
+        else:
+            for i in range(len(cjk) - 1):
+                yield cjk[i : i + 2]

@@ -1,0 +1,380 @@
+"""The ``groundkit`` command: a thin shell over the library API (every flag is a parameter)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, TextIO
+
+from groundkit import __version__, sample_corpus
+from groundkit.analysis.analyzer import STEMMERS, Analyzer
+from groundkit.collection import open_reader, open_store
+from groundkit.config import (
+    DEFAULT_COLLECTION,
+    DEFAULT_EXTENSIONS,
+    DEFAULT_INDEX_DIR,
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_TOP_K,
+    MAX_TOP_K,
+    BM25Params,
+    ChunkerSettings,
+    IngestSettings,
+)
+from groundkit.errors import (
+    CollectionNotFoundError,
+    ConfigurationError,
+    GroundkitError,
+    IngestionError,
+)
+from groundkit.ingest import Indexer, IngestProgress
+from groundkit.retrieval import MODES, Retriever, verify_citation
+from groundkit.retrieval.citations import Verification, citation_for
+
+__all__ = ["ExitCode", "main"]
+
+SAMPLE_NAME = "sample"
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    ERROR = 1
+    USAGE = 2
+    NO_COLLECTION = 3
+    REFUSED_INPUT = 4
+    NOT_VERIFIED = 5
+
+
+EPILOG = """\
+examples:
+  groundkit ingest sample                  # the bundled sample corpus
+  groundkit ingest docs/ --collection handbook
+  groundkit search "how do I report a leak" --top-k 5
+  groundkit search "boil water notice" --json | jq '.results[0]'
+  groundkit verify                         # re-check every citation; non-zero if any fails
+  groundkit status --json
+
+exit codes: 0 ok, 1 error, 2 usage (as argparse), 3 no such collection, 4 input refused,
+            5 a citation is not verified
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    collection = argparse.ArgumentParser(add_help=False)
+    collection.add_argument(
+        "--index-dir",
+        default=DEFAULT_INDEX_DIR,
+        metavar="DIR",
+        help=f"folder holding collections (default: {DEFAULT_INDEX_DIR})",
+    )
+    collection.add_argument(
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        metavar="NAME",
+        help=f"collection name (default: {DEFAULT_COLLECTION})",
+    )
+    output = argparse.ArgumentParser(add_help=False)
+    output.add_argument("--json", action="store_true", help="print JSON on stdout")
+
+    parser = argparse.ArgumentParser(
+        prog="groundkit",
+        description="Index documents, search them, and re-check every citation against its source.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"groundkit {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser(
+        "ingest",
+        parents=[collection, output],
+        help="add or update a file or folder in a collection",
+        description=(
+            "Ingest a file or folder (sorted walk; hidden folders skipped). Unchanged files are "
+            "skipped, changed ones replaced, vanished ones removed; refused files are reported "
+            f"and the rest go on. PATH '{SAMPLE_NAME}' means the bundled sample corpus "
+            f"(write ./{SAMPLE_NAME} for a folder of that name)."
+        ),
+        epilog="example:\n  groundkit ingest docs/ --collection handbook --stemmer porter",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ingest.add_argument("path", metavar="PATH", help="file or folder to ingest")
+    ingest.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        default=None,
+        help="stemmer for a new collection (default: porter; an existing one keeps its own)",
+    )
+    ingest.add_argument(
+        "--max-file-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_FILE_BYTES,
+        metavar="N",
+        help=f"refuse files larger than this (default: {DEFAULT_MAX_FILE_BYTES})",
+    )
+    ingest.add_argument(
+        "--extensions",
+        default=",".join(DEFAULT_EXTENSIONS),
+        metavar="LIST",
+        help=f"comma-separated file extensions to read (default: {','.join(DEFAULT_EXTENSIONS)})",
+    )
+    defaults = ChunkerSettings()
+    ingest.add_argument(
+        "--chunk-size",
+        type=_positive_int,
+        default=defaults.target_chars,
+        metavar="CHARS",
+        help=f"target chunk size in characters (default: {defaults.target_chars})",
+    )
+    ingest.add_argument(
+        "--chunk-overlap",
+        type=int,
+        default=defaults.overlap_chars,
+        metavar="CHARS",
+        help=f"overlap between pieces of a split block (default: {defaults.overlap_chars})",
+    )
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+    search = commands.add_parser(
+        "search",
+        parents=[collection, output],
+        help="search a collection",
+        description="Print the best passages for QUERY, each with source, offsets and lines.",
+        epilog='example:\n  groundkit search "chlorine residual target" --top-k 3 --verify',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    search.add_argument("query", metavar="QUERY", help="what to search for")
+    search.add_argument(
+        "--top-k",
+        type=int,
+        default=DEFAULT_TOP_K,
+        metavar="N",
+        help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
+    )
+    search.add_argument("--mode", default="bm25", help=f"search mode: {', '.join(MODES)}")
+    search.add_argument(
+        "--score-threshold",
+        type=float,
+        default=None,
+        metavar="X",
+        help="drop results scoring below X (off by default)",
+    )
+    bm25 = BM25Params()
+    search.add_argument("--k1", type=float, default=bm25.k1, help=f"BM25 k1 (default: {bm25.k1})")
+    search.add_argument("--b", type=float, default=bm25.b, help=f"BM25 b (default: {bm25.b})")
+    search.add_argument(
+        "--verify", action="store_true", help="re-check each result's citation against its source"
+    )
+
+    verify = commands.add_parser(
+        "verify",
+        parents=[collection, output],
+        help="re-check every citation of a collection against its sources",
+        description=(
+            "Re-read each chunk's source and compare. Exits 5 when any citation is drifted or "
+            "unresolvable, or when the index disagrees with the chunks."
+        ),
+    )
+    verify.add_argument("--chunk-id", default=None, metavar="ID", help="check only this chunk")
+
+    commands.add_parser(
+        "status",
+        parents=[collection, output],
+        help="show what a collection holds",
+        description="Documents, chunks, schema version, analyzer, generation and size on disk.",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    handlers = {"ingest": _ingest, "search": _search, "verify": _verify, "status": _status}
+    try:
+        return int(handlers[args.command](args))
+    except CollectionNotFoundError as exc:
+        return _fail(exc, ExitCode.NO_COLLECTION)
+    except IngestionError as exc:
+        return _fail(exc, ExitCode.REFUSED_INPUT)
+    except ConfigurationError as exc:
+        return _fail(exc, ExitCode.USAGE)
+    except GroundkitError as exc:
+        return _fail(exc, ExitCode.ERROR)
+    except KeyboardInterrupt:
+        print("groundkit: interrupted; every finished file is stored", file=sys.stderr)
+        return 130
+
+
+def _fail(exc: GroundkitError, code: ExitCode) -> int:
+    print(f"groundkit: error: {exc.message}", file=sys.stderr)
+    return int(code)
+
+
+def _emit_json(value: Any) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal; silent elsewhere."""
+
+    def __init__(self, stream: TextIO, enabled: bool) -> None:
+        self._stream = stream
+        self._enabled = enabled and stream.isatty()
+
+    def __call__(self, event: IngestProgress) -> None:
+        if not self._enabled:
+            return
+        width = 30
+        filled = width * event.done // max(event.total, 1)
+        name = event.source if len(event.source) <= 40 else "…" + event.source[-39:]
+        self._stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {name:<40}"
+        )
+        if event.done == event.total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+def _ingest(args: argparse.Namespace) -> ExitCode:
+    path = sample_corpus() if args.path == SAMPLE_NAME else Path(args.path)
+    extensions = tuple(
+        e if e.startswith(".") else f".{e}"
+        for e in (x.strip() for x in args.extensions.split(","))
+        if e
+    )
+    settings = IngestSettings(
+        max_file_bytes=args.max_file_bytes,
+        extensions=extensions,
+        chunker=ChunkerSettings(target_chars=args.chunk_size, overlap_chars=args.chunk_overlap),
+    )
+    store = open_store(args.index_dir, args.collection)
+    try:
+        analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
+        indexer = Indexer(store, analyzer=analyzer, settings=settings)
+        progress = _ProgressBar(sys.stderr, enabled=not (args.quiet or args.json))
+        report = indexer.ingest(path, progress=progress)
+    finally:
+        store.close()
+    if args.json:
+        _emit_json(report.to_dict())
+    elif not args.quiet:
+        print(f"ingested {report.root} into {report.collection}")
+        print(report.summary())
+        for refusal in report.refused:
+            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+    return ExitCode.OK if report.ok else ExitCode.REFUSED_INPUT
+
+
+def _snippet(text: str, limit: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _search(args: argparse.Namespace) -> ExitCode:
+    params = BM25Params(k1=args.k1, b=args.b)
+    with Retriever.open(args.index_dir, args.collection, bm25=params) as retriever:
+        response = retriever.search(
+            args.query, top_k=args.top_k, mode=args.mode, score_threshold=args.score_threshold
+        )
+        checks = [retriever.verify(r) for r in response.results] if args.verify else []
+    if args.json:
+        payload = response.to_dict()
+        for item, check in zip(payload["results"], checks, strict=False):
+            item["verification"] = {"verdict": check.verdict, "reason": check.reason}
+        _emit_json(payload)
+    else:
+        if not response.results:
+            print(f"no results for {args.query!r}")
+        for rank, result in enumerate(response.results, start=1):
+            c = result.citation
+            verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
+            print(
+                f"{rank:>2}. {c.source}:{c.start_line}-{c.end_line} "
+                f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
+            )
+            heading = " > ".join(result.metadata.get("heading_path", []))
+            if heading:
+                print(f"    § {heading}")
+            print(f"    {_snippet(result.content)}")
+    if checks and not all(check.ok for check in checks):
+        return ExitCode.NOT_VERIFIED
+    return ExitCode.OK
+
+
+def _verify(args: argparse.Namespace) -> ExitCode:
+    with open_reader(args.index_dir, args.collection) as reader:
+        problems = reader.integrity_problems()
+        documents = {d.document_id: d for d in reader.iter_documents()}
+        checks: list[Verification] = []
+        for chunk in reader.iter_chunks():
+            if args.chunk_id is not None and chunk.chunk_id != args.chunk_id:
+                continue
+            document = documents.get(chunk.document_id)
+            if document is None:
+                problems.append(f"chunk {chunk.chunk_id} has no document record")
+                continue
+            checks.append(verify_citation(citation_for(chunk, document), document.root))
+    if args.chunk_id is not None and not checks and not problems:
+        raise GroundkitError(
+            f"no chunk with id {args.chunk_id!r} in this collection; "
+            "`groundkit search --json` shows chunk ids"
+        )
+    counts = {
+        v: sum(c.verdict == v for c in checks) for v in ("verified", "drifted", "unresolvable")
+    }
+    failed = [c for c in checks if not c.ok]
+    if args.json:
+        _emit_json(
+            {
+                "checked": len(checks),
+                **counts,
+                "integrity_problems": problems,
+                "failures": [
+                    {
+                        "source": c.citation.source,
+                        "start_offset": c.citation.start_offset,
+                        "end_offset": c.citation.end_offset,
+                        "verdict": c.verdict,
+                        "reason": c.reason,
+                    }
+                    for c in failed
+                ],
+            }
+        )
+    else:
+        print(
+            f"checked {len(checks)} citations: {counts['verified']} verified, "
+            f"{counts['drifted']} drifted, {counts['unresolvable']} unresolvable"
+        )
+        for check in failed:
+            print(f"  {check.verdict}: {check.reason}")
+        for problem in problems:
+            print(f"  index problem: {problem}")
+    return ExitCode.OK if not failed and not problems else ExitCode.NOT_VERIFIED
+
+
+def _status(args: argparse.Namespace) -> ExitCode:
+    with open_reader(args.index_dir, args.collection) as reader:
+        status = reader.status()
+    status["collection"] = args.collection
+    if args.json:
+        _emit_json(status)
+    else:
+        width = max(len(k) for k in status)
+        for key, value in status.items():
+            shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
+            print(f"{key:<{width}}  {shown}")
+    return ExitCode.OK

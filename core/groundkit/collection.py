@@ -1,0 +1,49 @@
+"""Where collections live: ``<index_dir>/<name>/collection.sqlite``, and opening their stores."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
+from groundkit.errors import ConfigurationError
+from groundkit.store.base import CollectionReader, CollectionStore
+
+__all__ = ["collection_file", "open_reader", "open_store"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+FILE_NAME = "collection.sqlite"
+
+
+def collection_file(
+    index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION
+) -> Path:
+    """The SQLite file of collection ``name`` under ``index_dir``."""
+    if not _NAME.fullmatch(name) or name.endswith("."):
+        raise ConfigurationError(
+            f"collection name {name!r} is not allowed: use 1-64 letters, digits, '_', '-' or '.',"
+            " starting with a letter or digit",
+            subject=name,
+        )
+    return Path(index_dir) / name / FILE_NAME
+
+
+def open_store(
+    index_dir: str | Path = DEFAULT_INDEX_DIR,
+    name: str = DEFAULT_COLLECTION,
+    *,
+    create: bool = True,
+) -> CollectionStore:
+    """The writer of a collection (created on first use unless ``create`` is false)."""
+    from groundkit.store.sqlite import SqliteStore
+
+    return SqliteStore(collection_file(index_dir, name), create=create)
+
+
+def open_reader(
+    index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION
+) -> CollectionReader:
+    """A snapshot reader of an existing collection."""
+    from groundkit.store.sqlite import SqliteReader
+
+    return SqliteReader(collection_file(index_dir, name))

@@ -1,0 +1,89 @@
+"""Settings with their defaults and limits, validated on construction."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from groundkit.errors import ConfigurationError
+
+__all__ = [
+    "DEFAULT_COLLECTION",
+    "DEFAULT_EXTENSIONS",
+    "DEFAULT_INDEX_DIR",
+    "DEFAULT_MAX_FILE_BYTES",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    "BM25Params",
+    "ChunkerSettings",
+    "IngestSettings",
+]
+
+MAX_TOP_K = 1000
+"""Largest ``top_k`` a search accepts."""
+
+DEFAULT_TOP_K = 10
+
+MAX_QUERY_CHARS = 4096
+"""Longest query accepted, in code points; longer ones are refused, never truncated."""
+
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+DEFAULT_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".txt", ".rst")
+DEFAULT_INDEX_DIR = ".groundkit"
+DEFAULT_COLLECTION = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class BM25Params:
+    """Lucene BM25 parameters; the defaults are chosen in adr/0004-bm25-defaults.md."""
+
+    k1: float = 0.9
+    b: float = 0.4
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.k1) and self.k1 >= 0):
+            raise ConfigurationError(f"BM25 k1 must be a finite number >= 0, got {self.k1!r}")
+        if not (math.isfinite(self.b) and 0 <= self.b <= 1):
+            raise ConfigurationError(f"BM25 b must be between 0 and 1, got {self.b!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkerSettings:
+    """Chunk sizes in code points: aim for ``target_chars``; overlap split pieces."""
+
+    target_chars: int = 1000
+    overlap_chars: int = 100
+
+    def __post_init__(self) -> None:
+        if not 64 <= self.target_chars <= 100_000:
+            raise ConfigurationError(
+                f"chunk target_chars must be between 64 and 100000, got {self.target_chars!r}"
+            )
+        if not 0 <= self.overlap_chars <= self.target_chars // 2:
+            raise ConfigurationError(
+                "chunk overlap_chars must be between 0 and half of target_chars "
+                f"({self.target_chars // 2}), got {self.overlap_chars!r}"
+            )
+
+    def identity(self) -> dict[str, object]:
+        return {"target_chars": self.target_chars, "overlap_chars": self.overlap_chars}
+
+
+@dataclass(frozen=True, slots=True)
+class IngestSettings:
+    """Which files an ingest reads, and the size above which a file is refused."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    chunker: ChunkerSettings = field(default_factory=ChunkerSettings)
+
+    def __post_init__(self) -> None:
+        if self.max_file_bytes < 1:
+            raise ConfigurationError(
+                f"max_file_bytes must be a positive number of bytes, got {self.max_file_bytes!r}"
+            )
+        bad = [ext for ext in self.extensions if not ext.startswith(".") or len(ext) < 2]
+        if bad or not self.extensions:
+            raise ConfigurationError(
+                f"extensions must be a non-empty list like ('.md', '.txt'), got {self.extensions!r}"
+            )

@@ -1,0 +1,221 @@
+"""Frozen, validated value types shared by every layer.
+
+Offsets are 0-based, end-exclusive indices into the decoded source, counted in Unicode code
+points (Python ``str`` indices). Line numbers are 1-based and only for people.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "SOURCE_CLASSES",
+    "Chunk",
+    "Citation",
+    "Document",
+    "SearchResponse",
+    "SearchResult",
+    "SourceClass",
+    "chunk_id_for",
+    "content_hash",
+    "document_id_for",
+]
+
+SourceClass: TypeAlias = Literal["text", "extracted", "snapshot"]
+SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted", "snapshot"})
+IMPLEMENTED_SOURCE_CLASSES: frozenset[str] = frozenset({"text"})
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 of the UTF-8 bytes of ``text``, hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_id_for(source: str, text_hash: str) -> str:
+    """A document id from source path and content: the same file re-ingested keeps its id."""
+    digest = hashlib.sha256(f"groundkit:document\0{source}\0{text_hash}".encode()).hexdigest()
+    return "doc_" + digest[:32]
+
+
+def chunk_id_for(document_id: str, chunk_index: int, start: int, end: int) -> str:
+    """A chunk id from its document and position."""
+    key = f"groundkit:chunk\0{document_id}\0{chunk_index}\0{start}\0{end}"
+    return "chk_" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def _check_span(
+    owner: str, start: int, end: int, text: str, start_line: int, end_line: int
+) -> None:
+    _require(
+        isinstance(start, int) and isinstance(end, int) and 0 <= start <= end,
+        f"{owner}: need 0 <= start_offset <= end_offset, got {start!r}..{end!r}",
+    )
+    _require(
+        len(text) == end - start,
+        f"{owner}: text has {len(text)} code points but the span {start}..{end} has {end - start}",
+    )
+    _require(
+        1 <= start_line <= end_line,
+        f"{owner}: need 1 <= start_line <= end_line, got {start_line!r}..{end_line!r}",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where a passage came from, precise enough for ``verify_citation`` to re-read and compare."""
+
+    source: str
+    source_class: SourceClass
+    start_offset: int
+    end_offset: int
+    text: str
+    start_line: int
+    end_line: int
+    extractor: str | None = None
+
+    def __post_init__(self) -> None:
+        _require(bool(self.source), "Citation: source must be a non-empty path")
+        _require(
+            self.source_class in SOURCE_CLASSES,
+            f"Citation: source_class must be one of {sorted(SOURCE_CLASSES)}, "
+            f"got {self.source_class!r}",
+        )
+        _check_span(
+            "Citation",
+            self.start_offset,
+            self.end_offset,
+            self.text,
+            self.start_line,
+            self.end_line,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One ingested source file. ``source`` is relative to ``root``, with ``/`` separators."""
+
+    document_id: str
+    source: str
+    root: str
+    content_hash: str
+    char_count: int
+    line_count: int
+    fingerprint: str
+    source_class: SourceClass = "text"
+
+    def __post_init__(self) -> None:
+        _require(bool(self.document_id), "Document: document_id must be non-empty")
+        _require(
+            bool(self.source) and not self.source.startswith("/") and "\\" not in self.source,
+            f"Document: source must be a relative POSIX path, got {self.source!r}",
+        )
+        _require(
+            self.source_class in IMPLEMENTED_SOURCE_CLASSES,
+            f"Document: source_class {self.source_class!r} is reserved and not supported yet",
+        )
+        _require(
+            self.char_count >= 0 and self.line_count >= 0,
+            "Document: char_count and line_count must be >= 0",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of a document: ``text == source_text[start_offset:end_offset]``."""
+
+    chunk_id: str
+    document_id: str
+    chunk_index: int
+    text: str
+    start_offset: int
+    end_offset: int
+    start_line: int
+    end_line: int
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _require(self.chunk_index >= 0, f"Chunk: chunk_index must be >= 0, got {self.chunk_index}")
+        _check_span(
+            "Chunk", self.start_offset, self.end_offset, self.text, self.start_line, self.end_line
+        )
+        object.__setattr__(self, "metadata", _frozen(self.metadata))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One ranked passage with its citation."""
+
+    content: str
+    score: float
+    document_id: str
+    chunk_id: str
+    citation: Citation
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _require(math.isfinite(self.score), f"SearchResult: score must be finite, got {self.score}")
+        _require(
+            self.content == self.citation.text,
+            "SearchResult: content must equal the cited text",
+        )
+        object.__setattr__(self, "metadata", _frozen(self.metadata))
+
+    @property
+    def source(self) -> str:
+        return self.citation.source
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape the CLI prints (stable keys; see README)."""
+        c = self.citation
+        return {
+            "content": self.content,
+            "score": self.score,
+            "document_id": self.document_id,
+            "chunk_id": self.chunk_id,
+            "source": c.source,
+            "source_class": c.source_class,
+            "start_offset": c.start_offset,
+            "end_offset": c.end_offset,
+            "start_line": c.start_line,
+            "end_line": c.end_line,
+            "metadata": dict(self.metadata),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """The ranked results of one query, best first, with how they were produced."""
+
+    query: str
+    results: tuple[SearchResult, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "results", tuple(self.results))
+        object.__setattr__(self, "metadata", _frozen(self.metadata))
+
+    @property
+    def total_results(self) -> int:
+        return len(self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "results": [r.to_dict() for r in self.results],
+            "total_results": self.total_results,
+            "metadata": dict(self.metadata),
+        }

@@ -1,0 +1,70 @@
+"""The error tree: one root, one branch per stage, and a message that names the fix.
+
+Every error carries the input at fault (``subject``) so that callers and the CLI can report it
+without parsing the message. Messages never include document text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CollectionNotFoundError",
+    "ConfigurationError",
+    "GroundkitError",
+    "IndexIdentityError",
+    "IngestionError",
+    "RetrievalError",
+    "StorageError",
+]
+
+
+class GroundkitError(Exception):
+    """Root of every error groundkit raises on purpose."""
+
+    def __init__(self, message: str, *, subject: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.subject = subject
+
+
+class ConfigurationError(GroundkitError):
+    """A setting, flag or combination of them that cannot work (unknown mode, bad k1, ...)."""
+
+
+class IngestionError(GroundkitError):
+    """An input file was refused; ``subject`` is its path and ``reason`` a short stable code."""
+
+    def __init__(self, message: str, *, subject: str | None = None, reason: str) -> None:
+        super().__init__(message, subject=subject)
+        self.reason = reason
+
+
+class StorageError(GroundkitError):
+    """The collection on disk is missing, corrupt, foreign, newer than us, or inconsistent."""
+
+
+class CollectionNotFoundError(StorageError):
+    """The named collection does not exist yet (nothing has been ingested into it)."""
+
+
+class IndexIdentityError(StorageError):
+    """The collection was built with another analyzer or embedding identity than requested."""
+
+    def __init__(
+        self, message: str, *, subject: str | None = None, expected: str, found: str
+    ) -> None:
+        super().__init__(message, subject=subject)
+        self.expected = expected
+        self.found = found
+
+
+class RetrievalError(GroundkitError):
+    """A query was refused, or a result could not be backed by a verifiable citation.
+
+    ``verdict`` is set when the failure is about a citation: ``"drifted"`` or ``"unresolvable"``.
+    """
+
+    def __init__(
+        self, message: str, *, subject: str | None = None, verdict: str | None = None
+    ) -> None:
+        super().__init__(message, subject=subject)
+        self.verdict = verdict

@@ -1,0 +1,1 @@
+"""Retrieval evaluation: BEIR-layout datasets and trec_eval-compatible metrics."""

@@ -1,0 +1,17 @@
+"""Reading files into a collection: discovery, checks, chunking, analysis, transactional writes."""
+
+from __future__ import annotations
+
+from groundkit.ingest.discover import Discovery, Refusal, SourceFile, discover
+from groundkit.ingest.indexer import Indexer, IngestProgress
+from groundkit.ingest.report import IngestReport
+
+__all__ = [
+    "Discovery",
+    "Indexer",
+    "IngestProgress",
+    "IngestReport",
+    "Refusal",
+    "SourceFile",
+    "discover",
+]

@@ -1,0 +1,174 @@
+"""The indexer: the only writer. Path -> checks -> chunks -> terms -> one transaction per file.
+
+Unchanged files (same fingerprint of content, chunker settings and analyzer identity) are
+skipped; changed ones are replaced; files gone from a re-ingested folder are removed; refused
+files are reported and whatever was stored for them before is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from groundkit import codec
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.chunking import chunk_text, kind_for_path
+from groundkit.config import IngestSettings
+from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
+from groundkit.errors import IndexIdentityError, IngestionError
+from groundkit.ingest.discover import Refusal, SourceFile, discover
+from groundkit.ingest.report import IngestReport
+from groundkit.lines import LineIndex
+from groundkit.sources import read_text
+from groundkit.store.base import CollectionStore, IndexedChunk
+
+__all__ = ["Indexer", "IngestProgress"]
+
+
+@dataclass(frozen=True, slots=True)
+class IngestProgress:
+    """Sent after each file: ``done`` of ``total`` files, the last one's source and outcome."""
+
+    done: int
+    total: int
+    source: str
+    outcome: str
+
+
+ProgressCallback = Callable[[IngestProgress], None]
+
+
+class Indexer:
+    """Writes files into one collection store with one analyzer."""
+
+    def __init__(
+        self,
+        store: CollectionStore,
+        *,
+        analyzer: Analyzer | None = None,
+        settings: IngestSettings | None = None,
+    ) -> None:
+        stored = store.analyzer_identity()
+        if stored is not None and analyzer is None:
+            analyzer = Analyzer.from_identity(stored, subject=store.location)
+        elif stored is not None and analyzer is not None and analyzer.identity != stored:
+            raise IndexIdentityError(
+                f"collection {store.location} was built with analyzer {codec.encode(stored)}, "
+                f"not {analyzer.identity_json}; use the same options (or none) or ingest into "
+                "another --collection",
+                subject=store.location,
+                expected=codec.encode(stored),
+                found=analyzer.identity_json,
+            )
+        self.store = store
+        self.analyzer = analyzer or Analyzer()
+        self.settings = settings or IngestSettings()
+        chunker = codec.encode(self.settings.chunker.identity())
+        self._fingerprint_salt = f"{chunker}\0{self.analyzer.identity_json}"
+
+    def fingerprint(self, text_hash: str) -> str:
+        """What must be unchanged for a file to be skipped: content, chunking, analysis."""
+        key = f"{text_hash}\0{self._fingerprint_salt}"
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    def ingest(self, path: str | Path, *, progress: ProgressCallback | None = None) -> IngestReport:
+        started = time.perf_counter()
+        found = discover(path, self.settings.extensions)
+        root = str(found.root)
+        report = IngestReport(root=root, collection=self.store.location)
+        report.refused.extend(found.refused)
+        total = len(found.files)
+        for done, source_file in enumerate(found.files, start=1):
+            outcome = self._ingest_file(root, source_file, report)
+            if progress is not None:
+                progress(IngestProgress(done, total, source_file.source, outcome))
+        if found.is_directory:
+            present = {f.source for f in found.files} | {r.source for r in found.refused}
+            for document in self.store.documents_under(root):
+                if document.source not in present:
+                    report.generation = self.store.remove_document(document.document_id)
+                    report.removed.append(document.source)
+        report.refused.sort(key=lambda r: r.source)
+        report.elapsed_s = time.perf_counter() - started
+        if not report.generation:
+            reader = self.store.reader()
+            try:
+                report.generation = reader.generation
+            finally:
+                reader.close()
+        return report
+
+    def _ingest_file(self, root: str, source_file: SourceFile, report: IngestReport) -> str:
+        source = source_file.source
+        try:
+            text = read_text(source_file.path, name=source, max_bytes=self.settings.max_file_bytes)
+        except IngestionError as exc:
+            report.refused.append(Refusal.of(exc, source))
+            return "refused"
+        text_hash = content_hash(text)
+        fingerprint = self.fingerprint(text_hash)
+        existing = self.store.find_document(root, source)
+        if existing is not None and existing.fingerprint == fingerprint:
+            report.unchanged.append(source)
+            return "unchanged"
+        document_id = document_id_for(source, text_hash)
+        twin = self.store.find_document_by_id(document_id)
+        if twin is not None and (twin.root, twin.source) != (root, source):
+            report.refused.append(
+                Refusal(
+                    source,
+                    "duplicate",
+                    f"{source}: identical to {twin.source} already ingested from {twin.root}; "
+                    "it was not stored twice",
+                )
+            )
+            return "refused"
+        document, chunks = self.build(root, source, text, text_hash, fingerprint)
+        report.generation = self.store.write_document(
+            document,
+            chunks,
+            analyzer_identity=self.analyzer.identity,
+            replaces=None if existing is None else existing.document_id,
+        )
+        report.chunks_written += len(chunks)
+        (report.indexed if existing is None else report.replaced).append(source)
+        return "indexed" if existing is None else "replaced"
+
+    def build(
+        self, root: str, source: str, text: str, text_hash: str, fingerprint: str
+    ) -> tuple[Document, list[IndexedChunk]]:
+        """The document record and analyzed chunks of one decoded source."""
+        lines = LineIndex(text)
+        document_id = document_id_for(source, text_hash)
+        spans = chunk_text(text, kind=kind_for_path(source), settings=self.settings.chunker)
+        chunks: list[IndexedChunk] = []
+        for index, span in enumerate(spans):
+            start_line, end_line = lines.span(span.start, span.end)
+            passage = text[span.start : span.end]
+            chunk = Chunk(
+                chunk_id=chunk_id_for(document_id, index, span.start, span.end),
+                document_id=document_id,
+                chunk_index=index,
+                text=passage,
+                start_offset=span.start,
+                end_offset=span.end,
+                start_line=start_line,
+                end_line=end_line,
+                metadata={"heading_path": list(span.heading_path), "kind": span.kind},
+            )
+            terms = self.analyzer.terms(passage)
+            chunks.append(IndexedChunk(chunk, Counter(terms), len(terms)))
+        document = Document(
+            document_id=document_id,
+            source=source,
+            root=root,
+            content_hash=text_hash,
+            char_count=len(text),
+            line_count=lines.line_count,
+            fingerprint=fingerprint,
+        )
+        return document, chunks

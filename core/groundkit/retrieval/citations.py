@@ -1,0 +1,98 @@
+"""Re-reading a citation's source and comparing it with the cited text.
+
+Outcomes: ``verified`` (the span still holds the cited text), ``drifted`` (the file is readable
+but the span now holds something else), ``unresolvable`` (missing, unreadable, not UTF-8,
+outside the base directory). Reasons name the file and offsets, never the document text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from groundkit.config import DEFAULT_MAX_FILE_BYTES
+from groundkit.contracts import Chunk, Citation, Document
+from groundkit.errors import IngestionError, RetrievalError
+from groundkit.sources import contained_path, read_text
+
+__all__ = ["Verdict", "Verification", "citation_for", "resolve_citation", "verify_citation"]
+
+Verdict = Literal["verified", "drifted", "unresolvable"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of re-checking one citation."""
+
+    verdict: Verdict
+    citation: Citation
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "verified"
+
+
+def citation_for(chunk: Chunk, document: Document) -> Citation:
+    """The citation of a stored chunk of ``document``."""
+    return Citation(
+        source=document.source,
+        source_class=document.source_class,
+        start_offset=chunk.start_offset,
+        end_offset=chunk.end_offset,
+        text=chunk.text,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+    )
+
+
+def resolve_citation(
+    citation: Citation, root: str | Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> str:
+    """The text the citation's span holds in the source now.
+
+    Raises ``RetrievalError`` with verdict ``unresolvable`` when the source cannot be read
+    under the ingest rules, or when the span no longer fits inside it (verdict ``drifted``).
+    """
+    if citation.source_class != "text":
+        raise RetrievalError(
+            f"{citation.source}: source class {citation.source_class!r} cannot be resolved by "
+            "this version (only 'text')",
+            subject=citation.source,
+            verdict="unresolvable",
+        )
+    try:
+        path = contained_path(Path(root), citation.source)
+        text = read_text(path, name=citation.source, max_bytes=max_bytes)
+    except IngestionError as exc:
+        raise RetrievalError(
+            f"citation of {citation.source} is unresolvable: {exc.message}",
+            subject=citation.source,
+            verdict="unresolvable",
+        ) from exc
+    if citation.end_offset > len(text):
+        raise RetrievalError(
+            f"{citation.source}: span {citation.start_offset}..{citation.end_offset} lies past "
+            f"the end of the source ({len(text)} code points); the file changed since ingest",
+            subject=citation.source,
+            verdict="drifted",
+        )
+    return text[citation.start_offset : citation.end_offset]
+
+
+def verify_citation(
+    citation: Citation, root: str | Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> Verification:
+    """Re-read the source and compare the span with the cited text."""
+    where = f"{citation.source} [{citation.start_offset}:{citation.end_offset}]"
+    try:
+        current = resolve_citation(citation, root, max_bytes=max_bytes)
+    except RetrievalError as exc:
+        verdict: Verdict = "drifted" if exc.verdict == "drifted" else "unresolvable"
+        return Verification(verdict, citation, exc.message)
+    if current != citation.text:
+        return Verification(
+            "drifted", citation, f"{where}: the source holds different text there now"
+        )
+    return Verification("verified", citation, f"{where}: matches the source")

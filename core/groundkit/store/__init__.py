@@ -1,0 +1,15 @@
+"""Durable collection state behind one protocol: SQLite by default, memory where it is absent."""
+
+from __future__ import annotations
+
+from groundkit.store.base import CollectionReader, CollectionStore, IndexedChunk, TieKey
+from groundkit.store.memory import MemoryReader, MemoryStore
+
+__all__ = [
+    "CollectionReader",
+    "CollectionStore",
+    "IndexedChunk",
+    "MemoryReader",
+    "MemoryStore",
+    "TieKey",
+]

@@ -1,0 +1,250 @@
+"""An in-process store behind the same protocol, for hosts without ``sqlite3``.
+
+Nothing is persisted. A reader shares the current state; the next write copies it first
+(copy-on-write), so creating a snapshot is O(1) and a snapshot never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundkit import codec
+from groundkit.contracts import Chunk, Document
+from groundkit.errors import IndexIdentityError
+from groundkit.store.base import IndexedChunk, TieKey
+
+__all__ = ["MemoryReader", "MemoryStore"]
+
+
+@dataclass
+class _State:
+    generation: int = 0
+    total_length: int = 0
+    next_key: int = 1
+    analyzer: str | None = None
+    documents: dict[str, Document] = field(default_factory=dict)
+    by_source: dict[tuple[str, str], str] = field(default_factory=dict)
+    chunks: dict[int, tuple[Chunk, int, tuple[str, ...]]] = field(default_factory=dict)
+    chunks_of: dict[str, list[int]] = field(default_factory=dict)
+    postings: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def clone(self) -> _State:
+        """A copy sharing only immutable values (documents, chunks, tuples)."""
+        return _State(
+            generation=self.generation,
+            total_length=self.total_length,
+            next_key=self.next_key,
+            analyzer=self.analyzer,
+            documents=dict(self.documents),
+            by_source=dict(self.by_source),
+            chunks=dict(self.chunks),
+            chunks_of={k: list(v) for k, v in self.chunks_of.items()},
+            postings={t: dict(p) for t, p in self.postings.items()},
+        )
+
+
+class MemoryStore:
+    """A collection held in memory; ``name`` only labels it in messages and status."""
+
+    def __init__(self, name: str = "memory") -> None:
+        self._name = name
+        self._state = _State()
+        self._shared = False
+
+    @property
+    def location(self) -> str:
+        return f"memory:{self._name}"
+
+    def analyzer_identity(self) -> dict[str, Any] | None:
+        raw = self._state.analyzer
+        return None if raw is None else dict(codec.decode(raw))
+
+    def find_document(self, root: str, source: str) -> Document | None:
+        document_id = self._state.by_source.get((root, source))
+        return None if document_id is None else self._state.documents[document_id]
+
+    def find_document_by_id(self, document_id: str) -> Document | None:
+        return self._state.documents.get(document_id)
+
+    def documents_under(self, root: str) -> list[Document]:
+        found = [d for d in self._state.documents.values() if d.root == root]
+        return sorted(found, key=lambda d: d.source)
+
+    def _writable(self) -> _State:
+        """The state to mutate: copied first if a reader shares it (readers keep the old one)."""
+        if self._shared:
+            self._state = self._state.clone()
+            self._shared = False
+        return self._state
+
+    def write_document(
+        self,
+        document: Document,
+        chunks: Sequence[IndexedChunk],
+        *,
+        analyzer_identity: Mapping[str, Any],
+        replaces: str | None = None,
+    ) -> int:
+        # Every check runs before the first mutation, so a refusal leaves the state untouched.
+        wanted = codec.encode(dict(analyzer_identity))
+        stored = self._state.analyzer
+        if stored is not None and stored != wanted:
+            raise IndexIdentityError(
+                f"collection {self.location} was built with analyzer {stored}, not {wanted}; "
+                "use the same analyzer options or another collection",
+                subject=self.location,
+                expected=stored,
+                found=wanted,
+            )
+        if document.document_id in self._state.documents and document.document_id != replaces:
+            raise ValueError(f"document {document.document_id} is already stored")
+        entries = [(i.chunk, i.length, tuple(sorted(i.term_freqs)), i.term_freqs) for i in chunks]
+        state = self._writable()
+        state.analyzer = wanted
+        if replaces is not None:
+            _delete(state, replaces)
+        state.generation += 1
+        state.documents[document.document_id] = document
+        state.by_source[(document.root, document.source)] = document.document_id
+        keys: list[int] = []
+        for chunk, length, terms, freqs in entries:
+            key = state.next_key
+            state.next_key += 1
+            keys.append(key)
+            state.chunks[key] = (chunk, length, terms)
+            state.total_length += length
+            for term in terms:
+                state.postings.setdefault(term, {})[key] = freqs[term]
+        state.chunks_of[document.document_id] = keys
+        return state.generation
+
+    def remove_document(self, document_id: str) -> int:
+        state = self._writable()
+        _delete(state, document_id)
+        state.generation += 1
+        return state.generation
+
+    def reader(self) -> MemoryReader:
+        self._shared = True
+        return MemoryReader(self._state, self.location)
+
+    def status(self) -> dict[str, Any]:
+        return self.reader().status()
+
+    def close(self) -> None:
+        """Nothing to release; the data lives as long as this object."""
+
+
+def _delete(state: _State, document_id: str) -> None:
+    document = state.documents.pop(document_id, None)
+    if document is None:
+        return
+    state.by_source.pop((document.root, document.source), None)
+    for key in state.chunks_of.pop(document_id, []):
+        _, length, terms = state.chunks.pop(key)
+        state.total_length -= length
+        for term in terms:
+            posting = state.postings[term]
+            del posting[key]
+            if not posting:
+                del state.postings[term]
+
+
+class MemoryReader:
+    """A snapshot of a ``MemoryStore`` state (never mutated after it is shared)."""
+
+    def __init__(self, state: _State, location: str) -> None:
+        self._state = state
+        self._location = location
+
+    @property
+    def location(self) -> str:
+        return self._location
+
+    @property
+    def generation(self) -> int:
+        return self._state.generation
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self._state.chunks)
+
+    @property
+    def total_length(self) -> int:
+        return self._state.total_length
+
+    @property
+    def analyzer_identity(self) -> dict[str, Any] | None:
+        raw = self._state.analyzer
+        return None if raw is None else dict(codec.decode(raw))
+
+    def chunk_lengths(self) -> Iterator[tuple[int, int]]:
+        for key, (_, length, _) in self._state.chunks.items():
+            yield key, length
+
+    def postings(self, term: str) -> Sequence[tuple[int, int]]:
+        return tuple(self._state.postings.get(term, {}).items())
+
+    def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
+        found = self._state.chunks
+        return {key: found[key][0] for key in keys if key in found}
+
+    def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
+        out: dict[int, TieKey] = {}
+        for key in keys:
+            entry = self._state.chunks.get(key)
+            if entry is None:
+                continue
+            document = self._state.documents.get(entry[0].document_id)
+            if document is not None:
+                out[key] = (document.content_hash, entry[0].chunk_index, document.source)
+        return out
+
+    def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
+        docs = self._state.documents
+        return {i: docs[i] for i in document_ids if i in docs}
+
+    def iter_documents(self) -> Iterator[Document]:
+        yield from sorted(self._state.documents.values(), key=lambda d: (d.root, d.source))
+
+    def iter_chunks(self) -> Iterator[Chunk]:
+        for entry in sorted(
+            self._state.chunks.values(), key=lambda e: (e[0].document_id, e[0].chunk_index)
+        ):
+            yield entry[0]
+
+    def integrity_problems(self) -> list[str]:
+        state = self._state
+        problems: list[str] = []
+        if sum(length for _, length, _ in state.chunks.values()) != state.total_length:
+            problems.append("total_length counter disagrees with the chunks")
+        for key, (chunk, _, terms) in state.chunks.items():
+            if chunk.document_id not in state.documents:
+                problems.append(f"chunk {chunk.chunk_id} has no document")
+            if any(key not in state.postings.get(t, {}) for t in terms):
+                problems.append(f"chunk {chunk.chunk_id} is missing postings")
+        return problems
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "location": self._location,
+            "store": "memory",
+            "schema_version": None,
+            "documents": len(self._state.documents),
+            "chunks": self.chunk_count,
+            "terms": len(self._state.postings),
+            "generation": self.generation,
+            "analyzer": self.analyzer_identity,
+            "size_bytes": None,
+        }
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> MemoryReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

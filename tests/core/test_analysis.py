@@ -1,0 +1,93 @@
+"""Tokenization, stopwords and the analyzer identity."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.stopwords import LUCENE_ENGLISH
+from groundkit.analysis.tokenize import tokenize
+from groundkit.errors import ConfigurationError, IndexIdentityError
+
+
+def test_lucene_english_stopwords_are_the_33_lucene_words() -> None:
+    assert len(LUCENE_ENGLISH) == 33
+    assert {"the", "a", "with", "will", "such"} <= LUCENE_ENGLISH
+    assert "you" not in LUCENE_ENGLISH
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Hello, WORLD!", ["hello", "world"]),
+        ("ﬁle Ｆｕｌｌwidth", ["file", "fullwidth"]),  # NFKC
+        ("Straße", ["strasse"]),  # casefold
+        ("covid-19 in 2020", ["covid", "19", "in", "2020"]),  # digits kept
+        ("café naïve", ["café", "naïve"]),  # accents kept, not stripped
+        ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),  # combining vowel signs stay in the word
+        ("مرحبا بالعالم", ["مرحبا", "بالعالم"]),
+        ("東京都", ["東京", "京都"]),  # CJK bigrams
+        ("猫", ["猫"]),
+        ("서울시 map", ["서울", "울시", "map"]),
+        ("💧 ✓ ...", []),
+    ],
+)
+def test_tokenize(text: str, tokens: list[str]) -> None:
+    assert list(tokenize(text)) == tokens
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Die Wasserversorgung für Häuser muss geprüft werden.",
+        "L'eau potable est analysée chaque semaine à Montréal.",
+        "饮用水每周检测一次。",
+        "飲料水は毎週検査されます。",
+        "يتم فحص مياه الشرب كل أسبوع",
+    ],
+)
+def test_non_english_text_is_never_reduced_to_nothing(text: str) -> None:
+    terms = Analyzer().terms(text)
+    assert terms and all(terms)
+
+
+@given(st.text())
+def test_terms_are_non_empty_strings_for_any_text(text: str) -> None:
+    assert all(isinstance(t, str) and t for t in Analyzer().terms(text))
+
+
+def test_analyzer_removes_stopwords_and_stems() -> None:
+    assert Analyzer().terms("The running of the pumps") == ["run", "pump"]
+    assert Analyzer(stemmer="none").terms("The running") == ["running"]
+    assert Analyzer(stopwords="none", stemmer="none").terms("The running") == ["the", "running"]
+
+
+def test_snowball_differs_from_porter_where_the_algorithms_do() -> None:
+    assert Analyzer(stemmer="porter").terms("generously") == ["gener"]
+    assert Analyzer(stemmer="snowball-english").terms("generously") == ["generous"]
+
+
+def test_identity_names_every_parameter() -> None:
+    identity = Analyzer().identity
+    assert identity["stemmer"] == "porter"
+    assert identity["stopwords"] == "lucene-english"
+    assert {"name", "version", "cjk"} <= set(identity)
+    assert Analyzer().identity_json == Analyzer().identity_json
+    assert Analyzer().identity != Analyzer(stemmer="snowball-english").identity
+
+
+def test_unknown_options_are_configuration_errors() -> None:
+    with pytest.raises(ConfigurationError, match="stemmer"):
+        Analyzer(stemmer="lancaster")
+    with pytest.raises(ConfigurationError, match="stopword"):
+        Analyzer(stopwords="klingon")
+
+
+def test_from_identity_round_trips_and_refuses_what_it_cannot_reproduce() -> None:
+    analyzer = Analyzer(stemmer="snowball-english")
+    assert Analyzer.from_identity(analyzer.identity, subject="c") == analyzer
+    future = {**analyzer.identity, "version": 999}
+    with pytest.raises(IndexIdentityError, match="cannot reproduce"):
+        Analyzer.from_identity(future, subject="c")

@@ -1,0 +1,254 @@
+"""Both stores behind one protocol: transactions, generations, snapshots, identity, refusals."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
+from groundkit.errors import CollectionNotFoundError, IndexIdentityError, StorageError
+from groundkit.store import CollectionReader, CollectionStore, IndexedChunk, MemoryStore
+from groundkit.store.sqlite import SCHEMA_VERSION, SqliteReader, SqliteStore
+
+IDENTITY = Analyzer().identity
+
+
+def make_document(source: str, passages: list[str], root: str = "/corpus") -> tuple[
+    Document, list[IndexedChunk]
+]:
+    text = "\n".join(passages)
+    doc_id = document_id_for(source, content_hash(text))
+    chunks: list[IndexedChunk] = []
+    offset = 0
+    for i, passage in enumerate(passages):
+        chunk = Chunk(
+            chunk_id_for(doc_id, i, offset, offset + len(passage)),
+            doc_id,
+            i,
+            passage,
+            offset,
+            offset + len(passage),
+            i + 1,
+            i + 1,
+            {"heading_path": []},
+        )
+        terms = passage.split()
+        chunks.append(IndexedChunk(chunk, Counter(terms), len(terms)))
+        offset += len(passage) + 1
+    document = Document(
+        doc_id, source, root, content_hash(text), len(text), len(passages), "fp-" + source
+    )
+    return document, chunks
+
+
+def put(store: CollectionStore, source: str, passages: list[str], **kw: object) -> Document:
+    document, chunks = make_document(source, passages)
+    store.write_document(document, chunks, analyzer_identity=IDENTITY, **kw)  # type: ignore[arg-type]
+    return document
+
+
+def test_stores_satisfy_the_protocol(store: CollectionStore) -> None:
+    assert isinstance(store, CollectionStore)
+    with store.reader() as reader:
+        assert isinstance(reader, CollectionReader)
+
+
+def test_write_then_read(store: CollectionStore) -> None:
+    doc = put(store, "a.md", ["pump station alpha", "valve beta beta"])
+    with store.reader() as reader:
+        assert reader.generation == 1
+        assert reader.chunk_count == 2
+        assert reader.total_length == 6
+        assert reader.analyzer_identity == IDENTITY
+        assert sorted(tf for _, tf in reader.postings("beta")) == [2]
+        assert reader.postings("nothing") in ((), [])
+        keys = [key for key, _ in reader.chunk_lengths()]
+        chunks = reader.chunks(keys)
+        assert sorted(c.text for c in chunks.values()) == ["pump station alpha", "valve beta beta"]
+        ties = reader.tie_keys(keys)
+        assert {t[0] for t in ties.values()} == {doc.content_hash}
+        assert reader.documents([doc.document_id])[doc.document_id] == doc
+        assert reader.integrity_problems() == []
+    assert store.find_document("/corpus", "a.md") == doc
+    assert store.find_document_by_id(doc.document_id) == doc
+    assert [d.source for d in store.documents_under("/corpus")] == ["a.md"]
+
+
+def test_every_write_bumps_the_generation(store: CollectionStore) -> None:
+    a = put(store, "a.md", ["one"])
+    put(store, "b.md", ["two"])
+    assert store.remove_document(a.document_id) == 3
+    with store.reader() as reader:
+        assert reader.generation == 3
+        assert reader.chunk_count == 1
+
+
+def test_replace_and_remove_leave_no_stale_postings(store: CollectionStore) -> None:
+    old = put(store, "a.md", ["alpha beta", "gamma"])
+    document, chunks = make_document("a.md", ["alpha delta"])
+    store.write_document(document, chunks, analyzer_identity=IDENTITY, replaces=old.document_id)
+    with store.reader() as reader:
+        assert reader.postings("gamma") in ((), [])
+        assert reader.postings("beta") in ((), [])
+        assert len(reader.postings("alpha")) == 1
+        assert reader.chunk_count == 1
+        assert reader.integrity_problems() == []
+    store.remove_document(document.document_id)
+    with store.reader() as reader:
+        assert reader.chunk_count == 0 and reader.total_length == 0
+        assert reader.postings("alpha") in ((), [])
+        assert reader.integrity_problems() == []
+
+
+def test_reader_is_a_snapshot(store: CollectionStore) -> None:
+    put(store, "a.md", ["alpha"])
+    reader = store.reader()
+    put(store, "b.md", ["alpha again"])
+    try:
+        assert reader.generation == 1
+        assert reader.chunk_count == 1
+        assert len(reader.postings("alpha")) == 1
+    finally:
+        reader.close()
+    with store.reader() as fresh:
+        assert len(fresh.postings("alpha")) == 2
+
+
+def test_analyzer_identity_is_bound_on_first_write(store: CollectionStore) -> None:
+    put(store, "a.md", ["alpha"])
+    document, chunks = make_document("b.md", ["beta"])
+    other = Analyzer(stemmer="snowball-english").identity
+    with pytest.raises(IndexIdentityError):
+        store.write_document(document, chunks, analyzer_identity=other)
+    with store.reader() as reader:
+        assert reader.chunk_count == 1 and reader.generation == 1
+
+
+def test_an_exception_mid_write_leaves_nothing_half_written(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "c.sqlite")
+    put(store, "a.md", ["alpha"])
+    document, chunks = make_document("b.md", ["beta", "gamma"])
+    calls = 0
+    original = store._insert_chunk
+
+    def explode_on_second(item: IndexedChunk) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("disk on fire")
+        original(item)
+
+    store._insert_chunk = explode_on_second  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        store.write_document(document, chunks, analyzer_identity=IDENTITY)
+    with store.reader() as reader:
+        assert reader.generation == 1
+        assert reader.chunk_count == 1
+        assert not reader.postings("beta")
+        assert reader.integrity_problems() == []
+    assert store.find_document_by_id(document.document_id) is None
+    store.close()
+
+
+def test_a_failed_replace_keeps_the_old_document(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "c.sqlite")
+    old = put(store, "a.md", ["alpha"])
+    document, chunks = make_document("a.md", ["beta"])
+
+    def explode(item: IndexedChunk) -> None:
+        raise RuntimeError("boom")
+
+    store._insert_chunk = explode  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        store.write_document(document, chunks, analyzer_identity=IDENTITY, replaces=old.document_id)
+    assert store.find_document("/corpus", "a.md") == old
+    with store.reader() as reader:
+        assert len(reader.postings("alpha")) == 1
+    store.close()
+
+
+def test_memory_store_refusal_leaves_state_untouched() -> None:
+    store = MemoryStore()
+    put(store, "a.md", ["alpha"])
+    document, chunks = make_document("b.md", ["beta"])
+    with pytest.raises(IndexIdentityError):
+        store.write_document(document, chunks, analyzer_identity={"name": "other"})
+    with store.reader() as reader:
+        assert reader.chunk_count == 1 and reader.generation == 1
+
+
+def test_sqlite_collection_is_stamped_and_persisted(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", ["alpha"])
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA application_id").fetchone()[0] == 0x47524B54
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+    with SqliteReader(path) as reader:
+        assert reader.chunk_count == 1
+
+
+def test_foreign_sqlite_file_is_refused_and_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "foreign.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE mine (x)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="did not create"):
+        SqliteStore(path)
+    with pytest.raises(StorageError, match="did not create"):
+        SqliteReader(path)
+    assert path.read_bytes() == before
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    SqliteStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    with pytest.raises(StorageError, match="newer"):
+        SqliteStore(path)
+    with pytest.raises(StorageError, match="newer"):
+        SqliteReader(path)
+
+
+def test_corrupt_file_is_a_storage_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StorageError, match=str(path.name)):
+        SqliteStore(path)
+
+
+def test_missing_collection(tmp_path: Path) -> None:
+    with pytest.raises(CollectionNotFoundError, match="groundkit ingest"):
+        SqliteReader(tmp_path / "nope.sqlite")
+    with pytest.raises(CollectionNotFoundError):
+        SqliteStore(tmp_path / "nope.sqlite", create=False)
+    assert not (tmp_path / "nope.sqlite").exists()
+
+
+def test_integrity_problems_are_detected(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", ["alpha beta"])
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM postings WHERE term_id = (SELECT min(term_id) FROM postings)")
+    db.commit()
+    db.close()
+    with SqliteReader(path) as reader:
+        assert any("postings" in p for p in reader.integrity_problems())
+
+
+def test_collection_file_layout(tmp_path: Path) -> None:
+    from groundkit.collection import collection_file
+
+    assert collection_file(tmp_path, "docs") == tmp_path / "docs" / "collection.sqlite"

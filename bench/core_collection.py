@@ -20,10 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import queries, write_corpus  # noqa: E402
-
-import groundkit  # noqa: E402
-from groundkit.collection import collection_file  # noqa: E402
+import groundkit
+from groundkit.collection import collection_file
+from synthetic import queries, write_corpus
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -43,8 +43,17 @@ def test_ingest_search_verify_status(
     assert payload["metadata"]["stage"] == "bm25"
     first = payload["results"][0]
     assert first["source"] == "pumps.md" and first["source_class"] == "text"
-    assert set(first) >= {"content", "score", "document_id", "chunk_id", "start_offset",
-                          "end_offset", "start_line", "end_line", "metadata"}
+    assert set(first) >= {
+        "content",
+        "score",
+        "document_id",
+        "chunk_id",
+        "start_offset",
+        "end_offset",
+        "start_line",
+        "end_line",
+        "metadata",
+    }
 
     code, out, _ = run(capsys, "search", "pump", "--index-dir", index, "--verify")
     assert code == ExitCode.OK and "pumps.md:1-3" in out and "[verified]" in out
@@ -127,6 +136,9 @@ def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.subprocess
 def test_python_dash_m_runs_the_cli() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "groundkit", "--version"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "groundkit", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0 and done.stdout.startswith("groundkit ")

@@ -24,9 +24,7 @@ from groundkit.store.sqlite import SqliteStore
 PLAIN = Analyzer(stemmer="none", stopwords="none")
 
 
-def load(
-    store: CollectionStore, docs: list[list[str]], sources: list[str] | None = None
-) -> None:
+def load(store: CollectionStore, docs: list[list[str]], sources: list[str] | None = None) -> None:
     """Each doc is a list of passages (chunks) of space-separated lowercase words."""
     for n, passages in enumerate(docs):
         source = sources[n] if sources else f"d{n:03}.txt"
@@ -36,7 +34,13 @@ def load(
         for i, passage in enumerate(passages):
             chunk = Chunk(
                 chunk_id_for(doc_id, i, offset, offset + len(passage)),
-                doc_id, i, passage, offset, offset + len(passage), i + 1, i + 1,
+                doc_id,
+                i,
+                passage,
+                offset,
+                offset + len(passage),
+                i + 1,
+                i + 1,
             )
             terms = PLAIN.terms(passage)
             items.append(IndexedChunk(chunk, Counter(terms), len(terms)))
@@ -67,7 +71,7 @@ def brute_force(
     return scores
 
 
-WORDS = st.sampled_from("alpha beta gamma delta eps zeta eta theta".split())
+WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"])
 PASSAGE = st.lists(WORDS, min_size=1, max_size=12).map(" ".join)
 CORPUS = st.lists(st.lists(PASSAGE, min_size=1, max_size=3), min_size=1, max_size=15)
 
@@ -139,10 +143,10 @@ def test_tie_at_the_cut_is_resolved_exactly() -> None:
             assert retriever.search("alpha", top_k=k).results == everything[:k]
 
 
-def test_results_carry_resolvable_citations(
-    write_corpus: WriteCorpus, tmp_path: Path
-) -> None:
-    root = write_corpus({"a.md": "# Title\n\nThe 💧 pump lifts water.\n\nSecond para about valves.\n"})
+def test_results_carry_resolvable_citations(write_corpus: WriteCorpus, tmp_path: Path) -> None:
+    root = write_corpus(
+        {"a.md": "# Title\n\nThe 💧 pump lifts water.\n\nSecond para about valves.\n"}
+    )
     store = SqliteStore(tmp_path / "c.sqlite")
     Indexer(store).ingest(root)
     with Retriever(store.reader()) as retriever:

@@ -17,9 +17,9 @@ from groundkit.store.sqlite import SCHEMA_VERSION, SqliteReader, SqliteStore
 IDENTITY = Analyzer().identity
 
 
-def make_document(source: str, passages: list[str], root: str = "/corpus") -> tuple[
-    Document, list[IndexedChunk]
-]:
+def make_document(
+    source: str, passages: list[str], root: str = "/corpus"
+) -> tuple[Document, list[IndexedChunk]]:
     text = "\n".join(passages)
     doc_id = document_id_for(source, content_hash(text))
     chunks: list[IndexedChunk] = []

@@ -78,13 +78,15 @@ class BeirDataset:
             )
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    handle: IO[str]
+def _open_text(path: Path) -> IO[str]:
+    """A text handle on ``path``, decompressing ``.gz`` files."""
     if path.suffix == ".gz":
-        handle = gzip.open(path, "rt", encoding="utf-8")
-    else:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115
-    with handle:
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    with _open_text(path) as handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 try:

@@ -16,7 +16,9 @@ __all__ = ["average_precision", "ndcg", "ranked", "recall", "reciprocal_rank"]
 
 def ranked(run: Mapping[str, float]) -> list[str]:
     """Document ids best first, ties broken as trec_eval does (descending id)."""
-    return [doc for doc, _ in sorted(run.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+    return [
+        doc for doc, _ in sorted(run.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    ]
 
 
 def ndcg(run: Mapping[str, float], qrels: Mapping[str, int], k: int) -> float:

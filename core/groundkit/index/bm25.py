@@ -1,9 +1,11 @@
-"""Lucene BM25 over a snapshot's postings.
+"""Lucene BM25 over a snapshot's postings, with exact top-k.
 
 score(q, d) = sum over query terms t of qtf(t) * idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))
 with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), as Lucene's BM25Similarity (8.0 and later,
 which dropped the constant (k1 + 1) factor). Opening costs one pass over chunk lengths, never
-a re-tokenization.
+a re-tokenization. Scoring runs in pure Python, or through numpy when it is importable; both
+perform the same floating-point operations in the same order, so scores are bit-identical
+(adr/0007-bm25-speed.md).
 """
 
 from __future__ import annotations
@@ -11,18 +13,66 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from groundkit.config import BM25Params
-from groundkit.store.base import CollectionReader
+from groundkit.errors import ConfigurationError
+from groundkit.index.postings import PostingsCache
+from groundkit.index.topk import select_top_k
+from groundkit.store.base import CollectionReader, TieKey
 
-__all__ = ["BM25Index"]
+__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
+
+Accelerator = Literal["auto", "python", "numpy"]
+ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
+
+
+def numpy_available() -> bool:
+    """Whether the optional numpy accelerator can be used here."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _Shortlister(Protocol):
+    """What ``accelerated.NumpyScorer`` offers: the chunks that can reach the top k."""
+
+    def shortlist(
+        self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
+    ) -> tuple[dict[int, float], int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHits:
+    """The best (chunk key, score) pairs, best first, and how many chunks matched at all."""
+
+    ranked: list[tuple[int, float]]
+    candidates: int
 
 
 class BM25Index:
     """Scores query terms against one collection snapshot."""
 
-    def __init__(self, reader: CollectionReader, params: BM25Params | None = None) -> None:
+    def __init__(
+        self,
+        reader: CollectionReader,
+        params: BM25Params | None = None,
+        *,
+        accelerator: Accelerator = "auto",
+    ) -> None:
+        if accelerator not in ACCELERATORS:
+            raise ConfigurationError(
+                f"unknown accelerator {accelerator!r}; choose one of {', '.join(ACCELERATORS)}"
+            )
+        if accelerator == "numpy" and not numpy_available():
+            raise ConfigurationError(
+                "accelerator 'numpy' was asked for but numpy is not installed; "
+                "pip install numpy, or use accelerator 'auto' or 'python'"
+            )
         self._reader = reader
         self.params = params or BM25Params()
         self._n = reader.chunk_count
@@ -34,6 +84,14 @@ class BM25Index:
         for key, length in lengths:
             norms[key] = k1 * (1.0 - b + b * length / avgdl) if avgdl else k1
         self._norms = norms
+        self._postings = PostingsCache(reader)
+        use_numpy = accelerator == "numpy" or (accelerator == "auto" and numpy_available())
+        self.accelerator: str = "numpy" if use_numpy else "python"
+        self._numpy: _Shortlister | None = None
+        if use_numpy:
+            from groundkit.index.accelerated import NumpyScorer
+
+            self._numpy = NumpyScorer(norms, self._postings)
 
     @property
     def chunk_count(self) -> int:
@@ -42,17 +100,45 @@ class BM25Index:
     def idf(self, df: int) -> float:
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
+    def _weights(self, terms: Sequence[str]) -> list[tuple[str, float]]:
+        """(term, qtf * idf) for each distinct matching term, in a fixed (sorted) order."""
+        counts = Counter(terms)
+        out: list[tuple[str, float]] = []
+        for term in sorted(counts):  # a fixed summation order keeps floats identical
+            df = len(self._postings.get(term))
+            if df:
+                out.append((term, counts[term] * self.idf(df)))
+        return out
+
     def score(self, terms: Sequence[str]) -> dict[int, float]:
         """BM25 score of every chunk matching at least one of ``terms`` (repeats count)."""
         scores: dict[int, float] = {}
         norms = self._norms
         get = scores.get
-        counts = Counter(terms)
-        for term in sorted(counts):  # a fixed summation order keeps floats identical
-            postings = self._reader.postings(term)
-            if not postings:
-                continue
-            weight = counts[term] * self.idf(len(postings))
-            for key, tf in postings:
+        for term, weight in self._weights(terms):
+            postings = self._postings.get(term)
+            for key, tf in zip(postings.keys, postings.tfs, strict=True):
                 scores[key] = get(key, 0.0) + weight * tf / (tf + norms[key])
         return scores
+
+    def top_k(
+        self,
+        terms: Sequence[str],
+        k: int,
+        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+        *,
+        score_threshold: float | None = None,
+    ) -> LexicalHits:
+        """The exact ``k`` best chunks for ``terms``; ties broken by ``tie_keys``.
+
+        Raises ``KeyError`` for a hit that ``tie_keys`` cannot place (a missing record).
+        """
+        weights = self._weights(terms)
+        if self._numpy is not None:
+            shortlist, candidates = self._numpy.shortlist(weights, k, score_threshold)
+        else:
+            shortlist = self.score(terms)
+            candidates = len(shortlist)
+            if score_threshold is not None:
+                shortlist = {key: s for key, s in shortlist.items() if s >= score_threshold}
+        return LexicalHits(select_top_k(shortlist, k, tie_keys), candidates)

@@ -23,7 +23,6 @@ from groundkit.config import (
 from groundkit.contracts import Document, SearchResponse, SearchResult
 from groundkit.errors import IndexIdentityError, RetrievalError
 from groundkit.index.bm25 import BM25Index
-from groundkit.index.topk import select_top_k
 from groundkit.retrieval.citations import Verification, citation_for, verify_citation
 from groundkit.store.base import CollectionReader, TieKey
 
@@ -102,13 +101,11 @@ class Retriever:
         k = self._validate(query, top_k, mode)
         terms = self.analyzer.terms(query)
         analyzed = time.perf_counter()
-        scores = self._lexical.score(terms)
-        if score_threshold is not None:
-            scores = {key: s for key, s in scores.items() if s >= score_threshold}
         try:
-            ranked = select_top_k(scores, k, self._tie_keys)
+            hits = self._lexical.top_k(terms, k, self._tie_keys, score_threshold=score_threshold)
         except KeyError as exc:
             raise self._missing_record(int(exc.args[0])) from None
+        ranked = hits.ranked
         scored = time.perf_counter()
         results = self._join(ranked)
         finished = time.perf_counter()
@@ -117,7 +114,8 @@ class Retriever:
             "mode": mode,
             "generation": self._reader.generation,
             "query_terms": len(terms),
-            "candidates": len(scores),
+            "candidates": hits.candidates,
+            "accelerator": self._lexical.accelerator,
             "bm25": {"k1": self._lexical.params.k1, "b": self._lexical.params.b},
             "timings_ms": {
                 "analyze": round((analyzed - started) * 1000, 3),

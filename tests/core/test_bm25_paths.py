@@ -1,0 +1,91 @@
+"""Every BM25 scoring path gives the exact top-k of exhaustive scoring, bit for bit.
+
+The numpy accelerator is optional: its half of these tests skips where numpy is absent (the
+``core`` tox env) and runs in the ``accel`` env.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_retrieval import load
+
+from groundkit.config import BM25Params
+from groundkit.errors import ConfigurationError
+from groundkit.index.bm25 import BM25Index, numpy_available
+from groundkit.index.topk import select_top_k
+from groundkit.store import MemoryStore
+
+WORDS = st.sampled_from([f"w{i}" for i in range(12)])
+PASSAGE = st.lists(WORDS, min_size=1, max_size=15).map(" ".join)
+CORPUS = st.lists(st.lists(PASSAGE, min_size=1, max_size=4), min_size=1, max_size=25)
+PARAMS = st.builds(
+    BM25Params, k1=st.sampled_from([0.0, 0.9, 1.2, 2.0]), b=st.sampled_from([0.0, 0.4, 0.75, 1.0])
+)
+needs_numpy = pytest.mark.skipif(not numpy_available(), reason="numpy is not installed here")
+
+
+def exhaustive(index: BM25Index, terms: list[str], k: int, store: MemoryStore) -> list[object]:
+    """Score every chunk, then sort all of them: the reference top-k."""
+    reader = store.reader()
+    scores = index.score(terms)
+    return select_top_k(scores, len(scores), reader.tie_keys)[:k]
+
+
+@settings(max_examples=80, deadline=None)
+@given(CORPUS, st.lists(WORDS, min_size=1, max_size=6), st.integers(1, 30), PARAMS)
+def test_python_top_k_equals_exhaustive_scoring(
+    docs: list[list[str]], query: list[str], k: int, params: BM25Params
+) -> None:
+    store = MemoryStore()
+    load(store, docs)
+    reader = store.reader()
+    index = BM25Index(reader, params, accelerator="python")
+    hits = index.top_k(query, k, reader.tie_keys)
+    assert hits.ranked == exhaustive(index, query, k, store)
+    assert hits.candidates == len(index.score(query))
+
+
+@needs_numpy
+@settings(max_examples=80, deadline=None)
+@given(
+    CORPUS,
+    st.lists(WORDS, min_size=1, max_size=6),
+    st.integers(1, 30),
+    PARAMS,
+    st.none() | st.floats(0, 3),
+)
+def test_numpy_top_k_is_bit_identical_to_python(
+    docs: list[list[str]],
+    query: list[str],
+    k: int,
+    params: BM25Params,
+    threshold: float | None,
+) -> None:
+    store = MemoryStore()
+    load(store, docs)
+    reader = store.reader()
+    python = BM25Index(reader, params, accelerator="python")
+    accelerated = BM25Index(reader, params, accelerator="numpy")
+    assert accelerated.accelerator == "numpy"
+    want = python.top_k(query, k, reader.tie_keys, score_threshold=threshold)
+    got = accelerated.top_k(query, k, reader.tie_keys, score_threshold=threshold)
+    assert got == want  # same keys, same order, scores equal as floats (no tolerance)
+
+
+def test_auto_uses_numpy_exactly_when_it_is_importable() -> None:
+    store = MemoryStore()
+    load(store, [["a b"]])
+    index = BM25Index(store.reader())
+    assert index.accelerator == ("numpy" if numpy_available() else "python")
+
+
+def test_unknown_or_missing_accelerator_is_a_configuration_error() -> None:
+    store = MemoryStore()
+    load(store, [["a b"]])
+    with pytest.raises(ConfigurationError, match="unknown accelerator"):
+        BM25Index(store.reader(), accelerator="gpu")  # type: ignore[arg-type]
+    if not numpy_available():
+        with pytest.raises(ConfigurationError, match="pip install numpy"):
+            BM25Index(store.reader(), accelerator="numpy")

@@ -190,6 +190,60 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--chunk-id", default=None, metavar="ID", help="check only this chunk")
 
+    evaluate = commands.add_parser(
+        "eval",
+        parents=[output],
+        help="score retrieval quality on a BEIR-layout dataset",
+        description=(
+            "Index DATASET_DIR (corpus.jsonl[.gz], queries.jsonl, qrels/test.tsv; documents as "
+            "title + text) and report nDCG@10, recall@100, MRR@10, MAP@100, the number of judged "
+            "queries and per-query latency p50/p95, scored at document level."
+        ),
+        epilog=(
+            "examples:\n"
+            "  groundkit eval ../shared/data/beir/scifact --json\n"
+            "  groundkit eval data/nfcorpus --index-dir .groundkit --k1 1.2 --b 0.75 "
+            "--per-query runs/nfcorpus.jsonl"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluate.add_argument("dataset", metavar="DATASET_DIR", help="a BEIR-layout dataset folder")
+    evaluate.add_argument(
+        "--index-dir",
+        default=None,
+        metavar="DIR",
+        help="keep the corpus files and collection here, so a re-run skips the ingest "
+        "(default: a temporary folder and an in-memory collection)",
+    )
+    evaluate.add_argument(
+        "--collection",
+        default=None,
+        metavar="NAME",
+        help="collection name under --index-dir (default: beir-<dataset folder name>)",
+    )
+    evaluate.add_argument("--mode", default="bm25", help=f"search mode: {', '.join(MODES)}")
+    evaluate.add_argument(
+        "--top-k",
+        type=int,
+        default=100,
+        metavar="N",
+        help=f"documents retrieved per query, 1..{MAX_TOP_K} (default: 100)",
+    )
+    evaluate.add_argument("--k1", type=float, default=bm25.k1, help=f"BM25 k1 (default: {bm25.k1})")
+    evaluate.add_argument("--b", type=float, default=bm25.b, help=f"BM25 b (default: {bm25.b})")
+    evaluate.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        default=None,
+        help="stemmer for a new collection (default: porter)",
+    )
+    evaluate.add_argument(
+        "--per-query",
+        default=None,
+        metavar="FILE",
+        help="also write each query's metrics to FILE as JSON lines",
+    )
+
     commands.add_parser(
         "status",
         parents=[collection, output],
@@ -201,7 +255,13 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
-    handlers = {"ingest": _ingest, "search": _search, "verify": _verify, "status": _status}
+    handlers = {
+        "ingest": _ingest,
+        "search": _search,
+        "verify": _verify,
+        "status": _status,
+        "eval": _eval,
+    }
     try:
         return int(handlers[args.command](args))
     except CollectionNotFoundError as exc:
@@ -364,6 +424,31 @@ def _verify(args: argparse.Namespace) -> ExitCode:
         for problem in problems:
             print(f"  index problem: {problem}")
     return ExitCode.OK if not failed and not problems else ExitCode.NOT_VERIFIED
+
+
+def _eval(args: argparse.Namespace) -> ExitCode:
+    from groundkit.evaluation.run import evaluate_dataset
+
+    progress = _ProgressBar(sys.stderr, enabled=True)
+    result = evaluate_dataset(
+        args.dataset,
+        index_dir=args.index_dir,
+        collection=args.collection,
+        mode=args.mode,
+        top_k=args.top_k,
+        bm25=BM25Params(k1=args.k1, b=args.b),
+        analyzer=None if args.stemmer is None else Analyzer(stemmer=args.stemmer),
+        progress=progress,
+    )
+    if args.per_query:
+        result.write_per_query(args.per_query)
+    if args.json:
+        _emit_json(result.to_dict())
+    else:
+        for key, value in result.metrics.items():
+            shown = value if isinstance(value, int) else f"{value:.4f}"
+            print(f"{key:<16} {shown}")
+    return ExitCode.OK
 
 
 def _status(args: argparse.Namespace) -> ExitCode:

@@ -8,36 +8,59 @@ document level by their best chunk.
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import MAX_TOP_K, BM25Params, ChunkerSettings, IngestSettings
+from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.ingest import Indexer, IngestProgress
 from groundkit.retrieval import Retriever
-from groundkit.store.base import CollectionStore
+from groundkit.store import CollectionStore, MemoryStore
 
-__all__ = ["EvaluationResult", "build_collection", "evaluate"]
+__all__ = ["EvaluationResult", "build_collection", "evaluate", "evaluate_dataset"]
 
 WHOLE_DOCUMENT = ChunkerSettings(target_chars=100_000, overlap_chars=0)
 
 
 @dataclass(frozen=True)
 class EvaluationResult:
+    """Mean metrics over the judged queries (``ndcg@10`` ...), and each query's own."""
+
     metrics: dict[str, float]
     per_query: dict[str, dict[str, float]]
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.metrics)
 
+    def write_per_query(self, path: str | Path) -> None:
+        """One JSON line per query: its id and metrics, sorted by id."""
+        with open(path, "w", encoding="utf-8") as handle:
+            for query_id in sorted(self.per_query):
+                handle.write(codec.encode({"query_id": query_id, **self.per_query[query_id]}))
+                handle.write("\n")
+
 
 def _file_for(number: int) -> str:
     return f"{number // 1000:04}/{number:07}.txt"
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` unless the file already holds it (keeps a re-run's ingest incremental)."""
+    data = text.encode("utf-8")
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
 
 
 def build_collection(
@@ -53,9 +76,7 @@ def build_collection(
     sources: dict[str, str] = {}
     for number, document in enumerate(dataset.corpus()):
         source = _file_for(number)
-        path = workdir / source
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(document.flat, encoding="utf-8")
+        _write_if_changed(workdir / source, document.flat)
         sources[source] = document.doc_id
     settings = IngestSettings(chunker=chunker, extensions=(".txt",))
     Indexer(store, analyzer=analyzer, settings=settings).ingest(workdir, progress=progress)
@@ -68,6 +89,7 @@ def evaluate(
     sources: dict[str, str],
     *,
     bm25: BM25Params | None = None,
+    mode: str = "bm25",
     top_k: int = 100,
     cutoffs: Sequence[int] = (10, 100),
 ) -> EvaluationResult:
@@ -79,7 +101,7 @@ def evaluate(
     with Retriever(store.reader(), bm25=bm25) as retriever:
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
-            response = retriever.search(text, top_k=depth) if text.strip() else None
+            response = retriever.search(text, top_k=depth, mode=mode) if text.strip() else None
             latencies.append((time.perf_counter() - started) * 1000)
             run: dict[str, float] = {}
             for result in response.results if response else ():
@@ -102,3 +124,42 @@ def evaluate(
     summary["latency_p50_ms"] = statistics.median(ordered) if ordered else 0.0
     summary["latency_p95_ms"] = ordered[round(0.95 * (len(ordered) - 1))] if ordered else 0.0
     return EvaluationResult(summary, per_query)
+
+
+def evaluate_dataset(
+    dataset_dir: str | Path,
+    *,
+    index_dir: str | Path | None = None,
+    collection: str | None = None,
+    mode: str = "bm25",
+    top_k: int = 100,
+    bm25: BM25Params | None = None,
+    analyzer: Analyzer | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
+) -> EvaluationResult:
+    """Index a BEIR dataset and score ``mode`` on its judged test queries.
+
+    With ``index_dir`` the corpus files and the collection (default name ``beir-<dataset>``) are
+    kept there, so a second run skips the ingest and every result stays verifiable; without it
+    both live in a temporary folder and an in-memory store.
+    """
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise ConfigurationError(f"top_k must be from 1 to {MAX_TOP_K}, got {top_k!r}")
+    dataset = BeirDataset.load(dataset_dir)
+    if index_dir is None:
+        store: CollectionStore = MemoryStore(dataset.root.name)
+        with tempfile.TemporaryDirectory(prefix="groundkit-eval-") as tmp:
+            sources = build_collection(
+                dataset, store, Path(tmp), analyzer=analyzer, progress=progress
+            )
+            return evaluate(dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k)
+    from groundkit.collection import collection_file, open_store
+
+    name = collection or f"beir-{dataset.root.name}"
+    store = open_store(index_dir, name)
+    try:
+        workdir = collection_file(index_dir, name).parent / "corpus"
+        sources = build_collection(dataset, store, workdir, analyzer=analyzer, progress=progress)
+        return evaluate(dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k)
+    finally:
+        store.close()

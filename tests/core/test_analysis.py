@@ -32,6 +32,9 @@ def test_lucene_english_stopwords_are_the_33_lucene_words() -> None:
         ("猫", ["猫"]),
         ("서울시 map", ["서울", "울시", "map"]),
         ("💧 ✓ ...", []),
+        ("Don't split e.g. O’Neil", ["don't", "split", "e.g", "o’neil"]),  # UAX #29 MidLetter
+        ("p<0.05, 1,000.5 units", ["p", "0.05", "1,000.5", "units"]),  # UAX #29 MidNum
+        ("end. Next, 3.x and a.1", ["end", "next", "3", "x", "and", "a", "1"]),  # no join
     ],
 )
 def test_tokenize(text: str, tokens: list[str]) -> None:
@@ -62,6 +65,16 @@ def test_analyzer_removes_stopwords_and_stems() -> None:
     assert Analyzer().terms("The running of the pumps") == ["run", "pump"]
     assert Analyzer(stemmer="none").terms("The running") == ["running"]
     assert Analyzer(stopwords="none", stemmer="none").terms("The running") == ["the", "running"]
+
+
+def test_possessives_are_dropped_before_stopwords_and_stemming() -> None:
+    assert Analyzer().terms("The utility's pumps and Riverbend’s valves") == [
+        "util",
+        "pump",
+        "riverbend",
+        "valv",
+    ]
+    assert Analyzer(stemmer="none").terms("it's") == []  # "it" is a stopword
 
 
 def test_snowball_differs_from_porter_where_the_algorithms_do() -> None:

@@ -1,6 +1,7 @@
 """The analyzer: tokens -> stopword filter -> stemmer, with an identity stored in the collection.
 
-A collection is bound to the identity of the analyzer that built it; searching or ingesting with
+The chain follows Lucene's EnglishAnalyzer: words, possessive ``'s`` dropped, stopwords
+removed, stems applied. A collection is bound to the identity of the analyzer that built it; searching or ingesting with
 another one is refused (``IndexIdentityError``) because the terms would not match.
 """
 
@@ -18,11 +19,12 @@ from groundkit.errors import ConfigurationError, IndexIdentityError
 __all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
 
 ANALYZER_NAME = "groundkit.standard"
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2
 """Bumped whenever the terms produced for some text change."""
 
 STEMMERS: tuple[str, ...] = ("porter", "snowball-english", "none")
 _CACHE_LIMIT = 1 << 19
+_POSSESSIVE = ("'s", "\u2019s")
 
 
 def _load_stemmer(name: str) -> Callable[[str], str] | None:
@@ -96,13 +98,15 @@ class Analyzer:
         """The index terms of ``text``, in order, stopwords removed and stems applied."""
         stop = self._stop
         stem = self._stem
-        if stem is None:
-            return [t for t in tokenize(text) if t not in stop]
         cache = self._cache
         out: list[str] = []
         append = out.append
-        for token in tokenize(text):
+        for word in tokenize(text):
+            token = word[:-2] if word.endswith(_POSSESSIVE) else word
             if token in stop:
+                continue
+            if stem is None:
+                append(token)
                 continue
             stemmed = cache.get(token)
             if stemmed is None:

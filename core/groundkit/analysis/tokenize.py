@@ -1,7 +1,8 @@
 """Unicode-aware word tokenization: NFKC, casefold, words with their combining marks kept.
 
 Words are runs of letters, digits, underscores and combining marks (so Devanagari or Arabic
-words with vowel signs stay whole). Han, kana and Hangul have no spaces between words, so each
+words with vowel signs stay whole), held together across an apostrophe or period between
+letters and a period or comma between digits, as Unicode's word boundaries (UAX #29) say. Han, kana and Hangul have no spaces between words, so each
 run of them becomes overlapping character bigrams (a single character stays a unigram), as
 Lucene's CJKBigramFilter does. See adr/0003-analysis.md.
 """
@@ -45,9 +46,16 @@ def _mark_ranges() -> str:
     )
 
 
+# Inside a word, as Unicode's word-boundary rules (UAX #29) and Lucene's StandardTokenizer
+# have it: an apostrophe or period between two letters (``don't``, ``e.g``), and a period or
+# comma between two digits (``0.05``, ``1,000``), do not split it.
+_JOIN = r"(?:(?<=[^\W\d_])['\u2019.](?=[^\W\d_])|(?<=\d)[.,](?=\d))"
+
+
 @lru_cache(maxsize=1)
 def _word_pattern() -> re.Pattern[str]:
-    return re.compile(rf"([{_CJK}]+)|((?:(?![{_CJK}])[\w{_mark_ranges()}])+)")
+    part = rf"(?:(?![{_CJK}])[\w{_mark_ranges()}])+"
+    return re.compile(rf"([{_CJK}]+)|({part}(?:{_JOIN}{part})*)")
 
 
 def tokenize(text: str) -> Iterator[str]:

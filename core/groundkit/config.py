@@ -11,7 +11,10 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_EXTENSIONS",
     "DEFAULT_INDEX_DIR",
+    "DEFAULT_LEG_DEPTH",
     "DEFAULT_MAX_FILE_BYTES",
+    "DEFAULT_RERANK_DEPTH",
+    "DEFAULT_RRF_K",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
     "BM25Params",
@@ -23,6 +26,15 @@ MAX_TOP_K = 1000
 """Largest ``top_k`` a search accepts."""
 
 DEFAULT_TOP_K = 10
+
+DEFAULT_RRF_K = 60
+"""Reciprocal-rank fusion constant (Cormack et al. 2009)."""
+
+DEFAULT_LEG_DEPTH = 100
+"""Candidates each leg of a hybrid search contributes to fusion (at least the results asked)."""
+
+DEFAULT_RERANK_DEPTH = 50
+"""Candidates handed to a reranker (at least ``top_k``)."""
 
 MAX_QUERY_CHARS = 4096
 """Longest query accepted, in code points; longer ones are refused, never truncated."""
@@ -37,8 +49,8 @@ DEFAULT_COLLECTION = "default"
 class BM25Params:
     """Lucene BM25 parameters; the defaults are chosen in adr/0004-bm25-defaults.md."""
 
-    k1: float = 0.9
-    b: float = 0.4
+    k1: float = 1.2
+    b: float = 0.75
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.k1) and self.k1 >= 0):

@@ -1,8 +1,9 @@
 """The analyzer: tokens -> stopword filter -> stemmer, with an identity stored in the collection.
 
 The chain follows Lucene's EnglishAnalyzer: words, possessive ``'s`` dropped, stopwords
-removed, stems applied. A collection is bound to the identity of the analyzer that built it; searching or ingesting with
-another one is refused (``IndexIdentityError``) because the terms would not match.
+removed, stems applied. A collection is bound to the identity of the analyzer that built it;
+searching or ingesting with another one is refused (``IndexIdentityError``) because the terms
+would not match.
 """
 
 from __future__ import annotations

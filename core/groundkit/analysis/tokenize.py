@@ -2,9 +2,10 @@
 
 Words are runs of letters, digits, underscores and combining marks (so Devanagari or Arabic
 words with vowel signs stay whole), held together across an apostrophe or period between
-letters and a period or comma between digits, as Unicode's word boundaries (UAX #29) say. Han, kana and Hangul have no spaces between words, so each
-run of them becomes overlapping character bigrams (a single character stays a unigram), as
-Lucene's CJKBigramFilter does. See adr/0003-analysis.md.
+letters and a period or comma between digits, as Unicode's word boundaries (UAX #29) say.
+Han, kana and Hangul have no spaces between words, so each run of them becomes overlapping
+character bigrams (a single character stays a unigram), as Lucene's CJKBigramFilter does.
+See adr/0003-analysis.md.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), as Lucene's BM25Similarity (8
 which dropped the constant (k1 + 1) factor). Opening costs one pass over chunk lengths, never
 a re-tokenization. Scoring runs in pure Python, or through numpy when it is importable; both
 perform the same floating-point operations in the same order, so scores are bit-identical
-(adr/0007-bm25-speed.md).
+(adr/0010-bm25-speed.md).
 """
 
 from __future__ import annotations

@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+IN_PYODIDE = sys.platform == "emscripten"
+
+# tests/pyodide drives Node + Pyodide from CPython: only `tox run -e pyodide` runs it, by naming
+# it explicitly (an explicit path is collected even when listed here).
+collect_ignore = ["pyodide"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under Pyodide (WebAssembly), skip what needs other processes."""
+    if not IN_PYODIDE:
+        return
+    no_processes = pytest.mark.skip(reason="Pyodide has no processes")
+    for item in items:
+        if item.get_closest_marker("subprocess") is not None:
+            item.add_marker(no_processes)
 
 
 def shared_data_dir() -> Path | None:

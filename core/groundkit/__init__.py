@@ -21,17 +21,26 @@ from groundkit.config import (
     IngestSettings,
 )
 from groundkit.contracts import Chunk, Citation, Document, SearchResponse, SearchResult
+from groundkit.embedding import (
+    Embedder,
+    EmbeddingIdentity,
+    HashEmbedder,
+    get_embedder,
+    register_embedder,
+)
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
     GroundkitError,
     IndexIdentityError,
     IngestionError,
+    RerankerNotConfiguredError,
     RetrievalError,
     StorageError,
 )
 from groundkit.ingest import Indexer, IngestProgress, IngestReport
 from groundkit.retrieval import Retriever, Verification, resolve_citation, verify_citation
+from groundkit.retrieval.rerank import LogitReranker, Reranker
 
 __version__ = "0.1.0"
 
@@ -46,13 +55,19 @@ __all__ = [
     "CollectionNotFoundError",
     "ConfigurationError",
     "Document",
+    "Embedder",
+    "EmbeddingIdentity",
     "GroundkitError",
+    "HashEmbedder",
     "IndexIdentityError",
     "Indexer",
     "IngestProgress",
     "IngestReport",
     "IngestSettings",
     "IngestionError",
+    "LogitReranker",
+    "Reranker",
+    "RerankerNotConfiguredError",
     "RetrievalError",
     "Retriever",
     "SearchResponse",
@@ -60,7 +75,9 @@ __all__ = [
     "StorageError",
     "Verification",
     "__version__",
+    "get_embedder",
     "ingest",
+    "register_embedder",
     "resolve_citation",
     "sample_corpus",
     "verify_citation",
@@ -79,12 +96,17 @@ def ingest(
     collection: str = "default",
     analyzer: Analyzer | None = None,
     settings: IngestSettings | None = None,
+    embedder: Embedder | None = None,
 ) -> IngestReport:
-    """Ingest a file or folder into a stored collection (created on first use)."""
+    """Ingest a file or folder into a stored collection (created on first use).
+
+    With ``embedder`` (e.g. ``get_embedder("hash")``) the collection gets a dense side too.
+    """
     from groundkit.collection import open_store
 
     store = open_store(index_dir, collection)
     try:
-        return Indexer(store, analyzer=analyzer, settings=settings).ingest(path)
+        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
+        return indexer.ingest(path)
     finally:
         store.close()

@@ -17,13 +17,17 @@ from groundkit.config import (
     DEFAULT_COLLECTION,
     DEFAULT_EXTENSIONS,
     DEFAULT_INDEX_DIR,
+    DEFAULT_LEG_DEPTH,
     DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_RERANK_DEPTH,
+    DEFAULT_RRF_K,
     DEFAULT_TOP_K,
     MAX_TOP_K,
     BM25Params,
     ChunkerSettings,
     IngestSettings,
 )
+from groundkit.embedding.registry import available_embedders, get_embedder
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
@@ -54,6 +58,8 @@ examples:
   groundkit ingest docs/ --collection handbook
   groundkit search "how do I report a leak" --top-k 5
   groundkit search "boil water notice" --json | jq '.results[0]'
+  groundkit ingest sample --embedder hash --collection dense
+  groundkit search "who fixes a burst main" --mode hybrid --collection dense
   groundkit verify                         # re-check every citation; non-zero if any fails
   groundkit status --json
 
@@ -146,6 +152,17 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="CHARS",
         help=f"overlap between pieces of a split block (default: {defaults.overlap_chars})",
     )
+    ingest.add_argument(
+        "--embedder",
+        choices=available_embedders(),
+        default=None,
+        metavar="NAME",
+        help=(
+            "also store a vector per chunk, for --mode dense|hybrid "
+            f"({', '.join(available_embedders())}; 'hash' carries no meaning: tests and demos). "
+            "A collection keeps the embedder it was first given"
+        ),
+    )
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
     search = commands.add_parser(
@@ -175,6 +192,40 @@ def _build_parser() -> argparse.ArgumentParser:
     bm25 = BM25Params()
     search.add_argument("--k1", type=float, default=bm25.k1, help=f"BM25 k1 (default: {bm25.k1})")
     search.add_argument("--b", type=float, default=bm25.b, help=f"BM25 b (default: {bm25.b})")
+    hybrid = search.add_argument_group("hybrid (--mode hybrid; see adr/0008)")
+    hybrid.add_argument(
+        "--rrf-k",
+        type=_positive_int,
+        default=DEFAULT_RRF_K,
+        metavar="N",
+        help=f"reciprocal-rank fusion constant (default: {DEFAULT_RRF_K})",
+    )
+    hybrid.add_argument(
+        "--depth",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"candidates per leg (default: max({DEFAULT_LEG_DEPTH}, results wanted))",
+    )
+    hybrid.add_argument("--lexical-weight", type=float, default=1.0, metavar="W", help="(1.0)")
+    hybrid.add_argument("--dense-weight", type=float, default=1.0, metavar="W", help="(1.0)")
+    hybrid.add_argument(
+        "--min-similarity",
+        type=float,
+        default=None,
+        metavar="X",
+        help="dense evidence floor (default: the embedder's own)",
+    )
+    search.add_argument(
+        "--rerank", action="store_true", help="re-score the candidates with a reranker"
+    )
+    search.add_argument(
+        "--rerank-depth",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"candidates to rerank (default: max({DEFAULT_RERANK_DEPTH}, --top-k))",
+    )
     search.add_argument(
         "--verify", action="store_true", help="re-check each result's citation against its source"
     )
@@ -323,7 +374,8 @@ def _ingest(args: argparse.Namespace) -> ExitCode:
     store = open_store(args.index_dir, args.collection)
     try:
         analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
-        indexer = Indexer(store, analyzer=analyzer, settings=settings)
+        embedder = None if args.embedder is None else get_embedder(args.embedder)
+        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
         progress = _ProgressBar(sys.stderr, enabled=not (args.quiet or args.json))
         report = indexer.ingest(path, progress=progress)
     finally:
@@ -346,8 +398,22 @@ def _snippet(text: str, limit: int = 240) -> str:
 def _search(args: argparse.Namespace) -> ExitCode:
     params = BM25Params(k1=args.k1, b=args.b)
     with Retriever.open(args.index_dir, args.collection, bm25=params) as retriever:
+        hybrid: dict[str, Any] = {}
+        if args.mode == "hybrid":
+            hybrid = {
+                "rrf_k": args.rrf_k,
+                "depth": args.depth,
+                "weights": (args.lexical_weight, args.dense_weight),
+                "min_similarity": args.min_similarity,
+            }
         response = retriever.search(
-            args.query, top_k=args.top_k, mode=args.mode, score_threshold=args.score_threshold
+            args.query,
+            top_k=args.top_k,
+            mode=args.mode,
+            score_threshold=args.score_threshold,
+            rerank=args.rerank,
+            rerank_depth=args.rerank_depth,
+            **hybrid,
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []
     if args.json:

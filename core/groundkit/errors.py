@@ -12,6 +12,7 @@ __all__ = [
     "GroundkitError",
     "IndexIdentityError",
     "IngestionError",
+    "RerankerNotConfiguredError",
     "RetrievalError",
     "StorageError",
 ]
@@ -28,6 +29,13 @@ class GroundkitError(Exception):
 
 class ConfigurationError(GroundkitError):
     """A setting, flag or combination of them that cannot work (unknown mode, bad k1, ...)."""
+
+
+class RerankerNotConfiguredError(ConfigurationError):
+    """``rerank=True`` was asked of a retriever opened without a reranker.
+
+    Raised before any search work: results are never passed through un-reranked.
+    """
 
 
 class IngestionError(GroundkitError):

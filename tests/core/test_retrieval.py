@@ -170,7 +170,7 @@ def test_results_carry_resolvable_citations(write_corpus: WriteCorpus, tmp_path:
         ("pump", MAX_TOP_K + 1, "bm25", "top_k"),
         ("pump", True, "bm25", "top_k"),
         ("pump", None, "magic", "unknown search mode"),
-        ("pump", None, "dense", "unknown search mode"),
+        ("pump", None, "Dense", "unknown search mode"),
     ],
 )
 def test_invalid_requests_raise_retrieval_error(

@@ -1,8 +1,9 @@
 """The indexer: the only writer. Path -> checks -> chunks -> terms -> one transaction per file.
 
-Unchanged files (same fingerprint of content, chunker settings and analyzer identity) are
-skipped; changed ones are replaced; files gone from a re-ingested folder are removed; refused
-files are reported and whatever was stored for them before is kept.
+With an embedder, each chunk's vector is written in the same transaction as the chunk.
+Unchanged files (same fingerprint of content, chunker settings, analyzer and embedding
+identities) are skipped; changed ones are replaced; files gone from a re-ingested folder are
+removed; refused files are reported and whatever was stored for them before is kept.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.chunking import chunk_text, kind_for_path
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
-from groundkit.errors import IndexIdentityError, IngestionError
+from groundkit.embedding.base import Embedder
+from groundkit.embedding.registry import embedder_for
+from groundkit.errors import ConfigurationError, IndexIdentityError, IngestionError
 from groundkit.ingest.discover import Refusal, SourceFile, discover
 from groundkit.ingest.report import IngestReport
 from groundkit.lines import LineIndex
 from groundkit.sources import read_text
 from groundkit.store.base import CollectionStore, IndexedChunk
+from groundkit.vectors.packing import pack_vector
 
 __all__ = ["Indexer", "IngestProgress"]
 
@@ -51,6 +55,7 @@ class Indexer:
         *,
         analyzer: Analyzer | None = None,
         settings: IngestSettings | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         stored = store.analyzer_identity()
         if stored is not None and analyzer is None:
@@ -67,11 +72,14 @@ class Indexer:
         self.store = store
         self.analyzer = analyzer or Analyzer()
         self.settings = settings or IngestSettings()
+        self.embedder = _bound_embedder(store, embedder)
         chunker = codec.encode(self.settings.chunker.identity())
         self._fingerprint_salt = f"{chunker}\0{self.analyzer.identity_json}"
+        if self.embedder is not None:  # lexical fingerprints stay as they were before vectors
+            self._fingerprint_salt += f"\0{self.embedder.identity.to_json()}"
 
     def fingerprint(self, text_hash: str) -> str:
-        """What must be unchanged for a file to be skipped: content, chunking, analysis."""
+        """What must be unchanged for a file to be skipped: content, chunking, identities."""
         key = f"{text_hash}\0{self._fingerprint_salt}"
         return hashlib.sha256(key.encode()).hexdigest()
 
@@ -132,6 +140,7 @@ class Indexer:
             document,
             chunks,
             analyzer_identity=self.analyzer.identity,
+            embedding=None if self.embedder is None else self.embedder.identity,
             replaces=None if existing is None else existing.document_id,
         )
         report.chunks_written += len(chunks)
@@ -145,6 +154,7 @@ class Indexer:
         lines = LineIndex(text)
         document_id = document_id_for(source, text_hash)
         spans = chunk_text(text, kind=kind_for_path(source), settings=self.settings.chunker)
+        vectors = self._vectors([text[span.start : span.end] for span in spans])
         chunks: list[IndexedChunk] = []
         for index, span in enumerate(spans):
             start_line, end_line = lines.span(span.start, span.end)
@@ -161,7 +171,7 @@ class Indexer:
                 metadata={"heading_path": list(span.heading_path), "kind": span.kind},
             )
             terms = self.analyzer.terms(passage)
-            chunks.append(IndexedChunk(chunk, Counter(terms), len(terms)))
+            chunks.append(IndexedChunk(chunk, Counter(terms), len(terms), vectors[index]))
         document = Document(
             document_id=document_id,
             source=source,
@@ -172,3 +182,42 @@ class Indexer:
             fingerprint=fingerprint,
         )
         return document, chunks
+
+    def _vectors(self, passages: list[str]) -> list[bytes | None]:
+        """Packed vectors of ``passages`` (all None without an embedder)."""
+        if self.embedder is None:
+            return [None] * len(passages)
+        dimensions = self.embedder.identity.dimensions
+        embedded = self.embedder.embed_documents(passages) if passages else []
+        if len(embedded) != len(passages):
+            raise ConfigurationError(
+                f"embedder {self.embedder.identity.model!r} returned {len(embedded)} vectors for "
+                f"{len(passages)} passages; it does not honour the Embedder protocol"
+            )
+        return [pack_vector(vector, dimensions) for vector in embedded]
+
+
+def _bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
+    """``embedder``, checked against the collection's manifest; or the one the manifest names."""
+    manifest = store.embedding_identity()
+    if manifest is None:
+        return embedder
+    if embedder is not None:
+        if embedder.identity != manifest:
+            raise IndexIdentityError(
+                f"collection {store.location} is bound to embedding {manifest.to_json()}, not "
+                f"{embedder.identity.to_json()}; use the same embedder (or none) or ingest into "
+                "another --collection",
+                subject=store.location,
+                expected=manifest.to_json(),
+                found=embedder.identity.to_json(),
+            )
+        return embedder
+    found = embedder_for(manifest)
+    if found is None:
+        raise ConfigurationError(
+            f"collection {store.location} is bound to embedding {manifest.to_json()}, which no "
+            "registered embedder reproduces; pass that embedder (embedder= in Python)",
+            subject=store.location,
+        )
+    return found

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from groundkit.contracts import Chunk, Document
+from groundkit.manifest import EmbeddingIdentity
 
 __all__ = ["CollectionReader", "CollectionStore", "IndexedChunk", "TieKey"]
 
@@ -20,11 +21,13 @@ TieKey = tuple[str, int, str]
 
 @dataclass(frozen=True, slots=True)
 class IndexedChunk:
-    """A chunk with its analyzed terms, ready to be written."""
+    """A chunk with its analyzed terms (and its packed vector, in a dense collection)."""
 
     chunk: Chunk
     term_freqs: Mapping[str, int]
     length: int
+    vector: bytes | None = None
+    """float32 little-endian (``groundkit.vectors.pack_vector``); None in a lexical collection."""
 
 
 @runtime_checkable
@@ -39,6 +42,15 @@ class CollectionReader(Protocol):
     def total_length(self) -> int: ...
     @property
     def analyzer_identity(self) -> dict[str, Any] | None: ...
+    @property
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        """The embedding manifest, or None for a lexical-only collection."""
+        ...
+
+    def vectors(self) -> Iterator[tuple[int, bytes]]:
+        """(chunk key, packed vector) for every stored vector, read lazily."""
+        ...
+
     def chunk_lengths(self) -> Iterator[tuple[int, int]]:
         """(chunk key, number of terms) for every chunk."""
         ...
@@ -72,6 +84,7 @@ class CollectionStore(Protocol):
     @property
     def location(self) -> str: ...
     def analyzer_identity(self) -> dict[str, Any] | None: ...
+    def embedding_identity(self) -> EmbeddingIdentity | None: ...
     def find_document(self, root: str, source: str) -> Document | None: ...
     def find_document_by_id(self, document_id: str) -> Document | None: ...
     def documents_under(self, root: str) -> list[Document]: ...
@@ -81,9 +94,16 @@ class CollectionStore(Protocol):
         chunks: Sequence[IndexedChunk],
         *,
         analyzer_identity: Mapping[str, Any],
+        embedding: EmbeddingIdentity | None = None,
         replaces: str | None = None,
     ) -> int:
-        """Store ``document`` (replacing document id ``replaces``) atomically; new generation."""
+        """Store ``document`` (replacing document id ``replaces``) atomically; new generation.
+
+        With ``embedding``, every chunk must carry its vector, written in the same transaction;
+        the first such write binds the collection to that identity. A collection bound to an
+        embedding refuses writes without one, and a lexical collection that already holds
+        documents refuses to be bound (``IndexIdentityError``).
+        """
         ...
 
     def remove_document(self, document_id: str) -> int: ...

@@ -13,7 +13,9 @@ from typing import Any
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import IndexIdentityError
+from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk, TieKey
+from groundkit.store.binding import check_embedding_write, decode_manifest
 
 __all__ = ["MemoryReader", "MemoryStore"]
 
@@ -24,11 +26,13 @@ class _State:
     total_length: int = 0
     next_key: int = 1
     analyzer: str | None = None
+    embedding: str | None = None
     documents: dict[str, Document] = field(default_factory=dict)
     by_source: dict[tuple[str, str], str] = field(default_factory=dict)
     chunks: dict[int, tuple[Chunk, int, tuple[str, ...]]] = field(default_factory=dict)
     chunks_of: dict[str, list[int]] = field(default_factory=dict)
     postings: dict[str, dict[int, int]] = field(default_factory=dict)
+    vectors: dict[int, bytes] = field(default_factory=dict)
 
     def clone(self) -> _State:
         """A copy sharing only immutable values (documents, chunks, tuples)."""
@@ -37,11 +41,13 @@ class _State:
             total_length=self.total_length,
             next_key=self.next_key,
             analyzer=self.analyzer,
+            embedding=self.embedding,
             documents=dict(self.documents),
             by_source=dict(self.by_source),
             chunks=dict(self.chunks),
             chunks_of={k: list(v) for k, v in self.chunks_of.items()},
             postings={t: dict(p) for t, p in self.postings.items()},
+            vectors=dict(self.vectors),
         )
 
 
@@ -60,6 +66,9 @@ class MemoryStore:
     def analyzer_identity(self) -> dict[str, Any] | None:
         raw = self._state.analyzer
         return None if raw is None else dict(codec.decode(raw))
+
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return decode_manifest(self._state.embedding, self.location)
 
     def find_document(self, root: str, source: str) -> Document | None:
         document_id = self._state.by_source.get((root, source))
@@ -85,6 +94,7 @@ class MemoryStore:
         chunks: Sequence[IndexedChunk],
         *,
         analyzer_identity: Mapping[str, Any],
+        embedding: EmbeddingIdentity | None = None,
         replaces: str | None = None,
     ) -> int:
         # Every check runs before the first mutation, so a refusal leaves the state untouched.
@@ -100,20 +110,33 @@ class MemoryStore:
             )
         if document.document_id in self._state.documents and document.document_id != replaces:
             raise ValueError(f"document {document.document_id} is already stored")
-        entries = [(i.chunk, i.length, tuple(sorted(i.term_freqs)), i.term_freqs) for i in chunks]
+        manifest = check_embedding_write(
+            self.location,
+            self._state.embedding,
+            embedding,
+            chunks,
+            holds_other_documents=any(d != replaces for d in self._state.documents),
+        )
+        entries = [
+            (i.chunk, i.length, tuple(sorted(i.term_freqs)), i.term_freqs, i.vector) for i in chunks
+        ]
         state = self._writable()
         state.analyzer = wanted
+        if manifest is not None:
+            state.embedding = manifest
         if replaces is not None:
             _delete(state, replaces)
         state.generation += 1
         state.documents[document.document_id] = document
         state.by_source[(document.root, document.source)] = document.document_id
         keys: list[int] = []
-        for chunk, length, terms, freqs in entries:
+        for chunk, length, terms, freqs, vector in entries:
             key = state.next_key
             state.next_key += 1
             keys.append(key)
             state.chunks[key] = (chunk, length, terms)
+            if vector is not None:
+                state.vectors[key] = vector
             state.total_length += length
             for term in terms:
                 state.postings.setdefault(term, {})[key] = freqs[term]
@@ -144,6 +167,7 @@ def _delete(state: _State, document_id: str) -> None:
     state.by_source.pop((document.root, document.source), None)
     for key in state.chunks_of.pop(document_id, []):
         _, length, terms = state.chunks.pop(key)
+        state.vectors.pop(key, None)
         state.total_length -= length
         for term in terms:
             posting = state.postings[term]
@@ -179,6 +203,13 @@ class MemoryReader:
     def analyzer_identity(self) -> dict[str, Any] | None:
         raw = self._state.analyzer
         return None if raw is None else dict(codec.decode(raw))
+
+    @property
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return decode_manifest(self._state.embedding, self._location)
+
+    def vectors(self) -> Iterator[tuple[int, bytes]]:
+        yield from self._state.vectors.items()
 
     def chunk_lengths(self) -> Iterator[tuple[int, int]]:
         for key, (_, length, _) in self._state.chunks.items():
@@ -225,6 +256,11 @@ class MemoryReader:
                 problems.append(f"chunk {chunk.chunk_id} has no document")
             if any(key not in state.postings.get(t, {}) for t in terms):
                 problems.append(f"chunk {chunk.chunk_id} is missing postings")
+            if state.embedding is not None and key not in state.vectors:
+                problems.append(f"chunk {chunk.chunk_id} has no vector")
+        orphans = sum(1 for key in state.vectors if key not in state.chunks)
+        if orphans:
+            problems.append(f"vectors without a chunk: {orphans}")
         return problems
 
     def status(self) -> dict[str, Any]:
@@ -237,6 +273,10 @@ class MemoryReader:
             "terms": len(self._state.postings),
             "generation": self.generation,
             "analyzer": self.analyzer_identity,
+            "embedding": None
+            if self.embedding_identity is None
+            else self.embedding_identity.to_dict(),
+            "vectors": len(self._state.vectors),
             "size_bytes": None,
         }
 

@@ -17,13 +17,19 @@ from typing import Any
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import IndexIdentityError, StorageError
+from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk, TieKey
+from groundkit.store.binding import check_embedding_write, decode_manifest
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteReader", "SqliteStore"]
 
 APPLICATION_ID = 0x47524B54  # "GRKT"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: lexical only. 2: adds the ``vectors`` table (a version-1 file is upgraded in place by the
+first writer that opens it; readers read both). See adr/0009-dense-vectors-and-manifest.md."""
 _BUSY_TIMEOUT_MS = 30_000
+_WRITER_CACHE_KIB = 256 * 1024
+_WAL_CHECKPOINT_PAGES = 16_384  # about 64 MiB of WAL at the default 4 KiB page
 _BATCH = 500  # host parameters per IN (...) query, well under SQLite's limit
 _TERM_CACHE_LIMIT = 1 << 20
 
@@ -63,9 +69,17 @@ CREATE TABLE postings (
     tf INTEGER NOT NULL,
     PRIMARY KEY (term_id, chunk_key)
 ) WITHOUT ROWID;
+{vectors}
 INSERT INTO meta (key, value) VALUES
     ('generation', '0'), ('chunk_count', '0'), ('total_length', '0');
 """
+
+_VECTORS_TABLE = """
+CREATE TABLE vectors (
+    chunk_key INTEGER PRIMARY KEY REFERENCES chunks (chunk_key),
+    vector BLOB NOT NULL
+)"""
+_SCHEMA = _SCHEMA.replace("{vectors}", _VECTORS_TABLE + ";")
 
 _DOCUMENT_COLUMNS = (
     "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class"
@@ -104,6 +118,10 @@ def _connect(path: Path) -> sqlite3.Connection:
             f"cannot open collection file {path}: {exc}; check the path and its permissions",
             subject=str(path),
         ) from exc
+
+
+def _user_version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _check_stamps(connection: sqlite3.Connection, path: Path) -> bool:
@@ -159,8 +177,16 @@ class SqliteStore:
         try:
             if not _check_stamps(self._db, self._path):
                 self._create_schema()
+            elif _user_version(self._db) < SCHEMA_VERSION:
+                self._upgrade_schema()
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
+            # Postings inserts land all over the (term_id, chunk_key) B-tree: a page cache
+            # that holds its hot part keeps a large ingest from re-reading pages from disk.
+            self._db.execute(f"PRAGMA cache_size = -{_WRITER_CACHE_KIB}")
+            # Each document rewrites pages all over the postings tree; checkpointing the WAL
+            # less often writes a page hit by many documents back once, not once per document.
+            self._db.execute(f"PRAGMA wal_autocheckpoint = {_WAL_CHECKPOINT_PAGES}")
             self._db.execute("PRAGMA foreign_keys = ON")
         except BaseException:
             self._db.close()
@@ -183,6 +209,19 @@ class SqliteStore:
             db.execute("ROLLBACK")
             raise
 
+    def _upgrade_schema(self) -> None:
+        """Version 1 -> 2: add the (empty) vectors table; a lexical collection stays as it was."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if _user_version(db) == 1:
+                db.execute(_VECTORS_TABLE)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     @property
     def location(self) -> str:
         return str(self._path)
@@ -194,6 +233,9 @@ class SqliteStore:
     def analyzer_identity(self) -> dict[str, Any] | None:
         raw = self._meta("analyzer")
         return None if raw is None else dict(codec.decode(raw))
+
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return decode_manifest(self._meta("embedding"), str(self._path))
 
     def find_document(self, root: str, source: str) -> Document | None:
         row = self._db.execute(
@@ -220,12 +262,14 @@ class SqliteStore:
         chunks: Sequence[IndexedChunk],
         *,
         analyzer_identity: Mapping[str, Any],
+        embedding: EmbeddingIdentity | None = None,
         replaces: str | None = None,
     ) -> int:
         db = self._db
         self._begin()
         try:
             self._bind_analyzer(analyzer_identity)
+            self._bind_embedding(embedding, chunks, replaces)
             if replaces is not None:
                 self._delete_document(replaces)
             generation = self._bump_generation()
@@ -295,6 +339,25 @@ class SqliteStore:
                 found=wanted,
             )
 
+    def _bind_embedding(
+        self,
+        embedding: EmbeddingIdentity | None,
+        chunks: Sequence[IndexedChunk],
+        replaces: str | None,
+    ) -> None:
+        other = self._db.execute(
+            "SELECT 1 FROM documents WHERE document_id IS NOT ? LIMIT 1", (replaces,)
+        ).fetchone()
+        manifest = check_embedding_write(
+            str(self._path),
+            self._meta("embedding"),
+            embedding,
+            chunks,
+            holds_other_documents=other is not None,
+        )
+        if manifest is not None:
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('embedding', ?)", (manifest,))
+
     def _bump_generation(self) -> int:
         self._db.execute(
             "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
@@ -312,26 +375,31 @@ class SqliteStore:
         )
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
-        """Ids of ``terms``, each document frequency raised by one (new terms created)."""
+        """Ids of ``terms`` (distinct), each document frequency raised by one.
+
+        Unknown terms are looked up in batches and created with ids this writer assigns (it
+        holds the write lock), instead of one upsert per term.
+        """
         db = self._db
         cache = self._term_ids_cache
         if len(cache) > _TERM_CACHE_LIMIT:
             cache.clear()
-        ids: list[int] = []
-        known: list[tuple[int]] = []
-        for term in terms:
-            term_id = cache.get(term)
-            if term_id is None:
-                row = db.execute(
-                    "INSERT INTO terms (term, df) VALUES (?, 1) "
-                    "ON CONFLICT (term) DO UPDATE SET df = df + 1 RETURNING term_id",
-                    (term,),
-                ).fetchone()
-                term_id = cache[term] = int(row[0])
-            else:
-                known.append((term_id,))
-            ids.append(term_id)
-        db.executemany("UPDATE terms SET df = df + 1 WHERE term_id = ?", known)
+        missing = [t for t in terms if t not in cache]
+        for i in range(0, len(missing), _BATCH):
+            batch = missing[i : i + _BATCH]
+            marks = ",".join("?" * len(batch))
+            for term, term_id in db.execute(
+                f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
+            ):
+                cache[term] = term_id
+        new = [t for t in missing if t not in cache]
+        if new:
+            first = int(db.execute("SELECT coalesce(max(term_id), 0) + 1 FROM terms").fetchone()[0])
+            rows = [(first + n, term) for n, term in enumerate(new)]
+            db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
+            cache.update((term, term_id) for term_id, term in rows)
+        ids = [cache[t] for t in terms]
+        db.executemany("UPDATE terms SET df = df + 1 WHERE term_id = ?", [(i,) for i in ids])
         return ids
 
     def _insert_chunk(self, item: IndexedChunk) -> None:
@@ -361,6 +429,10 @@ class SqliteStore:
             "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)",
             [(tid, key, item.term_freqs[t]) for tid, t in zip(term_ids, terms, strict=True)],
         )
+        if item.vector is not None:
+            self._db.execute(
+                "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)", (key, item.vector)
+            )
 
     def _delete_document(self, document_id: str) -> None:
         db = self._db
@@ -381,6 +453,11 @@ class SqliteStore:
             )
         db.execute("DELETE FROM terms WHERE df <= 0")
         self._term_ids_cache.clear()
+        db.execute(
+            "DELETE FROM vectors WHERE chunk_key IN "
+            "(SELECT chunk_key FROM chunks WHERE document_id = ?)",
+            (document_id,),
+        )
         db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         db.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
         self._add_counts(-len(rows), -removed_length)
@@ -424,6 +501,7 @@ class SqliteReader:
                 )
             self._db.execute("BEGIN")
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            self._has_vectors = _user_version(self._db) >= 2
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise StorageError(
@@ -438,6 +516,11 @@ class SqliteReader:
         self._total_length = int(meta.get("total_length", 0))
         raw = meta.get("analyzer")
         self._analyzer = None if raw is None else dict(codec.decode(raw))
+        try:
+            self._embedding = decode_manifest(meta.get("embedding"), str(self._path))
+        except BaseException:
+            self.close()
+            raise
         self._term_cache: dict[str, tuple[int, int] | None] = {}
 
     @property
@@ -459,6 +542,23 @@ class SqliteReader:
     @property
     def analyzer_identity(self) -> dict[str, Any] | None:
         return self._analyzer
+
+    @property
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return self._embedding
+
+    def vectors(self) -> Iterator[tuple[int, bytes]]:
+        if not self._has_vectors:
+            return
+        try:
+            rows = self._db.execute("SELECT chunk_key, vector FROM vectors")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"collection {self._path}: its vectors cannot be read ({exc}); the dense side is "
+                "missing or damaged: re-ingest into a new collection",
+                subject=str(self._path),
+            ) from exc
+        yield from rows
 
     def chunk_lengths(self) -> Iterator[tuple[int, int]]:
         yield from self._db.execute("SELECT chunk_key, length FROM chunks")
@@ -529,6 +629,16 @@ class SqliteReader:
             "postings without a term": "SELECT count(*) FROM postings p WHERE NOT EXISTS "
             "(SELECT 1 FROM terms t WHERE t.term_id = p.term_id)",
         }
+        if self._has_vectors:
+            orphans["vectors without a chunk"] = (
+                "SELECT count(*) FROM vectors v WHERE NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.chunk_key = v.chunk_key)"
+            )
+            if self._embedding is not None:
+                orphans["chunks without a vector"] = (
+                    "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+                    "(SELECT 1 FROM vectors v WHERE v.chunk_key = c.chunk_key)"
+                )
         for name, sql in orphans.items():
             count = db.execute(sql).fetchone()[0]
             if count:
@@ -548,6 +658,10 @@ class SqliteReader:
             "terms": db.execute("SELECT count(*) FROM terms").fetchone()[0],
             "generation": self._generation,
             "analyzer": self._analyzer,
+            "embedding": None if self._embedding is None else self._embedding.to_dict(),
+            "vectors": (
+                db.execute("SELECT count(*) FROM vectors").fetchone()[0] if self._has_vectors else 0
+            ),
             "size_bytes": size,
         }
 

@@ -1,0 +1,86 @@
+"""The dense leg of a snapshot: its embedder, checked against the manifest at open, and its
+vectors, loaded on first use.
+
+Opening costs O(1) here: the identity comparison reads only the manifest. The vectors are read
+(and checked against the snapshot's chunks) the first time a dense or hybrid search runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from groundkit.embedding.base import Embedder
+from groundkit.embedding.registry import embedder_for
+from groundkit.errors import ConfigurationError, IndexIdentityError
+from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.base import CollectionReader
+from groundkit.vectors.base import TieKeys
+from groundkit.vectors.exact import ExactVectorStore
+from groundkit.vectors.snapshot import load_vectors
+
+__all__ = ["DenseLeg"]
+
+
+class DenseLeg:
+    """Embeds queries and searches the snapshot's vectors (exact, deterministic)."""
+
+    def __init__(
+        self, reader: CollectionReader, embedder: Embedder | None, *, location: str
+    ) -> None:
+        self._reader = reader
+        self._location = location
+        self.manifest: EmbeddingIdentity | None = reader.embedding_identity
+        self._problem = ""
+        if embedder is not None and self.manifest is not None:
+            if embedder.identity != self.manifest:
+                raise IndexIdentityError(
+                    f"collection {location} is bound to embedding {self.manifest.to_json()}, but "
+                    f"search was given {embedder.identity.to_json()}; omit the embedder to use "
+                    "the collection's own, or open the collection it was built for",
+                    subject=location,
+                    expected=self.manifest.to_json(),
+                    found=embedder.identity.to_json(),
+                )
+        elif embedder is None and self.manifest is not None:
+            try:
+                embedder = embedder_for(self.manifest)
+            except IndexIdentityError as exc:
+                self._problem = f" ({exc.message})"
+        self.embedder = embedder
+        self._store: ExactVectorStore | None = None
+
+    def require(self, mode: str) -> Embedder:
+        """The embedder, or ``ConfigurationError`` naming the fix when ``mode`` cannot run."""
+        if self.manifest is None:
+            raise ConfigurationError(
+                f"collection {self._location} has no dense side (it was ingested without an "
+                f"embedder), so mode {mode!r} cannot run; re-ingest into a new collection with "
+                "`groundkit ingest PATH --embedder hash --collection NAME` (embedder= in Python), "
+                "or search with mode 'bm25'",
+                subject=self._location,
+            )
+        if self.embedder is None:
+            raise ConfigurationError(
+                f"collection {self._location} is bound to embedding {self.manifest.to_json()} and "
+                f"no registered embedder reproduces it{self._problem}; pass one: "
+                "Retriever.open(..., embedder=...)",
+                subject=self._location,
+            )
+        return self.embedder
+
+    def search(
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        *,
+        min_score: float | None,
+        tie_keys: TieKeys,
+    ) -> list[tuple[int, float]]:
+        """The ``k`` chunk keys most similar to ``query``, best first."""
+        embedder = self.require(mode)
+        if self._store is None:
+            assert self.manifest is not None  # require() checked it
+            self._store = load_vectors(self._reader, self.manifest, location=self._location)
+        vector: Sequence[float] = embedder.embed_query(query)
+        return self._store.search(vector, k, min_score=min_score, tie_keys=tie_keys)

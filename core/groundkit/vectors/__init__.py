@@ -1,0 +1,17 @@
+"""Vector search: the store protocol, the exact pure-Python store, the stored vector form."""
+
+from __future__ import annotations
+
+from groundkit.vectors.base import TieKeys, VectorStore
+from groundkit.vectors.exact import ExactVectorStore
+from groundkit.vectors.packing import pack_vector, unpack_vector
+from groundkit.vectors.snapshot import load_vectors
+
+__all__ = [
+    "ExactVectorStore",
+    "TieKeys",
+    "VectorStore",
+    "load_vectors",
+    "pack_vector",
+    "unpack_vector",
+]

@@ -1,0 +1,113 @@
+"""The CLI's dense side: --embedder, --mode dense|hybrid, --rerank, status, and a killed writer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import groundkit
+from groundkit.cli import ExitCode, main
+from groundkit.collection import open_reader
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sample_with_the_hash_embedder_searches_in_every_mode(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    index = str(tmp_path / "index")
+    code, out, _ = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", index)
+    assert code == ExitCode.OK and "indexed" in out
+    query = "how do I report a leak"
+    for mode, stage in (("hybrid", "fusion"), ("dense", "dense"), ("bm25", "bm25")):
+        code, out, _ = run(capsys, "search", query, "--mode", mode, "--index-dir", index, "--json")
+        payload = json.loads(out)
+        assert code == ExitCode.OK and payload["metadata"]["stage"] == stage
+        assert payload["results"][0]["source"] == "customers/report-a-leak.md"
+    code, out, _ = run(
+        capsys, "search", query, "--mode", "hybrid", "--rrf-k", "10", "--depth", "20",
+        "--index-dir", index, "--json",
+    )  # fmt: skip
+    assert json.loads(out)["metadata"]["fusion"]["rrf_k"] == 10
+    code, out, _ = run(capsys, "status", "--index-dir", index, "--json")
+    status = json.loads(out)
+    assert status["embedding"]["model"] == "hash" and status["embedding"]["semantic"] is False
+    assert status["vectors"] == status["chunks"]
+    code, out, _ = run(capsys, "ingest", "sample", "--index-dir", index)  # embedder resolved
+    assert code == ExitCode.OK and "0 indexed" in out
+    code, _, err = run(capsys, "search", "leak", "--rerank", "--index-dir", index)
+    assert code == ExitCode.USAGE and "no reranker" in err
+
+
+def test_dense_on_a_lexical_collection_exits_non_zero_naming_the_fix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    index = str(tmp_path / "index")
+    assert run(capsys, "ingest", "sample", "--index-dir", index, "--quiet")[0] == ExitCode.OK
+    code, out, err = run(capsys, "search", "leak", "--mode", "dense", "--index-dir", index)
+    assert code == ExitCode.USAGE and out == ""
+    assert "no dense side" in err and "--embedder hash" in err
+    code, _, err = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", index)
+    assert code == ExitCode.ERROR and "already holds documents without vectors" in err
+
+
+def test_an_unknown_embedder_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["ingest", "sample", "--embedder", "nope", "--index-dir", str(tmp_path)])
+    assert info.value.code == ExitCode.USAGE
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.subprocess
+def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path) -> None:
+    corpus, index = tmp_path / "corpus", tmp_path / "index"
+    corpus.mkdir()
+    for n in range(12):
+        body = "\n\n".join(
+            f"Paragraph {p} of file {n} about pumps and valves. " * 6 for p in range(8)
+        )
+        (corpus / f"f{n:02}.md").write_text(f"# File {n}\n\n{body}\n", encoding="utf-8")
+    killer = """
+        import os, signal, sys
+        from groundkit.store.sqlite import SqliteStore
+        calls = 0
+        original = SqliteStore._insert_chunk
+        def insert(self, item):
+            global calls
+            calls += 1
+            original(self, item)  # this chunk's vector is written; the document is not finished
+            if calls == 20:
+                os.kill(os.getpid(), signal.SIGKILL)
+        SqliteStore._insert_chunk = insert
+        from groundkit.cli import main
+        main(["ingest", sys.argv[1], "--index-dir", sys.argv[2], "--embedder", "hash", "--quiet"])
+    """
+    parent = str(Path(groundkit.__file__).resolve().parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(killer), str(corpus), str(index)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": parent},
+        check=False,
+    )
+    assert done.returncode == -9, done.stderr
+    with open_reader(index) as reader:
+        assert reader.integrity_problems() == []
+        assert 0 < reader.status()["vectors"] == reader.chunk_count
+    report = groundkit.ingest(corpus, index_dir=index)  # the manifest names the embedder
+    assert report.ok and len(report.indexed) + len(report.unchanged) == 12
+    with groundkit.Retriever.open(index) as retriever:
+        assert retriever.search("pumps valves", mode="hybrid").total_results == 10

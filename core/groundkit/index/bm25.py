@@ -1,6 +1,7 @@
 """Lucene BM25 over a snapshot's postings, with exact top-k.
 
 score(q, d) = sum over query terms t of qtf(t) * idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))
+computed as ``weight * impact`` with ``weight = qtf * idf`` and ``impact = tf / (tf + norm)``
 with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), as Lucene's BM25Similarity (8.0 and later,
 which dropped the constant (k1 + 1) factor). Opening costs one pass over chunk lengths, never
 a re-tokenization. Scoring runs in pure Python, or through numpy when it is importable; both
@@ -19,8 +20,8 @@ from typing import Literal, Protocol
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.index.postings import PostingsCache
-from groundkit.index.topk import select_top_k
+from groundkit.index.postings import DEFAULT_CACHE_POSTINGS, PostingsCache
+from groundkit.index.topk import rank_by_score, select_top_k
 from groundkit.store.base import CollectionReader, TieKey
 
 __all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
@@ -43,7 +44,7 @@ class _Shortlister(Protocol):
 
     def shortlist(
         self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
-    ) -> tuple[dict[int, float], int]: ...
+    ) -> tuple[list[tuple[int, float]], int]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,20 +79,22 @@ class BM25Index:
         self._n = reader.chunk_count
         avgdl = reader.total_length / self._n if self._n else 1.0
         k1, b = self.params.k1, self.params.b
-        lengths = list(reader.chunk_lengths())
-        size = max((key for key, _ in lengths), default=0) + 1
-        norms = array("d", bytes(8 * size))
-        for key, length in lengths:
+        norms = array("d")
+        for key, length in reader.chunk_lengths():
+            if key >= len(norms):
+                norms.frombytes(bytes(8 * (max(key + 1, 2 * len(norms)) - len(norms))))
             norms[key] = k1 * (1.0 - b + b * length / avgdl) if avgdl else k1
         self._norms = norms
         self._postings = PostingsCache(reader)
+        self._impact_cache: dict[str, tuple[array[int], array[float]]] = {}
+        self._impacts_held = 0
         use_numpy = accelerator == "numpy" or (accelerator == "auto" and numpy_available())
         self.accelerator: str = "numpy" if use_numpy else "python"
         self._numpy: _Shortlister | None = None
         if use_numpy:
             from groundkit.index.accelerated import NumpyScorer
 
-            self._numpy = NumpyScorer(norms, self._postings)
+            self._numpy = NumpyScorer(len(norms), self.impacts)
 
     @property
     def chunk_count(self) -> int:
@@ -112,13 +115,43 @@ class BM25Index:
 
     def score(self, terms: Sequence[str]) -> dict[int, float]:
         """BM25 score of every chunk matching at least one of ``terms`` (repeats count)."""
-        scores: dict[int, float] = {}
-        norms = self._norms
-        get = scores.get
-        for term, weight in self._weights(terms):
+        return self._accumulate(self._weights(terms))
+
+    def impacts(self, term: str) -> tuple[array[int], array[float]]:
+        """Chunk keys holding ``term`` and ``tf / (tf + norm)`` of each, computed once.
+
+        A chunk's score is the sum over query terms of ``weight * impact``, added in sorted
+        term order by every scoring path, which is what keeps them bit-identical.
+        """
+        found = self._impact_cache.get(term)
+        if found is None:
             postings = self._postings.get(term)
-            for key, tf in zip(postings.keys, postings.tfs, strict=True):
-                scores[key] = get(key, 0.0) + weight * tf / (tf + norms[key])
+            norms = self._norms
+            values = array(
+                "d",
+                [
+                    tf / (tf + norms[key])
+                    for key, tf in zip(postings.keys, postings.tfs, strict=True)
+                ],
+            )
+            found = (postings.keys, values)
+            if self._impacts_held + len(values) > DEFAULT_CACHE_POSTINGS:
+                self._impact_cache.clear()
+                self._impacts_held = 0
+            self._impact_cache[term] = found
+            self._impacts_held += len(values)
+        return found
+
+    def _accumulate(self, weights: Sequence[tuple[str, float]]) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        for term, weight in weights:
+            keys, impacts = self.impacts(term)
+            if not scores:
+                scores = {key: weight * impact for key, impact in zip(keys, impacts, strict=True)}
+                continue
+            get = scores.get
+            for key, impact in zip(keys, impacts, strict=True):
+                scores[key] = get(key, 0.0) + weight * impact
         return scores
 
     def top_k(
@@ -135,10 +168,10 @@ class BM25Index:
         """
         weights = self._weights(terms)
         if self._numpy is not None:
-            shortlist, candidates = self._numpy.shortlist(weights, k, score_threshold)
-        else:
-            shortlist = self.score(terms)
-            candidates = len(shortlist)
-            if score_threshold is not None:
-                shortlist = {key: s for key, s in shortlist.items() if s >= score_threshold}
-        return LexicalHits(select_top_k(shortlist, k, tie_keys), candidates)
+            ordered, candidates = self._numpy.shortlist(weights, k, score_threshold)
+            return LexicalHits(rank_by_score(ordered, k, tie_keys), candidates)
+        scores = self._accumulate(weights)
+        candidates = len(scores)
+        if score_threshold is not None:
+            scores = {key: s for key, s in scores.items() if s >= score_threshold}
+        return LexicalHits(select_top_k(scores, k, tie_keys), candidates)

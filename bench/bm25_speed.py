@@ -32,7 +32,8 @@ another, never in parallel):
 
 Indexing docs/s is from token lists to a queryable index (groundkit: including building its
 Document/Chunk records and Counter of terms). Queries/s is warm: a full warm-up pass first
-(groundkit loads postings lazily, so its cold pass is reported separately in the JSON). Peak
+(groundkit loads postings lazily, so its cold pass is reported separately in the JSON), then the
+best of 5 timed passes (best-of filters out interference from other work on a shared box). Peak
 RSS is the worker's own maximum resident set (VmHWM); "index RSS" subtracts what the worker
 held right after loading the tokenized corpus. groundkit's Python and numpy paths (memory and
 SQLite) are checked to return identical top-k keys and scores; overlap@10 with the other systems
@@ -65,6 +66,7 @@ SYSTEMS = ("gk-python", "gk-numpy", "gk-sqlite", "rank_bm25", "bm25s")
 K1, B = 0.9, 0.4
 ROOT = "/bench"
 ADDED_DOCS = 1000
+TIMED_PASSES = 5  # queries/s is the best of these, after one warm-up pass
 
 Rankings = dict[int, list[tuple[list[int], list[float]]]]
 """k -> per query, (document indices, scores) best first."""
@@ -282,7 +284,7 @@ def _gk_queries(
         kk = min(k, n_docs)
         passes = []
         ranked: list[list[tuple[int, float]]] = []
-        for _ in range(2):  # warm-up pass, then the timed one
+        for _ in range(1 + TIMED_PASSES):  # a warm-up pass, then the timed ones
             ranked = []
             started = time.perf_counter()
             for terms in queries:
@@ -292,8 +294,8 @@ def _gk_queries(
             "k": kk,
             "queries": len(queries),
             "cold_s": passes[0],
-            "warm_s": passes[1],
-            "qps": len(queries) / passes[1],
+            "warm_s": min(passes[1:]),
+            "qps": len(queries) / min(passes[1:]),
         }
         rankings[k] = [(convert([key for key, _ in r]), [s for _, s in r]) for r in ranked]
     return timings, rankings
@@ -418,7 +420,7 @@ def worker_rank_bm25(folder: Path, ks: list[int], cap: int) -> tuple[dict[str, A
         kk = min(k, n_docs)
         passes: list[float] = []
         ranked: list[tuple[list[int], list[float]]] = []
-        for _ in range(2):
+        for _ in range(1 + TIMED_PASSES):
             ranked = []
             started = time.perf_counter()
             for terms in queries:
@@ -428,8 +430,8 @@ def worker_rank_bm25(folder: Path, ks: list[int], cap: int) -> tuple[dict[str, A
             "k": kk,
             "queries": len(queries),
             "cold_s": passes[0],
-            "warm_s": passes[1],
-            "qps": len(queries) / passes[1],
+            "warm_s": min(passes[1:]),
+            "qps": len(queries) / min(passes[1:]),
         }
         rankings[k] = ranked
     result = {
@@ -471,7 +473,7 @@ def worker_bm25s(folder: Path, ks: list[int]) -> tuple[dict[str, Any], Rankings]
         kk = min(k, n_docs)
         passes = []
         found: Any = None
-        for _ in range(2):
+        for _ in range(1 + TIMED_PASSES):
             started = time.perf_counter()
             found = retriever.retrieve(queries, k=kk, show_progress=False, n_threads=0)
             passes.append(time.perf_counter() - started)
@@ -479,8 +481,8 @@ def worker_bm25s(folder: Path, ks: list[int]) -> tuple[dict[str, Any], Rankings]
             "k": kk,
             "queries": len(queries),
             "cold_s": passes[0],
-            "warm_s": passes[1],
-            "qps": len(queries) / passes[1],
+            "warm_s": min(passes[1:]),
+            "qps": len(queries) / min(passes[1:]),
         }
         rankings[k] = list(
             zip(found.documents.tolist(), found.scores.astype(float).tolist(), strict=True)

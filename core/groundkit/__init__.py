@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
@@ -97,16 +98,18 @@ def ingest(
     analyzer: Analyzer | None = None,
     settings: IngestSettings | None = None,
     embedder: Embedder | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """Ingest a file or folder into a stored collection (created on first use).
 
-    With ``embedder`` (e.g. ``get_embedder("hash")``) the collection gets a dense side too.
+    With ``embedder`` (e.g. ``get_embedder("hash")``) the collection gets a dense side too;
+    ``progress`` is called after each file.
     """
     from groundkit.collection import open_store
 
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        return indexer.ingest(path)
+        return indexer.ingest(path, progress=progress)
     finally:
         store.close()

@@ -74,7 +74,7 @@ def test_an_unknown_embedder_is_a_usage_error(
 def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path) -> None:
     corpus, index = tmp_path / "corpus", tmp_path / "index"
     corpus.mkdir()
-    for n in range(12):
+    for n in range(40):  # three chunks each; the kill lands in the second commit group
         body = "\n\n".join(
             f"Paragraph {p} of file {n} about pumps and valves. " * 6 for p in range(8)
         )
@@ -88,7 +88,7 @@ def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path)
             global calls
             calls += 1
             original(self, item)  # this chunk's vector is written; the document is not finished
-            if calls == 20:
+            if calls == 60:
                 os.kill(os.getpid(), signal.SIGKILL)
         SqliteStore._insert_chunk = insert
         from groundkit.cli import main
@@ -108,6 +108,6 @@ def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path)
         assert reader.integrity_problems() == []
         assert 0 < reader.status()["vectors"] == reader.chunk_count
     report = groundkit.ingest(corpus, index_dir=index)  # the manifest names the embedder
-    assert report.ok and len(report.indexed) + len(report.unchanged) == 12
+    assert report.ok and len(report.indexed) + len(report.unchanged) == 40
     with groundkit.Retriever.open(index) as retriever:
         assert retriever.search("pumps valves", mode="hybrid").total_results == 10

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -81,39 +82,48 @@ def test_a_reader_process_keeps_working_while_a_writer_ingests(tmp_path: Path) -
     first = tmp_path / "first"
     make_corpus(first, 3, prefix="first")
     groundkit.ingest(first, index_dir=index)
-    stop = tmp_path / "stop"
+    stop, ready = tmp_path / "stop", tmp_path / "ready"
     reader = """
         import json, sys, time, pathlib
         from groundkit import Retriever
-        stop, index = pathlib.Path(sys.argv[1]), sys.argv[2]
+        stop, ready, index = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
         generations, searches, deadline = [], 0, time.monotonic() + 90
-        while not stop.exists() and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            done = stop.exists()  # one more search after the writer finished
             with Retriever.open(index) as r:
                 response = r.search("pumps valves", top_k=5)
                 assert response.results, "no results"
                 assert all(r.verify(x).ok for x in response.results)
                 generations.append(r.generation)
                 searches += 1
+            ready.touch()
+            if done:
+                break
         assert generations == sorted(generations), "generation went backwards"
         print(json.dumps({"searches": searches, "generations": sorted(set(generations))}))
     """
     env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT}
     process = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(reader), str(stop), str(index)],
+        [sys.executable, "-c", textwrap.dedent(reader), str(stop), str(ready), str(index)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
     try:
-        report = groundkit.ingest(corpus, index_dir=index)
+        deadline = time.monotonic() + 60
+        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ready.exists(), "the reader never searched"
+        slow = lambda _: time.sleep(0.02)  # noqa: E731  (keeps the write going while it reads)
+        report = groundkit.ingest(corpus, index_dir=index, progress=slow)
         assert len(report.indexed) == 120
     finally:
         stop.touch()
         out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     seen = json.loads(out)
-    assert seen["searches"] >= 1
+    assert len(seen["generations"]) >= 2  # it read before, during and after the write
 
 
 def test_every_core_module_imports_with_the_standard_library_alone() -> None:

@@ -30,7 +30,10 @@ from groundkit.sources import read_text
 from groundkit.store.base import CollectionStore, IndexedChunk
 from groundkit.vectors.packing import pack_vector
 
-__all__ = ["Indexer", "IngestProgress"]
+__all__ = ["FILES_PER_COMMIT", "Indexer", "IngestProgress"]
+
+FILES_PER_COMMIT = 16
+"""Files whose writes share one commit (each file still atomic on its own; adr/0002)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +93,13 @@ class Indexer:
         report = IngestReport(root=root, collection=self.store.location)
         report.refused.extend(found.refused)
         total = len(found.files)
-        for done, source_file in enumerate(found.files, start=1):
-            outcome = self._ingest_file(root, source_file, report)
-            if progress is not None:
-                progress(IngestProgress(done, total, source_file.source, outcome))
+        for first in range(0, total, FILES_PER_COMMIT):
+            with self.store.batch():
+                group = found.files[first : first + FILES_PER_COMMIT]
+                for done, source_file in enumerate(group, start=first + 1):
+                    outcome = self._ingest_file(root, source_file, report)
+                    if progress is not None:
+                        progress(IngestProgress(done, total, source_file.source, outcome))
         if found.is_directory:
             present = {f.source for f in found.files} | {r.source for r in found.refused}
             for document in self.store.documents_under(root):

@@ -6,6 +6,7 @@ Nothing is persisted. A reader shares the current state; the next write copies i
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,6 +149,11 @@ class MemoryStore:
         _delete(state, document_id)
         state.generation += 1
         return state.generation
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Nothing to group: every write is applied (or refused whole) at once."""
+        yield
 
     def reader(self) -> MemoryReader:
         self._shared = True

@@ -174,6 +174,7 @@ class SqliteStore:
         self._db = _connect(self._path)
         self._term_ids_cache: dict[str, int] = {}
         self._cache_generation = -1
+        self._batch_generation: int | None = None  # set while a batch() is open
         try:
             if not _check_stamps(self._db, self._path):
                 self._create_schema()
@@ -310,19 +311,50 @@ class SqliteStore:
             raise
         return generation
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Commit the writes made inside together, each document still atomic on its own.
+
+        Every document is a savepoint in one transaction: a failing write rolls back only that
+        document, and leaving the block (normally or by an exception) commits the documents
+        finished so far. Pages shared by many documents (interior B-tree pages, the terms
+        table) then reach the WAL once per batch rather than once per document.
+        """
+        if self._batch_generation is not None:
+            yield
+            return
+        self._begin()
+        self._batch_generation = self._cache_generation
+        try:
+            yield
+        finally:
+            generation, self._batch_generation = self._batch_generation, None
+            self._commit(generation)
+
     def _begin(self) -> None:
-        """Start the write transaction; forget cached term ids if another writer wrote."""
+        """Start a document's write: a savepoint inside a batch, else a write transaction."""
+        if self._batch_generation is not None:
+            self._db.execute("SAVEPOINT document")
+            return
         self._db.execute("BEGIN IMMEDIATE")
         if int(self._meta("generation") or 0) != self._cache_generation:
             self._term_ids_cache.clear()
 
     def _commit(self, generation: int) -> None:
+        if self._batch_generation is not None:
+            self._db.execute("RELEASE document")
+            self._batch_generation = generation
+            return
         self._db.execute("COMMIT")
         self._cache_generation = generation
 
     def _rollback(self) -> None:
-        self._db.execute("ROLLBACK")
         self._term_ids_cache.clear()
+        if self._batch_generation is not None:
+            self._db.execute("ROLLBACK TO document")
+            self._db.execute("RELEASE document")
+            return
+        self._db.execute("ROLLBACK")
         self._cache_generation = -1
 
     def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:

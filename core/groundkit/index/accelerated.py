@@ -43,20 +43,19 @@ class NumpyScorer:
 
     def shortlist(
         self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
-    ) -> tuple[list[tuple[int, float]], int]:
-        """The chunks that may be in the top ``k``, best score first, and the number matched.
+    ) -> list[tuple[int, float]]:
+        """The chunks that may be in the top ``k``, best score first.
 
         Everything scoring at least the k-th best score is kept, so ties at the cut survive.
         """
         if not weights:
-            return [], 0
+            return []
         np = self._np
         scores = np.zeros(self._size, dtype=np.float64)
         for term, weight in weights:
             keys, impacts = self._arrays(term)
             scores[keys] += weight * impacts
         matched = np.flatnonzero(scores)
-        candidates = int(matched.size)
         values = scores[matched]
         if score_threshold is not None:
             keep = values >= score_threshold
@@ -67,4 +66,4 @@ class NumpyScorer:
             matched, values = matched[keep], values[keep]
         order = np.argsort(-values, kind="stable")
         pairs = zip(matched[order].tolist(), values[order].tolist(), strict=True)
-        return list(pairs), candidates
+        return list(pairs)

@@ -21,12 +21,15 @@ from typing import Literal, Protocol
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index.postings import DEFAULT_CACHE_POSTINGS, PostingsCache
+from groundkit.index.pruning import maxscore_candidates
 from groundkit.index.topk import rank_by_score, select_top_k
 from groundkit.store.base import CollectionReader, TieKey
 
 __all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
 
 Accelerator = Literal["auto", "python", "numpy"]
+PRUNING_MAX_K = 100
+"""The pure-Python path prunes (MaxScore) for k up to this; deeper cuts rarely skip a term."""
 ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
 
 
@@ -44,15 +47,15 @@ class _Shortlister(Protocol):
 
     def shortlist(
         self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
-    ) -> tuple[list[tuple[int, float]], int]: ...
+    ) -> list[tuple[int, float]]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class LexicalHits:
-    """The best (chunk key, score) pairs, best first, and how many chunks matched at all."""
+    """The best (chunk key, score) pairs, best first, and the scoring path that found them."""
 
     ranked: list[tuple[int, float]]
-    candidates: int
+    path: str
 
 
 class BM25Index:
@@ -88,6 +91,7 @@ class BM25Index:
         self._postings = PostingsCache(reader)
         self._impact_cache: dict[str, tuple[array[int], array[float]]] = {}
         self._impacts_held = 0
+        self._max_impacts: dict[str, float] = {}
         use_numpy = accelerator == "numpy" or (accelerator == "auto" and numpy_available())
         self.accelerator: str = "numpy" if use_numpy else "python"
         self._numpy: _Shortlister | None = None
@@ -142,6 +146,13 @@ class BM25Index:
             self._impacts_held += len(values)
         return found
 
+    def max_impact(self, term: str) -> float:
+        """The largest impact of ``term`` in any chunk (its MaxScore bound per unit weight)."""
+        found = self._max_impacts.get(term)
+        if found is None:
+            found = self._max_impacts[term] = max(self.impacts(term)[1], default=0.0)
+        return found
+
     def _accumulate(self, weights: Sequence[tuple[str, float]]) -> dict[int, float]:
         scores: dict[int, float] = {}
         for term, weight in weights:
@@ -168,10 +179,14 @@ class BM25Index:
         """
         weights = self._weights(terms)
         if self._numpy is not None:
-            ordered, candidates = self._numpy.shortlist(weights, k, score_threshold)
-            return LexicalHits(rank_by_score(ordered, k, tie_keys), candidates)
-        scores = self._accumulate(weights)
-        candidates = len(scores)
+            ordered = self._numpy.shortlist(weights, k, score_threshold)
+            return LexicalHits(rank_by_score(ordered, k, tie_keys), "numpy")
+        scores = None
+        if k <= PRUNING_MAX_K and len(weights) > 1:
+            scores = maxscore_candidates(weights, k, self.impacts, self.max_impact)
+        path = "python" if scores is None else "python-maxscore"
+        if scores is None:
+            scores = self._accumulate(weights)
         if score_threshold is not None:
             scores = {key: s for key, s in scores.items() if s >= score_threshold}
-        return LexicalHits(select_top_k(scores, k, tie_keys), candidates)
+        return LexicalHits(select_top_k(scores, k, tie_keys), path)

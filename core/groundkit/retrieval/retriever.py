@@ -59,6 +59,7 @@ class Retriever:
         bm25: BM25Params | None = None,
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
+        vector_store: str | None = None,
     ) -> None:
         location = getattr(reader, "location", "collection")
         stored = reader.analyzer_identity
@@ -78,7 +79,7 @@ class Retriever:
         else:
             self.analyzer = analyzer
         try:  # identities are compared before any O(corpus) work
-            self._dense = DenseLeg(reader, embedder, location=location)
+            self._dense = DenseLeg(reader, embedder, location=location, vector_store=vector_store)
         except BaseException:
             reader.close()
             raise
@@ -97,12 +98,15 @@ class Retriever:
         bm25: BM25Params | None = None,
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
+        vector_store: str | None = None,
     ) -> Retriever:
         """Open a snapshot of a stored collection (``CollectionNotFoundError`` if none).
 
         Without ``embedder``, a collection with an embedding manifest gets the registered
         embedder that reproduces it (``hash``); a different ``embedder`` raises
-        ``IndexIdentityError`` here, before anything else is read.
+        ``IndexIdentityError`` here, before anything else is read. ``vector_store`` names the
+        store dense searches use (``exact``, ``usearch``); default: the one recorded beside the
+        collection, else ``exact``.
         """
         from groundkit.collection import open_reader
 
@@ -112,6 +116,7 @@ class Retriever:
             bm25=bm25,
             embedder=embedder,
             reranker=reranker,
+            vector_store=vector_store,
         )
 
     @property
@@ -181,7 +186,6 @@ class Retriever:
                 )
                 lexical = hits.ranked
                 metadata["query_terms"] = len(terms)
-                metadata["candidates"] = hits.candidates
                 metadata["accelerator"] = self._lexical.accelerator
                 metadata["bm25"] = {"k1": self._lexical.params.k1, "b": self._lexical.params.b}
                 mark = _lap(timings, "bm25", mark)
@@ -201,6 +205,8 @@ class Retriever:
                 mark = _lap(timings, "dense_and_fusion", mark)
         except KeyError as exc:
             raise self._missing_record(int(exc.args[0])) from None
+        if mode != "bm25":
+            metadata["vector_store"] = self._dense.vector_store
         results = self._join(ranked)
         mark = _lap(timings, "join", mark)
         if rerank:

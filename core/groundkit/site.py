@@ -1,0 +1,375 @@
+"""``groundkit build-site``: a folder, indexed, as a self-contained static search site.
+
+The site (ADR 0011) is plain files that any static host can serve::
+
+    index.html app.js offsets.js style.css   the app (package data: groundkit/web_app)
+    site.json                                what the app loads, written here
+    groundkit-<version>-py3-none-any.whl     the core, zipped from the installed package
+    collection/<name>/collection.sqlite      the collection, as ``groundkit ingest`` writes it
+    sources/<source>                         each document's file, for highlighting and verify
+    pyodide/                                 the Pyodide runtime (only with ``pyodide_dir``)
+
+A collection stores each document's absolute ``root``; the app maps every root to the site's
+``sources/`` copy (``site.json`` ``sources.root``) and verifies against that copy.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from groundkit import __version__
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.collection import collection_file, open_reader, open_store
+from groundkit.config import IngestSettings
+from groundkit.embedding.base import Embedder
+from groundkit.errors import ConfigurationError, GroundkitError
+from groundkit.ingest import Indexer, IngestReport
+from groundkit.ingest.indexer import ProgressCallback
+from groundkit.retrieval.citations import citation_for, verify_citation
+from groundkit.sources import contained_path
+
+__all__ = [
+    "DEFAULT_PYODIDE_URL",
+    "PYODIDE_FILES",
+    "SITE_FORMAT",
+    "SiteReport",
+    "build_site",
+    "build_wheel",
+]
+
+SITE_FORMAT = 1
+PYODIDE_VERSION = "314.0.8"
+DEFAULT_PYODIDE_URL = f"https://cdn.jsdelivr.net/npm/pyodide@{PYODIDE_VERSION}/"
+# What loadPyodide() fetches from its indexURL when no package is loaded.
+PYODIDE_FILES = (
+    "package.json",
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+APP_FILES = ("index.html", "app.js", "offsets.js", "style.css")
+SITE_JSON = "site.json"
+# Parts of the package the browser never needs: the app itself and the sample corpus.
+_WHEEL_EXCLUDE = ("web_app", "sample")
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass
+class SiteReport:
+    """What ``build_site`` wrote."""
+
+    out: str
+    ingest: IngestReport
+    wheel: str
+    wheel_bytes: int
+    collection_bytes: int
+    sources: int
+    sources_bytes: int
+    citations_verified: int
+    citations_failed: list[str] = field(default_factory=list)
+    pyodide: str = DEFAULT_PYODIDE_URL
+    pyodide_copied: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out": self.out,
+            "ingest": self.ingest.to_dict(),
+            "wheel": self.wheel,
+            "wheel_bytes": self.wheel_bytes,
+            "collection_bytes": self.collection_bytes,
+            "sources": self.sources,
+            "sources_bytes": self.sources_bytes,
+            "citations_verified": self.citations_verified,
+            "citations_failed": self.citations_failed,
+            "pyodide": self.pyodide,
+            "pyodide_copied": self.pyodide_copied,
+        }
+
+
+def package_dir() -> Path:
+    """The installed ``groundkit`` package folder."""
+    return Path(__file__).resolve().parent
+
+
+def _package_files(root: Path) -> Iterator[tuple[str, Path]]:
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo"):
+            continue
+        if rel.parts[0] in _WHEEL_EXCLUDE:
+            continue
+        yield "groundkit/" + rel.as_posix(), path
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def build_wheel(dest: str | Path) -> Path:
+    """A pure-Python wheel of the installed package (no sample corpus, no app) in ``dest``.
+
+    Deterministic: sorted entries, fixed timestamps, so the same package gives the same bytes.
+    """
+    name = f"groundkit-{__version__}"
+    dist_info = f"{name}.dist-info"
+    entries: list[tuple[str, bytes]] = [
+        (arc, path.read_bytes()) for arc, path in _package_files(package_dir())
+    ]
+    if not any(arc == "groundkit/__init__.py" for arc, _ in entries):
+        raise GroundkitError(f"{package_dir()} holds no __init__.py; is groundkit installed?")
+    metadata = (
+        "Metadata-Version: 2.1\n"
+        "Name: groundkit\n"
+        f"Version: {__version__}\n"
+        "Summary: Deterministic retrieval with citations you can re-check against the source.\n"
+        "Requires-Python: >=3.11\n"
+    )
+    wheel_meta = (
+        "Wheel-Version: 1.0\n"
+        f"Generator: groundkit build-site {__version__}\n"
+        "Root-Is-Purelib: true\n"
+        "Tag: py3-none-any\n"
+    )
+    entries.append((f"{dist_info}/METADATA", metadata.encode()))
+    entries.append((f"{dist_info}/WHEEL", wheel_meta.encode()))
+    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in entries)
+    record += f"{dist_info}/RECORD,,\n"
+    entries.append((f"{dist_info}/RECORD", record.encode()))
+    target = Path(dest) / f"{name}-py3-none-any.whl"
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for arc, data in entries:
+            info = zipfile.ZipInfo(arc, date_time=_ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return target
+
+
+def _is_site(path: Path) -> bool:
+    try:
+        data = json.loads((path / SITE_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("generator", "").startswith("groundkit build-site")
+
+
+def _check_out(source: Path, out: Path, force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise ConfigurationError(f"-o {out}: exists and is not a folder", subject=str(out))
+    if out == source or out.is_relative_to(source) or source.is_relative_to(out):
+        raise ConfigurationError(
+            f"-o {out}: must not contain or lie inside the ingested path {source}; "
+            "write the site somewhere else",
+            subject=str(out),
+        )
+    if out.is_dir() and any(out.iterdir()) and not _is_site(out) and not force:
+        raise ConfigurationError(
+            f"-o {out}: is a non-empty folder that is not a groundkit site; choose an empty or "
+            "new folder, or pass --force to write the site's files into it",
+            subject=str(out),
+        )
+
+
+def _pyodide_version(pyodide_dir: Path) -> str:
+    missing = [name for name in PYODIDE_FILES if not (pyodide_dir / name).is_file()]
+    if missing:
+        raise ConfigurationError(
+            f"--pyodide-dir {pyodide_dir}: lacks {', '.join(missing)}; give the folder of the "
+            f"npm package (node_modules/pyodide, version {PYODIDE_VERSION})",
+            subject=str(pyodide_dir),
+        )
+    try:
+        version = str(json.loads((pyodide_dir / "package.json").read_text("utf-8"))["version"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise ConfigurationError(
+            f"--pyodide-dir {pyodide_dir}: unreadable package.json ({exc})",
+            subject=str(pyodide_dir),
+        ) from exc
+    if int(version.split(".", maxsplit=1)[0]) < 314:
+        raise ConfigurationError(
+            f"--pyodide-dir {pyodide_dir}: Pyodide {version} keeps sqlite3 out of its standard "
+            "library; 314 or later is needed (ADR 0007)",
+            subject=str(pyodide_dir),
+        )
+    return version
+
+
+def _tree_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def build_site(
+    path: str | Path,
+    out: str | Path,
+    *,
+    collection: str = "default",
+    title: str | None = None,
+    pyodide_url: str | None = None,
+    pyodide_dir: str | Path | None = None,
+    analyzer: Analyzer | None = None,
+    settings: IngestSettings | None = None,
+    embedder: Embedder | None = None,
+    force: bool = False,
+    progress: ProgressCallback | None = None,
+) -> SiteReport:
+    """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
+
+    ``out`` may be new, empty or an earlier site (replaced as a whole); any other non-empty
+    folder is refused unless ``force`` (the site's files are then written into it).
+    """
+    source = Path(path).resolve()
+    target = Path(out).resolve()
+    collection_file(".", collection)  # validates the name
+    if not source.exists():
+        raise ConfigurationError(f"{path}: no such file or folder", subject=str(path))
+    _check_out(source, target, force)
+    pyodide_version = None if pyodide_dir is None else _pyodide_version(Path(pyodide_dir))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    work.chmod(0o755)  # mkdtemp makes it 0700; a static host must read it
+    try:
+        report = _write_site(
+            source,
+            work,
+            collection=collection,
+            title=title or source.name,
+            pyodide_url=pyodide_url,
+            pyodide_dir=None if pyodide_dir is None else Path(pyodide_dir),
+            pyodide_version=pyodide_version,
+            analyzer=analyzer,
+            settings=settings,
+            embedder=embedder,
+            progress=progress,
+        )
+        _install(work, target, merge=force and not _is_site(target))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.out = str(target)
+    return report
+
+
+def _install(work: Path, target: Path, *, merge: bool) -> None:
+    if merge:  # --force into a foreign folder: write our entries, leave the rest
+        for entry in sorted(work.iterdir()):
+            dest = target / entry.name
+            if dest.is_dir() and not dest.is_symlink():
+                shutil.rmtree(dest)
+            elif dest.exists() or dest.is_symlink():
+                dest.unlink()
+            shutil.move(str(entry), dest)
+        return
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{work.name[-8:]}")
+        target.rename(old)
+        work.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        work.rename(target)
+
+
+def _write_site(
+    source: Path,
+    work: Path,
+    *,
+    collection: str,
+    title: str,
+    pyodide_url: str | None,
+    pyodide_dir: Path | None,
+    pyodide_version: str | None,
+    analyzer: Analyzer | None,
+    settings: IngestSettings | None,
+    embedder: Embedder | None,
+    progress: ProgressCallback | None,
+) -> SiteReport:
+    index_dir = work / "collection"
+    store = open_store(index_dir, collection)
+    try:
+        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
+        ingest = indexer.ingest(source, progress=progress)
+    finally:
+        store.close()
+    db = collection_file(index_dir, collection)
+    for suffix in ("-wal", "-shm"):  # a closed store leaves none; never ship a stale one
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+
+    sources_dir = work / "sources"
+    roots: set[str] = set()
+    verified = 0
+    failed: list[str] = []
+    with open_reader(index_dir, collection) as reader:
+        documents = {d.document_id: d for d in reader.iter_documents()}
+        for document in documents.values():
+            roots.add(document.root)
+            dest = sources_dir / document.source
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(contained_path(Path(document.root), document.source), dest)
+        for chunk in reader.iter_chunks():
+            document = documents[chunk.document_id]
+            check = verify_citation(citation_for(chunk, document), sources_dir)
+            if check.ok:
+                verified += 1
+            else:
+                failed.append(check.reason)
+        status = reader.status()
+    if len(roots) > 1:  # one build-site ingests one path, so one root
+        raise GroundkitError(f"expected one document root, found {sorted(roots)}")
+
+    wheel = build_wheel(work)
+    app = package_dir() / "web_app"
+    for name in APP_FILES:
+        shutil.copyfile(app / name, work / name)
+    if pyodide_dir is not None:
+        (work / "pyodide").mkdir()
+        for name in PYODIDE_FILES:
+            shutil.copyfile(pyodide_dir / name, work / "pyodide" / name)
+        pyodide = "pyodide/"
+    else:
+        pyodide = pyodide_url or DEFAULT_PYODIDE_URL
+    manifest = {
+        "format": SITE_FORMAT,
+        "generator": f"groundkit build-site {__version__}",
+        "title": title,
+        "pyodide": {"url": pyodide, "version": pyodide_version or PYODIDE_VERSION},
+        "wheel": wheel.name,
+        "collection": {
+            "name": collection,
+            "url": f"collection/{collection}/collection.sqlite",
+            "bytes": db.stat().st_size,
+            "documents": status.get("documents"),
+            "chunks": status.get("chunks"),
+            "embedder": embedder.identity.to_dict() if embedder is not None else None,
+        },
+        "sources": {
+            "url": "sources/",
+            "root": next(iter(roots), str(source)),
+            "files": sorted(d.source for d in documents.values()),
+        },
+    }
+    (work / SITE_JSON).write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    return SiteReport(
+        out=str(work),
+        ingest=ingest,
+        wheel=wheel.name,
+        wheel_bytes=wheel.stat().st_size,
+        collection_bytes=db.stat().st_size,
+        sources=len(documents),
+        sources_bytes=_tree_bytes(sources_dir) if sources_dir.exists() else 0,
+        citations_verified=verified,
+        citations_failed=failed,
+        pyodide=pyodide,
+        pyodide_copied=pyodide_dir is not None,
+    )

@@ -1,0 +1,184 @@
+"""``groundkit build-site``: the static site's layout, wheel, collection and refusals (no browser).
+
+The browser itself is exercised by ``tox -e web`` (web/e2e, ADR 0011).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import groundkit
+from conftest import WriteCorpus
+from groundkit.cli import main
+from groundkit.errors import ConfigurationError
+from groundkit.retrieval import verify_citation
+from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel
+
+CORPUS = {
+    "guide/intro.md": "# 💧 Intro\n\nThe quokka 🦘 lives on Rottnest Island.\n",
+    "notes.txt": "Wombats dig burrows.\n\nNumbats eat termites.\n",
+}
+
+
+def _site(tmp_path: Path, write_corpus: WriteCorpus, **kwargs: object) -> Path:
+    out = tmp_path / "site"
+    build_site(write_corpus(CORPUS), out, **kwargs)  # type: ignore[arg-type]
+    return out
+
+
+def test_layout_and_manifest(tmp_path: Path, write_corpus: WriteCorpus) -> None:
+    out = _site(tmp_path, write_corpus, collection="docs", title="Docs")
+    for name in (*APP_FILES, "site.json", "collection/docs/collection.sqlite"):
+        assert (out / name).is_file(), name
+    assert (out / "sources/guide/intro.md").read_bytes() == CORPUS["guide/intro.md"].encode()
+    site = json.loads((out / "site.json").read_text("utf-8"))
+    assert site["generator"].startswith("groundkit build-site")
+    assert site["title"] == "Docs"
+    assert site["collection"]["url"] == "collection/docs/collection.sqlite"
+    assert site["collection"]["documents"] == 2
+    assert site["sources"]["files"] == ["guide/intro.md", "notes.txt"]
+    assert site["sources"]["root"] == str((tmp_path / "corpus").resolve())
+    assert site["pyodide"]["url"].startswith("https://")  # no --pyodide-dir: a URL
+    assert not (out / "pyodide").exists()
+    for name in ("wheel", "collection"):
+        path = site[name] if name == "wheel" else site[name]["url"]
+        assert (out / path).is_file()
+    assert not list(out.parent.glob(".site.*")), "no temporary folder left behind"
+    assert (out.stat().st_mode & 0o755) == 0o755
+
+
+def test_wheel_is_a_pure_python_wheel_of_the_package(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path)
+    assert wheel.name == f"groundkit-{groundkit.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        assert "groundkit/__init__.py" in names
+        assert "groundkit/retrieval/retriever.py" in names
+        dist = f"groundkit-{groundkit.__version__}.dist-info"
+        assert {f"{dist}/METADATA", f"{dist}/WHEEL", f"{dist}/RECORD"} <= set(names)
+        assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+        assert not [n for n in names if n.startswith(("groundkit/sample/", "groundkit/web_app/"))]
+        assert "Root-Is-Purelib: true" in archive.read(f"{dist}/WHEEL").decode()
+        record = archive.read(f"{dist}/RECORD").decode().splitlines()
+        assert len(record) == len(names)
+    (tmp_path / "again").mkdir()
+    again = build_wheel(tmp_path / "again")
+    assert again.read_bytes() == wheel.read_bytes(), "the wheel is deterministic"
+
+
+@pytest.mark.subprocess
+def test_wheel_imports(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    wheel = build_wheel(tmp_path)
+    code = "import groundkit, sys; print(groundkit.__file__); sys.exit(0)"
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(wheel)!r}); {code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip().startswith(str(wheel))
+
+
+def test_collection_opens_and_verifies_against_the_shipped_sources(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    out = _site(tmp_path, write_corpus)
+    with groundkit.Retriever.open(out / "collection", "default") as retriever:
+        response = retriever.search("quokka island")
+        top = response.results[0]
+        assert top.citation.source == "guide/intro.md"
+        # the app verifies against the site's copy, not the build machine's folder
+        assert verify_citation(top.citation, out / "sources").verdict == "verified"
+    assert not list((out / "collection/default").glob("*-wal"))
+
+
+def test_refuses_a_foreign_non_empty_folder_unless_forced(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    corpus = write_corpus(CORPUS)
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "keep.txt").write_text("not a site")
+    with pytest.raises(ConfigurationError, match="not a groundkit site"):
+        build_site(corpus, out)
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    build_site(corpus, out, force=True)
+    assert (out / "keep.txt").read_text() == "not a site"
+    assert (out / "site.json").is_file()
+
+
+def test_rebuild_replaces_an_earlier_site(tmp_path: Path, write_corpus: WriteCorpus) -> None:
+    out = _site(tmp_path, write_corpus)
+    (out / "sources" / "stale.md").write_text("left from before")
+    build_site(tmp_path / "corpus", out)
+    assert not (out / "sources" / "stale.md").exists()
+
+
+def test_refuses_overlapping_paths(tmp_path: Path, write_corpus: WriteCorpus) -> None:
+    corpus = write_corpus(CORPUS)
+    with pytest.raises(ConfigurationError, match="must not contain or lie inside"):
+        build_site(corpus, corpus / "site")
+    with pytest.raises(ConfigurationError, match="must not contain or lie inside"):
+        build_site(corpus, tmp_path)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigurationError, match="not a folder"):
+        build_site(corpus, tmp_path / "file")
+
+
+def test_pyodide_dir_is_copied_and_checked(tmp_path: Path, write_corpus: WriteCorpus) -> None:
+    fake = tmp_path / "pyodide"
+    fake.mkdir()
+    with pytest.raises(ConfigurationError, match="lacks"):
+        _site(tmp_path, write_corpus, pyodide_dir=fake)
+    for name in PYODIDE_FILES:
+        (fake / name).write_text("{}")
+    (fake / "package.json").write_text('{"version": "0.29.3"}')
+    with pytest.raises(ConfigurationError, match="sqlite3"):
+        _site(tmp_path, write_corpus, pyodide_dir=fake)
+    (fake / "package.json").write_text('{"version": "314.0.8"}')
+    out = _site(tmp_path, write_corpus, pyodide_dir=fake)
+    assert sorted(p.name for p in (out / "pyodide").iterdir()) == sorted(PYODIDE_FILES)
+    assert json.loads((out / "site.json").read_text())["pyodide"]["url"] == "pyodide/"
+
+
+def test_cli_build_site_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+    code = main(["build-site", "sample", "-o", str(out), "--pyodide-url", "/pyodide/", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["citations_failed"] == []
+    assert report["citations_verified"] > 100
+    assert report["sources"] == len(list((out / "sources").rglob("*.*")))
+    site = json.loads((out / "site.json").read_text("utf-8"))
+    assert site["pyodide"]["url"] == "/pyodide/"
+    assert site["title"] == "groundkit sample"
+
+
+def test_cli_refusal_is_a_usage_error(
+    tmp_path: Path, write_corpus: WriteCorpus, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = write_corpus(CORPUS)
+    out = tmp_path / "busy"
+    out.mkdir()
+    (out / "x").write_text("x")
+    assert main(["build-site", str(corpus), "-o", str(out)]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_cli_build_site_with_vectors(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# Burst main\n\nCrews fix a burst main within hours.\n")
+    assert main(["build-site", str(corpus), "-o", str(out), "--embedder", "hash", "--json"]) == 0
+    site = json.loads((out / "site.json").read_text("utf-8"))
+    assert site["collection"]["embedder"]["provider"]
+    with groundkit.Retriever.open(out / "collection") as retriever:
+        assert retriever.search("burst main", mode="hybrid").results

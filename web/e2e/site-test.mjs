@@ -1,0 +1,298 @@
+#!/usr/bin/env node
+// End-to-end test of a site written by `groundkit build-site`, in Debian's headless Chromium
+// (/usr/bin/chromium) driven by playwright-core, offline:
+//  - serves the site with `python3 -m http.server` on 127.0.0.1 and aborts (and fails on) every
+//    request that leaves that origin;
+//  - searches in the page and checks the results against CPython's answer on the same
+//    collection file (sources, offsets, lines, text, scores), the highlighted span (code points
+//    -> UTF-16, astral characters before it), and a "verified" verdict, all in the DOM;
+//  - indexes dropped files (in memory in the page) holding astral characters and checks the same;
+//  - saves screenshots. --measure also times cold start, query latency (page vs CPython, the
+//    same queries and collection) and page memory, and writes them as JSON.
+//
+//   node web/e2e/site-test.mjs --site DIR [--python PY] [--out DIR] [--measure] [--headed]
+//   node web/e2e/site-test.mjs --site DIR --bench-only QUERIES.json [--repeats N]
+//     (any site: cold start to the first query's results, latency page vs CPython, memory)
+// Exit: 0 passed, 1 a check failed, 99 the harness failed. CHROMIUM overrides the browser.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const SITE = path.resolve(opt("--site", path.join(HERE, "build", "site")));
+const OUT = path.resolve(opt("--out", path.join(HERE, "build")));
+const PYTHON = opt("--python", process.env.PYTHON || "python3");
+const BENCH_ONLY = opt("--bench-only", null);
+const MEASURE = argv.includes("--measure") || BENCH_ONLY !== null;
+const TIMEOUT = 120_000;
+
+let failed = false;
+const check = (ok, what) => {
+  console.log(`${ok ? "PASS" : "FAIL"} ${what}`);
+  if (!ok) failed = true;
+};
+
+// CPython's answer on the very file the site serves.
+function cpython(code, ...args) {
+  const r = spawnSync(PYTHON, ["-c", code, ...args], { encoding: "utf-8" });
+  if (r.status !== 0) throw new Error(`${PYTHON} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+const CPY_SEARCH = `
+import json, sys, groundkit
+with groundkit.Retriever.open(sys.argv[1], sys.argv[2]) as r:
+    res = r.search(sys.argv[3], top_k=10)
+    print(json.dumps([{"source": x.citation.source, "start": x.citation.start_offset,
+        "end": x.citation.end_offset, "start_line": x.citation.start_line,
+        "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
+        "verdict": r.verify(x).verdict} for x in res.results]))`;
+const CPY_BENCH = `
+import json, sys, time, groundkit
+queries, repeats = json.loads(sys.argv[3]), int(sys.argv[4])
+with groundkit.Retriever.open(sys.argv[1], sys.argv[2]) as r:
+    for q in queries: r.search(q, top_k=10)  # warm, as the page is after its first query
+    per_query = {q: [] for q in queries}
+    for _ in range(repeats):
+        for q in queries:
+            t = time.perf_counter(); r.search(q, top_k=10); per_query[q].append((time.perf_counter() - t) * 1000)
+medians = {q: sorted(t)[len(t) // 2] for q, t in per_query.items()}
+times = sorted(x for t in per_query.values() for x in t)
+print(json.dumps({"n": len(times), "median_ms": times[len(times) // 2],
+    "p95_ms": times[int(len(times) * 0.95)], "total_ms": sum(times),
+    "sum_of_medians_ms": sum(medians.values()), "per_query_median_ms": medians}))`;
+
+function startServer(dir) {
+  const srv = spawn(PYTHON, ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", dir],
+    { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("http.server did not start")), 15000);
+    srv.stdout.on("data", (d) => {
+      const m = /port (\d+)/.exec(String(d));
+      if (m) { clearTimeout(timer); resolve({ srv, port: Number(m[1]) }); }
+    });
+    srv.stderr.on("data", () => {}); // access log
+    srv.on("exit", (c) => reject(new Error(`http.server exited ${c}`)));
+  });
+}
+
+const astralBefore = (text, cp) => [...text].slice(0, cp).filter((ch) => ch.codePointAt(0) > 0xffff).length;
+
+async function search(page, query) {
+  await page.fill("#query", query);
+  await page.click("#search-button");
+  await page.waitForFunction((q) => document.querySelector("#search-meta").textContent !== "" &&
+    document.querySelector("#query").value === q, query);
+  await page.waitForSelector("#cited", { timeout: 10_000 }).catch(() => {});
+  return page.$$eval("#results .result", (lis) => lis.map((li) => ({
+    source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
+    cite: li.querySelector(".cite").textContent,
+    score: Number(li.querySelector(".score").textContent.replace("score ", "")),
+  })));
+}
+
+async function showAndVerify(page, index) {
+  await page.click(`#results .result[data-index="${index}"] .cite`);
+  await page.waitForFunction((i) => {
+    const m = document.querySelector("#cited");
+    const li = document.querySelector(`#results .result[data-index="${i}"]`);
+    return m && li && m.dataset.start === li.dataset.start && m.dataset.end === li.dataset.end;
+  }, index);
+  const cited = await page.$eval("#cited", (m) => ({ text: m.textContent, ...m.dataset }));
+  await page.click(`#results .result[data-index="${index}"] .verify`);
+  const verdictSel = `#results .result[data-index="${index}"] .verdict`;
+  await page.waitForFunction((s) => ["verified", "drifted", "unresolvable", "error"]
+    .includes(document.querySelector(s).dataset.verdict), verdictSel);
+  const verdict = await page.$eval(verdictSel, (v) => ({ verdict: v.dataset.verdict, reason: v.title }));
+  return { cited, verdict };
+}
+
+// The renderer processes' resident memory (Linux /proc): the JS heap figures leave out
+// ArrayBuffers, where Pyodide's MEMFS keeps file contents (the collection) and the wasm heap.
+function rendererRssMB() {
+  let kb = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf-8");
+      if (!cmd.includes("--type=renderer")) continue;
+      const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf-8"));
+      if (m) kb += Number(m[1]);
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
+async function memory(page, cdp) {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+  const wasm = await page.evaluate(() => window.groundkit.wasmHeapBytes?.() ?? null);
+  const r = (x) => Math.round(x * 10) / 10;
+  return { jsHeapUsedMB: r(m.JSHeapUsedSize / 2 ** 20), jsHeapTotalMB: r(m.JSHeapTotalSize / 2 ** 20),
+    wasmHeapMB: wasm === null ? null : r(wasm / 2 ** 20), rendererRssMB: r(rendererRssMB()) };
+}
+
+const SAMPLE_QUERIES = ["how do I report a leak", "chlorine residual target", "boil water notice",
+  "who fixes a burst main", "lead service line replacement", "confined space entry permit",
+  "pay my bill online", "discoloured water after flushing", "pressure zone alarm", "zzzz nothing"];
+
+async function measure(page, cdp, indexDir, name, queries) {
+  measured.memory = await memory(page, cdp);
+  const reps = Number(opt("--repeats", "9"));
+  await page.evaluate((q) => window.groundkit.bench(q, 1), queries); // warm, as CPython's loop
+  measured.query_page = await page.evaluate(([q, r]) => window.groundkit.bench(q, r), [queries, reps]);
+  measured.query_cpython = cpython(CPY_BENCH, indexDir, name, JSON.stringify(queries), String(reps));
+  measured.query_ratio = measured.query_page.sum_of_medians_ms / measured.query_cpython.sum_of_medians_ms;
+  for (const k of ["query_page", "query_cpython"]) {
+    const m = measured[k];
+    console.log(`${k}: ${m.n} searches, median ${m.median_ms.toFixed(2)} ms, p95 ${m.p95_ms.toFixed(2)} ms, ` +
+      `sum of per-query medians ${m.sum_of_medians_ms.toFixed(2)} ms`);
+  }
+  console.log(`query latency ratio page/CPython (sum of per-query medians): ${measured.query_ratio.toFixed(2)}`);
+  measured.memory_after_queries = await memory(page, cdp);
+  console.log(`memory: ${JSON.stringify(measured.memory)}; after the queries ${JSON.stringify(measured.memory_after_queries)}`);
+}
+
+let srv, browser;
+const measured = {};
+try {
+  const site = JSON.parse(fs.readFileSync(path.join(SITE, "site.json"), "utf-8"));
+  const indexDir = path.join(SITE, "collection");
+  const name = site.collection.name;
+  const s = await startServer(SITE);
+  srv = s.srv;
+  const origin = `http://127.0.0.1:${s.port}`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: !argv.includes("--headed"),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      "--disable-dev-shm-usage", "--enable-precise-memory-info"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const offsite = [];
+  await page.route("**/*", (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin + "/")) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") console.log(`[console.${m.type()}] ${m.text()}`); });
+  page.on("pageerror", (e) => console.log(`[pageerror] ${e}`));
+
+  // ---- cold start: navigation to the first result on screen ----
+  const tNav = performance.now();
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), null, { timeout: TIMEOUT });
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state !== "ready") {
+    throw new Error(`the page did not start: ${await page.textContent("#error")}`);
+  }
+  const tReady = performance.now();
+  const benchQueries = BENCH_ONLY ? JSON.parse(fs.readFileSync(BENCH_ONLY, "utf-8")) : SAMPLE_QUERIES;
+  const q1 = BENCH_ONLY ? benchQueries[0] : "how do I report a leak";
+  const got1 = await search(page, q1);
+  const tFirst = performance.now();
+  measured.cold_start = {
+    navigation_to_ready_ms: Math.round(tReady - tNav),
+    navigation_to_first_result_ms: Math.round(tFirst - tNav),
+    page: await page.evaluate(() => ({ ...window.groundkit.metrics })),
+  };
+  console.log(`cold start: ready ${measured.cold_start.navigation_to_ready_ms} ms, first result ` +
+    `${measured.cold_start.navigation_to_first_result_ms} ms; in page ${JSON.stringify(measured.cold_start.page)}`);
+
+  if (BENCH_ONLY) {
+    measured.first_query_results = got1.length;
+    await measure(page, cdp, indexDir, name, benchQueries);
+    fs.mkdirSync(OUT, { recursive: true });
+    fs.writeFileSync(path.join(OUT, "measure.json"), JSON.stringify(measured, null, 2));
+    await page.screenshot({ path: path.join(OUT, "bench.png") });
+    check(offsite.length === 0, "no request left 127.0.0.1");
+    throw { done: true };
+  }
+
+  // ---- results match CPython on the same collection file ----
+  const want1 = cpython(CPY_SEARCH, indexDir, name, q1);
+  check(got1.length > 0, `"${q1}" has results (${got1.length})`);
+  check(JSON.stringify(got1.map((r) => [r.source, r.start, r.end])) ===
+    JSON.stringify(want1.map((r) => [r.source, r.start, r.end])),
+    "the page's ranking (sources, code-point spans) equals CPython's on the same file");
+  check(got1.every((r, i) => r.cite === `${want1[i].source}:${want1[i].start_line}–${want1[i].end_line}`),
+    "each result shows its source and line span");
+  check(got1.every((r, i) => r.score.toFixed(4) === want1[i].score.toFixed(4)), "scores equal CPython's (4 places)");
+  check(got1[0]?.source === "customers/report-a-leak.md", `top result is customers/report-a-leak.md (got ${got1[0]?.source})`);
+  const v1 = await showAndVerify(page, 0);
+  check(v1.cited.text === want1[0].text, "the highlighted span is exactly the cited text");
+  check(v1.verdict.verdict === "verified", `verify says verified (${v1.verdict.verdict}: ${v1.verdict.reason})`);
+
+  // ---- astral characters before the span (💧 🔧 🏠 in the sample notice) ----
+  const q2 = "how to prepare";
+  const got2 = await search(page, q2);
+  const want2 = cpython(CPY_SEARCH, indexDir, name, q2);
+  const i2 = got2.findIndex((r) => r.source === "emergencies/planned-interruption-notice.md" && r.start > 0);
+  check(i2 >= 0, `"${q2}" finds a passage of planned-interruption-notice.md past its start`);
+  const v2 = await showAndVerify(page, i2);
+  const source2 = fs.readFileSync(path.join(SITE, "sources", got2[i2].source), "utf-8");
+  const astral = astralBefore(source2, got2[i2].start);
+  check(astral >= 2, `the source holds ${astral} astral characters before the span`);
+  check(Number(v2.cited.utf16Start) === got2[i2].start + astral &&
+    Number(v2.cited.utf16End) === got2[i2].end + astral + astralBefore([...source2].slice(got2[i2].start, got2[i2].end).join(""), got2[i2].end - got2[i2].start),
+    `UTF-16 span [${v2.cited.utf16Start}:${v2.cited.utf16End}] = code points [${got2[i2].start}:${got2[i2].end}] shifted by the surrogate pairs`);
+  check(v2.cited.text === want2[i2].text && v2.cited.matches === "true", "the astral-case highlight is exactly the cited text");
+  check(v2.verdict.verdict === "verified", `astral case verifies (${v2.verdict.verdict})`);
+  fs.mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: path.join(OUT, "site.png") });
+  console.log(`screenshot: ${path.join(OUT, "site.png")}`);
+
+  if (MEASURE) await measure(page, cdp, indexDir, name, SAMPLE_QUERIES);
+
+  // ---- dropped files, indexed in the page, with astral characters ----
+  const dropped = [
+    { name: "notes/astral.md", text: "# 😀 Emoji 🦘 notes\n\nIntro 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 line.\n\n## 🐨 Marsupials\n\nThe quokka 🦘 and the numbat live in 𠀀 western places.\n" },
+    { name: "notes/plain.txt", text: "A plain file about wombats.\r\nSecond line.\r\n" },
+  ];
+  await page.click("#drop-panel summary");
+  await page.setInputFiles("#file-input", dropped.map((f) => ({ name: f.name.split("/").pop(), mimeType: "text/plain", buffer: Buffer.from(f.text, "utf-8") })));
+  await page.waitForFunction(() => document.querySelector("#collection-info").textContent.startsWith("your dropped files"), null, { timeout: 30_000 });
+  const info = await page.textContent("#collection-info");
+  check(/2 documents/.test(info), `dropped files indexed in the page (${info})`);
+  const got3 = await search(page, "quokka numbat");
+  check(got3[0]?.source === "astral.md", `dropped-file search finds astral.md (got ${got3[0]?.source})`);
+  const v3 = await showAndVerify(page, 0);
+  const text3 = dropped[0].text;
+  const [s3, e3] = [got3[0].start, got3[0].end];
+  const expected3 = [...text3].slice(s3, e3).join("");
+  check(v3.cited.text === expected3 && expected3.includes("quokka 🦘"), `dropped astral highlight is code points [${s3}:${e3}] of the file`);
+  check(v3.verdict.verdict === "verified", `dropped file verifies (${v3.verdict.verdict}: ${v3.verdict.reason})`);
+  await page.screenshot({ path: path.join(OUT, "site-dropped.png") });
+  if (MEASURE) measured.memory_after_drop = await memory(page, cdp);
+
+  // ---- a clear message when the runtime cannot load ----
+  const bad = await browser.newPage();
+  await bad.goto(`${origin}/?pyodide=/no-such-pyodide/`);
+  await bad.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 });
+  const message = await bad.textContent("#error");
+  check(/could not start/.test(message) && /no-such-pyodide/.test(message) && /--pyodide-dir/.test(message),
+    `a missing Pyodide gives a clear error (${message.trim().replace(/\s+/g, " ").slice(0, 120)}…)`);
+  await bad.close();
+
+  check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
+  console.log(`browser: chromium ${browser.version()}`);
+  if (MEASURE) {
+    fs.writeFileSync(path.join(OUT, "measure.json"), JSON.stringify(measured, null, 2));
+    console.log(`measurements: ${path.join(OUT, "measure.json")}`);
+  }
+} catch (e) {
+  if (!e?.done) {
+    console.error(`site-test: error: ${e?.stack ?? e}`);
+    process.exitCode = 99;
+  }
+} finally {
+  await browser?.close().catch(() => {});
+  srv?.kill();
+}
+if (process.exitCode !== 99) process.exitCode = failed ? 1 : 0;

@@ -12,8 +12,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 IN_PYODIDE = sys.platform == "emscripten"
 
 # tests/pyodide drives Node + Pyodide from CPython: only `tox run -e pyodide` runs it, by naming
-# it explicitly (an explicit path is collected even when listed here).
-collect_ignore = ["pyodide"]
+# it explicitly (an explicit path is collected even when listed here); likewise tests/native
+# (third-party native packages) runs only in `tox run -e native`.
+collect_ignore = ["pyodide", "native"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from enum import IntEnum
@@ -37,6 +38,8 @@ from groundkit.errors import (
 from groundkit.ingest import Indexer, IngestProgress
 from groundkit.retrieval import MODES, Retriever, verify_citation
 from groundkit.retrieval.citations import Verification, citation_for
+from groundkit.retrieval.rerank import Reranker
+from groundkit.vectors.registry import available_vector_stores, refresh_vector_store
 
 __all__ = ["ExitCode", "main"]
 
@@ -60,6 +63,8 @@ examples:
   groundkit search "boil water notice" --json | jq '.results[0]'
   groundkit ingest sample --embedder hash --collection dense
   groundkit search "who fixes a burst main" --mode hybrid --collection dense
+  groundkit ingest docs/ --embedder minilm --vector-store usearch --collection sem
+  groundkit search "leak" --mode hybrid --collection sem --rerank --reranker models/ce
   groundkit verify                         # re-check every citation; non-zero if any fails
   groundkit status --json
 
@@ -76,6 +81,44 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
+
+
+def _native_options(parser: argparse.ArgumentParser) -> None:
+    """``--device`` and ``--threads``, for ONNX models of the native extras."""
+    group = parser.add_argument_group("native models (groundkit[onnx]; see adr/0012)")
+    group.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="where ONNX models run (default: cpu; cuda needs groundkit[gpu] and fails "
+        "rather than falling back)",
+    )
+    group.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="CPU threads per ONNX model (default: onnxruntime's choice)",
+    )
+
+
+def _vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument(
+        "--vector-store",
+        choices=available_vector_stores(),
+        default=None,
+        metavar="NAME",
+        help=f"{help_text} ({', '.join(available_vector_stores())}; usearch needs "
+        'pip install "groundkit[usearch]")',
+    )
+
+
+def _apply_native_options(args: argparse.Namespace) -> None:
+    """Hand --device/--threads to the native extras (they read GROUNDKIT_DEVICE/_THREADS)."""
+    if getattr(args, "device", None):
+        os.environ["GROUNDKIT_DEVICE"] = args.device
+    if getattr(args, "threads", None):
+        os.environ["GROUNDKIT_THREADS"] = str(args.threads)
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -163,6 +206,12 @@ def _build_parser() -> argparse.ArgumentParser:
             "A collection keeps the embedder it was first given"
         ),
     )
+    _vector_store_option(
+        ingest,
+        "build or refresh this vector store after the ingest and make it the collection's "
+        "default for searches (default: refresh the recorded one, if any)",
+    )
+    _native_options(ingest)
     ingest.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
     search = commands.add_parser(
@@ -219,6 +268,14 @@ def _build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"
     )
+    search.add_argument(
+        "--reranker",
+        default=None,
+        metavar="DIR",
+        help="ONNX cross-encoder model folder (model.onnx, tokenizer.json); implies --rerank",
+    )
+    _vector_store_option(search, "vector store for dense/hybrid (default: the collection's)")
+    _native_options(search)
     search.add_argument(
         "--rerank-depth",
         type=_positive_int,
@@ -289,6 +346,15 @@ def _build_parser() -> argparse.ArgumentParser:
         help="stemmer for a new collection (default: porter)",
     )
     evaluate.add_argument(
+        "--embedder",
+        choices=available_embedders(),
+        default=None,
+        metavar="NAME",
+        help="also embed the corpus, for --mode dense|hybrid (e.g. minilm)",
+    )
+    _vector_store_option(evaluate, "vector store for dense/hybrid (default: exact)")
+    _native_options(evaluate)
+    evaluate.add_argument(
         "--per-query",
         default=None,
         metavar="FILE",
@@ -301,17 +367,74 @@ def _build_parser() -> argparse.ArgumentParser:
         help="show what a collection holds",
         description="Documents, chunks, schema version, analyzer, generation and size on disk.",
     )
+    site = commands.add_parser(
+        "build-site",
+        parents=[output],
+        help="ingest a folder and write a static search site (runs in the browser)",
+        description=(
+            "Ingest PATH and write into DIR a self-contained static site: the search app, a "
+            "groundkit wheel, the collection and the source files (for verify), loaded by "
+            "Pyodide in the browser; any static host can serve it (adr/0011). PATH "
+            f"'{SAMPLE_NAME}' means the bundled sample corpus. An earlier site in DIR is replaced."
+        ),
+        epilog=(
+            "examples:\n"
+            "  groundkit build-site docs/ -o public/search\n"
+            "  groundkit build-site sample -o /tmp/site --pyodide-dir node_modules/pyodide\n"
+            "  python -m http.server -d /tmp/site 8000   # then open http://127.0.0.1:8000/"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    site.add_argument("path", metavar="PATH", help="file or folder to ingest")
+    site.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write")
+    site.add_argument(
+        "--collection-name",
+        default=DEFAULT_COLLECTION,
+        metavar="NAME",
+        help=f"name of the collection inside the site (default: {DEFAULT_COLLECTION})",
+    )
+    site.add_argument("--title", default=None, help="page title (default: PATH's folder name)")
+    where = site.add_mutually_exclusive_group()
+    where.add_argument(
+        "--pyodide-url",
+        default=None,
+        metavar="URL",
+        help="where the page loads Pyodide 314 from, absolute or relative to the site "
+        "(default: the jsDelivr CDN copy of the npm package)",
+    )
+    where.add_argument(
+        "--pyodide-dir",
+        default=None,
+        metavar="DIR",
+        help="copy the Pyodide runtime from this npm package folder (node_modules/pyodide) "
+        "into the site, so it needs no other host",
+    )
+    site.add_argument(
+        "--embedder",
+        choices=available_embedders(),
+        default=None,
+        metavar="NAME",
+        help="also store vectors, for dense/hybrid search in the page",
+    )
+    site.add_argument("--stemmer", choices=STEMMERS, default=None, help="stemmer (default: porter)")
+    site.add_argument(
+        "--force",
+        action="store_true",
+        help="write into DIR even if it is a non-empty folder that is not a groundkit site",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
+    _apply_native_options(args)
     handlers = {
         "ingest": _ingest,
         "search": _search,
         "verify": _verify,
         "status": _status,
         "eval": _eval,
+        "build-site": _build_site,
     }
     try:
         return int(handlers[args.command](args))
@@ -380,6 +503,10 @@ def _ingest(args: argparse.Namespace) -> ExitCode:
         report = indexer.ingest(path, progress=progress)
     finally:
         store.close()
+    with open_reader(args.index_dir, args.collection) as reader:
+        refresh_vector_store(
+            reader, args.vector_store, location=getattr(reader, "location", args.collection)
+        )
     if args.json:
         _emit_json(report.to_dict())
     elif not args.quiet:
@@ -395,9 +522,25 @@ def _snippet(text: str, limit: int = 240) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _load_reranker(folder: str) -> Reranker:
+    from groundkit.plugins import load_extra
+
+    target = "groundkit_native.onnx_reranker:OnnxCrossEncoder"
+    cross_encoder: Any = load_extra(target, extra="onnx", what=f"reranker {folder}")
+    reranker: Reranker = cross_encoder.from_dir(folder)
+    return reranker
+
+
 def _search(args: argparse.Namespace) -> ExitCode:
     params = BM25Params(k1=args.k1, b=args.b)
-    with Retriever.open(args.index_dir, args.collection, bm25=params) as retriever:
+    reranker = None if args.reranker is None else _load_reranker(args.reranker)
+    with Retriever.open(
+        args.index_dir,
+        args.collection,
+        bm25=params,
+        reranker=reranker,
+        vector_store=args.vector_store,
+    ) as retriever:
         hybrid: dict[str, Any] = {}
         if args.mode == "hybrid":
             hybrid = {
@@ -411,7 +554,7 @@ def _search(args: argparse.Namespace) -> ExitCode:
             top_k=args.top_k,
             mode=args.mode,
             score_threshold=args.score_threshold,
-            rerank=args.rerank,
+            rerank=args.rerank or reranker is not None,
             rerank_depth=args.rerank_depth,
             **hybrid,
         )
@@ -504,6 +647,8 @@ def _eval(args: argparse.Namespace) -> ExitCode:
         top_k=args.top_k,
         bm25=BM25Params(k1=args.k1, b=args.b),
         analyzer=None if args.stemmer is None else Analyzer(stemmer=args.stemmer),
+        embedder=None if args.embedder is None else get_embedder(args.embedder),
+        vector_store=args.vector_store,
         progress=progress,
     )
     if args.per_query:
@@ -529,3 +674,44 @@ def _status(args: argparse.Namespace) -> ExitCode:
             shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
             print(f"{key:<{width}}  {shown}")
     return ExitCode.OK
+
+
+def _build_site(args: argparse.Namespace) -> ExitCode:
+    from groundkit.site import build_site
+
+    path = sample_corpus() if args.path == SAMPLE_NAME else Path(args.path)
+    report = build_site(
+        path,
+        args.out,
+        collection=args.collection_name,
+        title=args.title or ("groundkit sample" if args.path == SAMPLE_NAME else None),
+        pyodide_url=args.pyodide_url,
+        pyodide_dir=args.pyodide_dir,
+        analyzer=None if args.stemmer is None else Analyzer(stemmer=args.stemmer),
+        embedder=None if args.embedder is None else get_embedder(args.embedder),
+        force=args.force,
+        progress=_ProgressBar(sys.stderr, enabled=not args.json),
+    )
+    if args.json:
+        _emit_json(report.to_dict())
+    else:
+        print(f"wrote a static search site of {report.ingest.root} to {report.out}")
+        print(report.ingest.summary())
+        print(
+            f"wheel {report.wheel} ({report.wheel_bytes} bytes), collection "
+            f"{report.collection_bytes} bytes, {report.sources} source files "
+            f"({report.sources_bytes} bytes); Pyodide: "
+            + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)
+        )
+        print(
+            f"{report.citations_verified} citations verified against the site's copies"
+            + (f", {len(report.citations_failed)} NOT" if report.citations_failed else "")
+        )
+        for reason in report.citations_failed:
+            print(f"  {reason}", file=sys.stderr)
+        for refusal in report.ingest.refused:
+            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+        print(f"serve it with: python3 -m http.server --directory {report.out}")
+    if report.citations_failed:
+        return ExitCode.NOT_VERIFIED
+    return ExitCode.OK if report.ingest.ok else ExitCode.REFUSED_INPUT

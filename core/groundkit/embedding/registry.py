@@ -2,7 +2,9 @@
 
 The core registers ``hash``; native extras call ``register_embedder`` when imported. A factory
 gets ``None`` for its default embedder, or a stored identity to rebuild exactly that one (and
-raises ``IndexIdentityError`` when it cannot).
+raises ``IndexIdentityError`` when it cannot). Names the native extras provide (``minilm``) are
+known here without importing them: the extra is imported the first time one is asked for, and
+a missing extra is a ``ConfigurationError`` naming the ``pip install`` (adr/0012).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from groundkit.embedding.base import Embedder
 from groundkit.embedding.hashing import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.plugins import load_extra
 
 __all__ = [
     "EmbedderFactory",
@@ -36,6 +39,34 @@ class _Entry:
 _REGISTRY: dict[str, _Entry] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class _LazyEntry:
+    provider: str
+    model: str
+    target: str  # "module:factory", imported on first use
+    extra: str  # the pip extra that provides it
+
+
+_LAZY: dict[str, _LazyEntry] = {
+    "minilm": _LazyEntry(
+        "onnx", "all-MiniLM-L6-v2", "groundkit_native.onnx_embedder:minilm_factory", "onnx"
+    ),
+}
+
+
+def _entry(name: str) -> _Entry | None:
+    """The registered entry of ``name``, importing its extra first if it is a lazy one."""
+    entry = _REGISTRY.get(name)
+    lazy = _LAZY.get(name)
+    if entry is None and lazy is not None:
+        factory = load_extra(lazy.target, extra=lazy.extra, what=f"embedder {name!r}")
+        if not callable(factory):
+            raise ConfigurationError(f"embedder {name!r}: {lazy.target} is not callable")
+        entry = _Entry(lazy.provider, lazy.model, factory)
+        _REGISTRY[name] = entry
+    return entry
+
+
 def register_embedder(name: str, *, provider: str, model: str, factory: EmbedderFactory) -> None:
     """Make ``name`` usable as ``--embedder NAME``, rebuilding identities of (provider, model)."""
     if not name or not name.isidentifier():
@@ -44,13 +75,13 @@ def register_embedder(name: str, *, provider: str, model: str, factory: Embedder
 
 
 def available_embedders() -> tuple[str, ...]:
-    """Registered names, sorted."""
-    return tuple(sorted(_REGISTRY))
+    """Registered names and the names native extras provide (imported on use), sorted."""
+    return tuple(sorted(set(_REGISTRY) | set(_LAZY)))
 
 
 def get_embedder(name: str) -> Embedder:
-    """The default embedder registered as ``name``."""
-    entry = _REGISTRY.get(name)
+    """The default embedder registered as ``name`` (importing its native extra if needed)."""
+    entry = _entry(name)
     if entry is None:
         raise ConfigurationError(
             f"unknown embedder {name!r}; available: {', '.join(available_embedders())} "
@@ -66,8 +97,10 @@ def embedder_for(identity: EmbeddingIdentity) -> Embedder | None:
     Raises ``IndexIdentityError`` when one claims the model but cannot match the identity.
     """
     for name in available_embedders():
-        entry = _REGISTRY[name]
-        if (entry.provider, entry.model) == (identity.provider, identity.model):
+        known = _REGISTRY.get(name) or _LAZY[name]
+        if (known.provider, known.model) == (identity.provider, identity.model):
+            entry = _entry(name)
+            assert entry is not None
             return entry.factory(identity)
     return None
 

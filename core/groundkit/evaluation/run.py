@@ -18,6 +18,7 @@ from typing import Any
 from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import MAX_TOP_K, BM25Params, ChunkerSettings, IngestSettings
+from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
@@ -71,6 +72,7 @@ def build_collection(
     analyzer: Analyzer | None = None,
     chunker: ChunkerSettings = WHOLE_DOCUMENT,
     progress: Callable[[IngestProgress], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> dict[str, str]:
     """Write the corpus under ``workdir`` and ingest it; returns source -> corpus id."""
     sources: dict[str, str] = {}
@@ -79,7 +81,8 @@ def build_collection(
         _write_if_changed(workdir / source, document.flat)
         sources[source] = document.doc_id
     settings = IngestSettings(chunker=chunker, extensions=(".txt",))
-    Indexer(store, analyzer=analyzer, settings=settings).ingest(workdir, progress=progress)
+    indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
+    indexer.ingest(workdir, progress=progress)
     return sources
 
 
@@ -92,13 +95,14 @@ def evaluate(
     mode: str = "bm25",
     top_k: int = 100,
     cutoffs: Sequence[int] = (10, 100),
+    vector_store: str | None = None,
 ) -> EvaluationResult:
     """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries."""
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     depth = min(MAX_TOP_K, max(top_k * 10, top_k))
     small, large = min(cutoffs), max(cutoffs)
-    with Retriever(store.reader(), bm25=bm25) as retriever:
+    with Retriever(store.reader(), bm25=bm25, vector_store=vector_store) as retriever:
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
             response = retriever.search(text, top_k=depth, mode=mode) if text.strip() else None
@@ -136,8 +140,13 @@ def evaluate_dataset(
     bm25: BM25Params | None = None,
     analyzer: Analyzer | None = None,
     progress: Callable[[IngestProgress], None] | None = None,
+    embedder: Embedder | None = None,
+    vector_store: str | None = None,
 ) -> EvaluationResult:
     """Index a BEIR dataset and score ``mode`` on its judged test queries.
+
+    With ``embedder`` the corpus is embedded too (for ``dense`` and ``hybrid``; a kept
+    collection reuses its own), searched through ``vector_store`` (default: exact).
 
     With ``index_dir`` the corpus files and the collection (default name ``beir-<dataset>``) are
     kept there, so a second run skips the ingest and every result stays verifiable; without it
@@ -150,16 +159,28 @@ def evaluate_dataset(
         store: CollectionStore = MemoryStore(dataset.root.name)
         with tempfile.TemporaryDirectory(prefix="groundkit-eval-") as tmp:
             sources = build_collection(
-                dataset, store, Path(tmp), analyzer=analyzer, progress=progress
+                dataset, store, Path(tmp), analyzer=analyzer, progress=progress, embedder=embedder
             )
-            return evaluate(dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k)
+            return evaluate(
+                dataset,
+                store,
+                sources,
+                bm25=bm25,
+                mode=mode,
+                top_k=top_k,
+                vector_store=vector_store,
+            )
     from groundkit.collection import collection_file, open_store
 
     name = collection or f"beir-{dataset.root.name}"
     store = open_store(index_dir, name)
     try:
         workdir = collection_file(index_dir, name).parent / "corpus"
-        sources = build_collection(dataset, store, workdir, analyzer=analyzer, progress=progress)
-        return evaluate(dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k)
+        sources = build_collection(
+            dataset, store, workdir, analyzer=analyzer, progress=progress, embedder=embedder
+        )
+        return evaluate(
+            dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k, vector_store=vector_store
+        )
     finally:
         store.close()

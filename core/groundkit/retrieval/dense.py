@@ -2,7 +2,9 @@
 vectors, loaded on first use.
 
 Opening costs O(1) here: the identity comparison reads only the manifest. The vectors are read
-(and checked against the snapshot's chunks) the first time a dense or hybrid search runs.
+(and checked against the snapshot's chunks) the first time a dense or hybrid search runs, into
+the exact store or the one named by ``vector_store`` (default: the one recorded beside the
+collection, adr/0012).
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import CollectionReader
-from groundkit.vectors.base import TieKeys
-from groundkit.vectors.exact import ExactVectorStore
-from groundkit.vectors.snapshot import load_vectors
+from groundkit.vectors.base import TieKeys, VectorStore
+from groundkit.vectors.registry import load_vector_store, recorded_vector_store
 
 __all__ = ["DenseLeg"]
 
@@ -25,7 +26,12 @@ class DenseLeg:
     """Embeds queries and searches the snapshot's vectors (exact, deterministic)."""
 
     def __init__(
-        self, reader: CollectionReader, embedder: Embedder | None, *, location: str
+        self,
+        reader: CollectionReader,
+        embedder: Embedder | None,
+        *,
+        location: str,
+        vector_store: str | None = None,
     ) -> None:
         self._reader = reader
         self._location = location
@@ -44,10 +50,11 @@ class DenseLeg:
         elif embedder is None and self.manifest is not None:
             try:
                 embedder = embedder_for(self.manifest)
-            except IndexIdentityError as exc:
+            except (IndexIdentityError, ConfigurationError) as exc:
                 self._problem = f" ({exc.message})"
         self.embedder = embedder
-        self._store: ExactVectorStore | None = None
+        self.vector_store = vector_store
+        self._store: VectorStore | None = None
 
     def require(self, mode: str) -> Embedder:
         """The embedder, or ``ConfigurationError`` naming the fix when ``mode`` cannot run."""
@@ -81,6 +88,10 @@ class DenseLeg:
         embedder = self.require(mode)
         if self._store is None:
             assert self.manifest is not None  # require() checked it
-            self._store = load_vectors(self._reader, self.manifest, location=self._location)
+            name = self.vector_store or recorded_vector_store(self._location) or "exact"
+            self._store = load_vector_store(
+                name, self._reader, self.manifest, location=self._location
+            )
+            self.vector_store = name
         vector: Sequence[float] = embedder.embed_query(query)
         return self._store.search(vector, k, min_score=min_score, tie_keys=tie_keys)

@@ -1,0 +1,155 @@
+"""Vector stores by name: ``exact`` (the core's) and the ones native extras provide.
+
+A store is *derived* state: the collection's SQLite ``vectors`` table stays the source of truth
+(adr/0009), and a store is loaded (or refreshed) from a reader's snapshot. ``usearch`` is known
+here without importing it; the extra is imported when it is asked for (adr/0012). The store a
+collection was last ingested with is recorded beside its file (``vector-store.json``), so a
+plain search uses it; ``exact`` can always be asked for instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from groundkit.errors import ConfigurationError
+from groundkit.manifest import EmbeddingIdentity
+from groundkit.plugins import load_extra
+from groundkit.store.base import CollectionReader
+from groundkit.vectors.base import VectorStore
+from groundkit.vectors.snapshot import load_vectors
+
+__all__ = [
+    "RECORD_FILE",
+    "VectorStoreLoader",
+    "available_vector_stores",
+    "load_vector_store",
+    "record_vector_store",
+    "recorded_vector_store",
+    "refresh_vector_store",
+    "register_vector_store",
+]
+
+VectorStoreLoader = Callable[[CollectionReader, EmbeddingIdentity, str], VectorStore]
+"""(snapshot reader, its embedding manifest, its location) -> a store holding its vectors."""
+
+RECORD_FILE = "vector-store.json"
+
+
+@dataclass(frozen=True, slots=True)
+class _Lazy:
+    target: str
+    extra: str
+
+
+def _exact(reader: CollectionReader, identity: EmbeddingIdentity, location: str) -> VectorStore:
+    return load_vectors(reader, identity, location=location)
+
+
+_LOADERS: dict[str, VectorStoreLoader] = {"exact": _exact}
+_LAZY: dict[str, _Lazy] = {
+    "usearch": _Lazy("groundkit_native.usearch_store:load", "usearch"),
+    "usearch_exact": _Lazy("groundkit_native.usearch_store:load_exact", "usearch"),
+}
+
+
+def register_vector_store(name: str, loader: VectorStoreLoader) -> None:
+    """Make ``name`` usable as ``--vector-store NAME``."""
+    if not name or not name.isidentifier():
+        raise ConfigurationError(f"vector store name {name!r} must be a non-empty identifier")
+    _LOADERS[name] = loader
+
+
+def available_vector_stores() -> tuple[str, ...]:
+    """Registered names and those native extras provide (imported on use), sorted."""
+    return tuple(sorted(set(_LOADERS) | set(_LAZY)))
+
+
+def _loader(name: str) -> VectorStoreLoader:
+    found = _LOADERS.get(name)
+    if found is not None:
+        return found
+    lazy = _LAZY.get(name)
+    if lazy is None:
+        raise ConfigurationError(
+            f"unknown vector store {name!r}; available: {', '.join(available_vector_stores())}",
+            subject=name,
+        )
+    loader = load_extra(lazy.target, extra=lazy.extra, what=f"vector store {name!r}")
+    if not callable(loader):
+        raise ConfigurationError(f"vector store {name!r}: {lazy.target} is not callable")
+    _LOADERS[name] = loader
+    return loader
+
+
+def load_vector_store(
+    name: str, reader: CollectionReader, identity: EmbeddingIdentity, *, location: str
+) -> VectorStore:
+    """The ``name`` store over every vector of ``reader``'s snapshot."""
+    return _loader(name)(reader, identity, location)
+
+
+def _record_path(location: str) -> Path | None:
+    path = Path(location)
+    return path.parent / RECORD_FILE if path.is_file() else None
+
+
+def recorded_vector_store(location: str) -> str | None:
+    """The store recorded beside the collection file ``location`` (None: the exact one)."""
+    record = _record_path(location)
+    if record is None:
+        return None
+    try:
+        raw = json.loads(record.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(
+            f"{record} is unreadable ({exc}); delete it to search with the exact store",
+            subject=str(record),
+        ) from None
+    name = raw.get("vector_store") if isinstance(raw, dict) else None
+    if not isinstance(name, str):
+        raise ConfigurationError(
+            f"{record} names no vector store; delete it to search with the exact store",
+            subject=str(record),
+        )
+    return None if name == "exact" else name
+
+
+def record_vector_store(location: str, name: str) -> None:
+    """Record ``name`` as the store later searches of this collection use by default."""
+    _loader(name)  # an unknown or uninstalled store is refused before anything is written
+    record = _record_path(location)
+    if record is None:
+        return
+    temporary = record.with_suffix(".tmp")
+    temporary.write_text(json.dumps({"vector_store": name}) + "\n", encoding="utf-8")
+    os.replace(temporary, record)
+
+
+def refresh_vector_store(
+    reader: CollectionReader, name: str | None = None, *, location: str
+) -> str | None:
+    """Bring the store ``name`` (default: the recorded one) up to ``reader``'s snapshot.
+
+    Derived stores (``usearch``) are refreshed from the SQLite vectors and saved beside the
+    collection; ``name`` is then recorded as the default for searches. Returns the store used,
+    None when there is nothing to do (no embedding, or the exact store).
+    """
+    chosen = name or recorded_vector_store(location)
+    identity = reader.embedding_identity
+    if chosen is None:
+        return None
+    if identity is None:
+        raise ConfigurationError(
+            f"vector store {chosen!r} needs vectors, and collection {location} has none; ingest "
+            "into a new collection with --embedder NAME",
+            subject=location,
+        )
+    load_vector_store(chosen, reader, identity, location=location)
+    record_vector_store(location, chosen)
+    return chosen

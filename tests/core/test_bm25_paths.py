@@ -6,6 +6,8 @@ The numpy accelerator is optional: its half of these tests skips where numpy is 
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,6 +15,7 @@ from test_retrieval import load
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
+from groundkit.index import bm25
 from groundkit.index.bm25 import BM25Index, numpy_available
 from groundkit.index.topk import select_top_k
 from groundkit.store import MemoryStore
@@ -33,16 +36,18 @@ def exhaustive(index: BM25Index, terms: list[str], k: int, store: MemoryStore) -
     return select_top_k(scores, len(scores), reader.tie_keys)[:k]
 
 
-@settings(max_examples=80, deadline=None)
-@given(CORPUS, st.lists(WORDS, min_size=1, max_size=6), st.integers(1, 30), PARAMS)
+@settings(max_examples=150, deadline=None)
+@given(CORPUS, st.lists(WORDS, min_size=1, max_size=6), st.integers(1, 30), PARAMS, st.booleans())
 def test_python_top_k_equals_exhaustive_scoring(
-    docs: list[list[str]], query: list[str], k: int, params: BM25Params
+    docs: list[list[str]], query: list[str], k: int, params: BM25Params, prune: bool
 ) -> None:
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
     index = BM25Index(reader, params, accelerator="python")
-    hits = index.top_k(query, k, reader.tie_keys)
+    floor = 0 if prune else bm25.PRUNING_MIN_POSTINGS  # small corpora only prune when forced
+    with patch.object(bm25, "PRUNING_MIN_POSTINGS", floor):
+        hits = index.top_k(query, k, reader.tie_keys)
     assert hits.ranked == exhaustive(index, query, k, store)
 
 
@@ -82,7 +87,8 @@ def test_maxscore_prunes_and_stays_exact() -> None:
     reader = store.reader()
     index = BM25Index(reader, accelerator="python")
     query = ["rare", "pump", "valve"]
-    hits = index.top_k(query, 2, reader.tie_keys)
+    with patch.object(bm25, "PRUNING_MIN_POSTINGS", 0):
+        hits = index.top_k(query, 2, reader.tie_keys)
     assert hits.path == "python-maxscore"
     assert hits.ranked == exhaustive(index, query, 2, store)
 

@@ -30,6 +30,9 @@ __all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
 Accelerator = Literal["auto", "python", "numpy"]
 PRUNING_MAX_K = 100
 """The pure-Python path prunes (MaxScore) for k up to this; deeper cuts rarely skip a term."""
+PRUNING_MIN_POSTINGS = 50_000
+"""...and only for queries whose terms hold this many postings: below it, exhaustive scoring
+is cheaper than pruning's bookkeeping (adr/0010-bm25-speed.md)."""
 ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
 
 
@@ -146,6 +149,9 @@ class BM25Index:
             self._impacts_held += len(values)
         return found
 
+    def _postings_of(self, weights: Sequence[tuple[str, float]]) -> int:
+        return sum(len(self._postings.get(term)) for term, _ in weights)
+
     def max_impact(self, term: str) -> float:
         """The largest impact of ``term`` in any chunk (its MaxScore bound per unit weight)."""
         found = self._max_impacts.get(term)
@@ -182,7 +188,11 @@ class BM25Index:
             ordered = self._numpy.shortlist(weights, k, score_threshold)
             return LexicalHits(rank_by_score(ordered, k, tie_keys), "numpy")
         scores = None
-        if k <= PRUNING_MAX_K and len(weights) > 1:
+        if (
+            k <= PRUNING_MAX_K
+            and len(weights) > 1
+            and self._postings_of(weights) >= PRUNING_MIN_POSTINGS
+        ):
             scores = maxscore_candidates(weights, k, self.impacts, self.max_impact)
         path = "python" if scores is None else "python-maxscore"
         if scores is None:

@@ -26,11 +26,24 @@ _MARGIN = 1e-9
 from canonical ones by a few ulps, so a chunk is dropped only when it is clearly out."""
 
 
-def _impact_of(keys: array[int], impacts: array[float], key: int) -> float | None:
-    at = bisect_left(keys, key)
-    if at < len(keys) and keys[at] == key:
-        return impacts[at]
-    return None
+def _impacts_for(
+    keys: array[int], impacts: array[float], wanted: Sequence[int]
+) -> list[tuple[int, float]]:
+    """(key, impact) of each of ``wanted`` that holds the term, in ``wanted``'s order.
+
+    Binary search when few keys are wanted; otherwise one pass over the postings (cheaper
+    once ``len(wanted) * log2(df)`` outgrows ``df``).
+    """
+    if len(wanted) * max(len(keys).bit_length(), 1) < len(keys):
+        found = []
+        for key in wanted:
+            at = bisect_left(keys, key)
+            if at < len(keys) and keys[at] == key:
+                found.append((key, impacts[at]))
+        return found
+    members = set(wanted)
+    by_key = {k: v for k, v in zip(keys, impacts, strict=True) if k in members}
+    return [(key, by_key[key]) for key in wanted if key in by_key]
 
 
 def maxscore_candidates(
@@ -65,14 +78,10 @@ def maxscore_candidates(
     for i in range(split, len(order)):
         term, weight = order[i]
         keys, values = impacts(term)
-        survivors = []
-        for key in alive:
-            impact = _impact_of(keys, values, key)
-            if impact is not None:
-                partial[key] += weight * impact
-            if partial[key] + remaining[i + 1] >= threshold:
-                survivors.append(key)
-        alive = survivors
+        for key, impact in _impacts_for(keys, values, alive):
+            partial[key] += weight * impact
+        bound = threshold - remaining[i + 1]
+        alive = [key for key in alive if partial[key] >= bound]
     return _canonical(alive, weights, impacts)
 
 
@@ -81,10 +90,9 @@ def _canonical(
 ) -> dict[int, float]:
     """Scores of ``keys`` summed in the canonical term order, as exhaustive scoring does."""
     scores: dict[int, float] = {}
+    get = scores.get
     for term, weight in weights:
         term_keys, values = impacts(term)
-        for key in keys:
-            impact = _impact_of(term_keys, values, key)
-            if impact is not None:
-                scores[key] = scores.get(key, 0.0) + weight * impact
+        for key, impact in _impacts_for(term_keys, values, keys):
+            scores[key] = get(key, 0.0) + weight * impact
     return scores

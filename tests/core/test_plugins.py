@@ -14,6 +14,7 @@ from groundkit.embedding import registry
 from groundkit.vectors import registry as vector_registry
 
 
+@pytest.mark.subprocess
 def test_native_names_are_listed_without_importing_the_extras() -> None:
     code = (
         "import sys, groundkit, groundkit.cli\n"

@@ -52,13 +52,14 @@ def test_python_top_k_equals_exhaustive_scoring(
 
 
 @needs_numpy
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     CORPUS,
     st.lists(WORDS, min_size=1, max_size=6),
     st.integers(1, 30),
     PARAMS,
     st.none() | st.floats(0, 3),
+    st.sampled_from([0, 10**9]),
 )
 def test_numpy_top_k_is_bit_identical_to_python(
     docs: list[list[str]],
@@ -66,15 +67,19 @@ def test_numpy_top_k_is_bit_identical_to_python(
     k: int,
     params: BM25Params,
     threshold: float | None,
+    sparse_ratio: int,
 ) -> None:
+    from groundkit.index import accelerated
+
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
     python = BM25Index(reader, params, accelerator="python")
-    accelerated = BM25Index(reader, params, accelerator="numpy")
-    assert accelerated.accelerator == "numpy"
+    accelerated_index = BM25Index(reader, params, accelerator="numpy")
+    assert accelerated_index.accelerator == "numpy"
     want = python.top_k(query, k, reader.tie_keys, score_threshold=threshold)
-    got = accelerated.top_k(query, k, reader.tie_keys, score_threshold=threshold)
+    with patch.object(accelerated, "_SPARSE_RATIO", sparse_ratio):  # 0: always sparse
+        got = accelerated_index.top_k(query, k, reader.tie_keys, score_threshold=threshold)
     assert got.ranked == want.ranked  # same keys, same order, scores equal (no tolerance)
 
 

@@ -17,6 +17,9 @@ from typing import Any
 
 __all__ = ["NumpyScorer"]
 
+_SPARSE_RATIO = 4
+"""Score sparsely when the query's postings number under a quarter of the chunks."""
+
 
 class NumpyScorer:
     """Dense-vector BM25 accumulation over the index's cached per-term impacts."""
@@ -51,12 +54,16 @@ class NumpyScorer:
         if not weights:
             return []
         np = self._np
-        scores = np.zeros(self._size, dtype=np.float64)
-        for term, weight in weights:
-            keys, impacts = self._arrays(term)
-            scores[keys] += weight * impacts
-        matched = np.flatnonzero(scores)
-        values = scores[matched]
+        lists = [self._arrays(term) for term, _ in weights]
+        postings = sum(len(keys) for keys, _ in lists)
+        if postings * _SPARSE_RATIO < self._size:
+            matched, values = self._sparse(weights, lists)
+        else:
+            scores = np.zeros(self._size, dtype=np.float64)
+            for (_, weight), (keys, impacts) in zip(weights, lists, strict=True):
+                scores[keys] += weight * impacts
+            matched = np.flatnonzero(scores)
+            values = scores[matched]
         if score_threshold is not None:
             keep = values >= score_threshold
             matched, values = matched[keep], values[keep]
@@ -67,3 +74,19 @@ class NumpyScorer:
         order = np.argsort(-values, kind="stable")
         pairs = zip(matched[order].tolist(), values[order].tolist(), strict=True)
         return list(pairs)
+
+    def _sparse(
+        self, weights: Sequence[tuple[str, float]], lists: Sequence[tuple[Any, Any]]
+    ) -> tuple[Any, Any]:
+        """Scores of the matched chunks only, for queries touching few of the corpus's chunks.
+
+        ``bincount`` adds each chunk's contributions in input order, which is sorted term
+        order, starting from 0.0: the same additions as the dense and pure-Python paths.
+        """
+        np = self._np
+        keys = np.concatenate([k for k, _ in lists])
+        contributions = np.concatenate(
+            [w * v for (_, w), (_, v) in zip(weights, lists, strict=True)]
+        )
+        matched, where = np.unique(keys, return_inverse=True)
+        return matched, np.bincount(where, weights=contributions, minlength=matched.size)

@@ -449,6 +449,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("groundkit: interrupted; every finished file is stored", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of stdout left (`| head`): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def _fail(exc: GroundkitError, code: ExitCode) -> int:

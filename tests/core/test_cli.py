@@ -142,3 +142,19 @@ def test_python_dash_m_runs_the_cli() -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.startswith("groundkit ")
+
+
+@pytest.mark.subprocess
+def test_a_closed_pipe_ends_the_output_quietly(index: str) -> None:
+    assert main(["ingest", "sample", "--index-dir", index, "--quiet"]) == ExitCode.OK
+    command = ["search", "water", "--top-k", "50", "--index-dir", index, "--json"]
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "groundkit", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.readline()  # like `| head -1`
+    reader.stdout.close()
+    errors = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 141 and "Traceback" not in errors

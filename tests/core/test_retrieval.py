@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_store import make_document
 
 from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
@@ -28,24 +29,7 @@ def load(store: CollectionStore, docs: list[list[str]], sources: list[str] | Non
     """Each doc is a list of passages (chunks) of space-separated lowercase words."""
     for n, passages in enumerate(docs):
         source = sources[n] if sources else f"d{n:03}.txt"
-        text = "\n".join(passages)
-        doc_id = document_id_for(source, content_hash(text))
-        items, offset = [], 0
-        for i, passage in enumerate(passages):
-            chunk = Chunk(
-                chunk_id_for(doc_id, i, offset, offset + len(passage)),
-                doc_id,
-                i,
-                passage,
-                offset,
-                offset + len(passage),
-                i + 1,
-                i + 1,
-            )
-            terms = PLAIN.terms(passage)
-            items.append(IndexedChunk(chunk, Counter(terms), len(terms)))
-            offset += len(passage) + 1
-        document = Document(doc_id, source, "/r", content_hash(text), len(text), len(passages), "f")
+        document, items = make_document(source, passages, root="/r")
         store.write_document(document, items, analyzer_identity=PLAIN.identity)
 
 

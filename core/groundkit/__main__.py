@@ -2,4 +2,5 @@
 
 from groundkit.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing this module (a module walk, say) runs nothing
+    raise SystemExit(main())

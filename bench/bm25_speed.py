@@ -59,7 +59,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir"
 SYSTEMS = ("gk-python", "gk-numpy", "gk-sqlite", "rank_bm25", "bm25s")
@@ -67,6 +67,7 @@ K1, B = 0.9, 0.4
 ROOT = "/bench"
 ADDED_DOCS = 1000
 TIMED_PASSES = 5  # queries/s is the best of these, after one warm-up pass
+T = TypeVar("T")
 
 Rankings = dict[int, list[tuple[list[int], list[float]]]]
 """k -> per query, (document indices, scores) best first."""
@@ -281,6 +282,26 @@ def _doc_index_of(reader: Any) -> Callable[[list[int]], list[int]]:
     return convert
 
 
+def _timed(run: Callable[[], T], queries: int, k: int) -> tuple[dict[str, Any], T]:
+    """Run ``run`` (one pass over the queries) once to warm up, then TIMED_PASSES more times;
+    the timings of those passes and the last pass's result."""
+    passes: list[float] = []
+    result: T | None = None
+    for _ in range(1 + TIMED_PASSES):
+        started = time.perf_counter()
+        result = run()
+        passes.append(time.perf_counter() - started)
+    assert result is not None
+    timing = {
+        "k": k,
+        "queries": queries,
+        "cold_s": passes[0],
+        "warm_s": min(passes[1:]),
+        "qps": queries / min(passes[1:]),
+    }
+    return timing, result
+
+
 def _gk_queries(
     index: Any, reader: Any, queries: list[list[str]], ks: list[int], n_docs: int
 ) -> tuple[dict[str, Any], Rankings]:
@@ -289,21 +310,11 @@ def _gk_queries(
     convert = _doc_index_of(reader)
     for k in ks:
         kk = min(k, n_docs)
-        passes = []
-        ranked: list[list[tuple[int, float]]] = []
-        for _ in range(1 + TIMED_PASSES):  # a warm-up pass, then the timed ones
-            ranked = []
-            started = time.perf_counter()
-            for terms in queries:
-                ranked.append(index.top_k(terms, kk, reader.tie_keys).ranked)
-            passes.append(time.perf_counter() - started)
-        timings[str(k)] = {
-            "k": kk,
-            "queries": len(queries),
-            "cold_s": passes[0],
-            "warm_s": min(passes[1:]),
-            "qps": len(queries) / min(passes[1:]),
-        }
+
+        def one_pass(kk: int = kk) -> list[list[tuple[int, float]]]:
+            return [index.top_k(t, kk, reader.tie_keys).ranked for t in queries]
+
+        timings[str(k)], ranked = _timed(one_pass, len(queries), kk)
         rankings[k] = [(convert([key for key, _ in r]), [s for _, s in r]) for r in ranked]
     return timings, rankings
 
@@ -425,22 +436,11 @@ def worker_rank_bm25(folder: Path, ks: list[int], cap: int) -> tuple[dict[str, A
     rankings: Rankings = {}
     for k in ks:
         kk = min(k, n_docs)
-        passes: list[float] = []
-        ranked: list[tuple[list[int], list[float]]] = []
-        for _ in range(1 + TIMED_PASSES):
-            ranked = []
-            started = time.perf_counter()
-            for terms in queries:
-                ranked.append(_top_k_numpy(bm25.get_scores(terms), kk))
-            passes.append(time.perf_counter() - started)
-        timings[str(k)] = {
-            "k": kk,
-            "queries": len(queries),
-            "cold_s": passes[0],
-            "warm_s": min(passes[1:]),
-            "qps": len(queries) / min(passes[1:]),
-        }
-        rankings[k] = ranked
+
+        def one_pass(kk: int = kk) -> list[tuple[list[int], list[float]]]:
+            return [_top_k_numpy(bm25.get_scores(t), kk) for t in queries]
+
+        timings[str(k)], rankings[k] = _timed(one_pass, len(queries), kk)
     result = {
         "docs": n_docs,
         "index_s": index_s,
@@ -478,19 +478,11 @@ def worker_bm25s(folder: Path, ks: list[int]) -> tuple[dict[str, Any], Rankings]
     rankings: Rankings = {}
     for k in ks:
         kk = min(k, n_docs)
-        passes = []
-        found: Any = None
-        for _ in range(1 + TIMED_PASSES):
-            started = time.perf_counter()
-            found = retriever.retrieve(queries, k=kk, show_progress=False, n_threads=0)
-            passes.append(time.perf_counter() - started)
-        timings[str(k)] = {
-            "k": kk,
-            "queries": len(queries),
-            "cold_s": passes[0],
-            "warm_s": min(passes[1:]),
-            "qps": len(queries) / min(passes[1:]),
-        }
+
+        def one_pass(kk: int = kk) -> Any:
+            return retriever.retrieve(queries, k=kk, show_progress=False, n_threads=0)
+
+        timings[str(k)], found = _timed(one_pass, len(queries), kk)
         rankings[k] = list(
             zip(found.documents.tolist(), found.scores.astype(float).tolist(), strict=True)
         )

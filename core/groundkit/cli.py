@@ -256,8 +256,20 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"candidates per leg (default: max({DEFAULT_LEG_DEPTH}, results wanted))",
     )
-    hybrid.add_argument("--lexical-weight", type=float, default=1.0, metavar="W", help="(1.0)")
-    hybrid.add_argument("--dense-weight", type=float, default=1.0, metavar="W", help="(1.0)")
+    hybrid.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of the BM25 leg's 1/(rrf_k + rank) terms (default: 1.0)",
+    )
+    hybrid.add_argument(
+        "--dense-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of the dense leg's 1/(rrf_k + rank) terms (default: 1.0)",
+    )
     hybrid.add_argument(
         "--min-similarity",
         type=float,

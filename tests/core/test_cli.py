@@ -147,7 +147,9 @@ def test_python_dash_m_runs_the_cli() -> None:
 @pytest.mark.subprocess
 def test_a_closed_pipe_ends_the_output_quietly(index: str) -> None:
     assert main(["ingest", "sample", "--index-dir", index, "--quiet"]) == ExitCode.OK
-    command = ["search", "water", "--top-k", "50", "--index-dir", index, "--json"]
+    # every chunk of the sample: about 150 kB of JSON, more than a pipe buffers (64 kB), so
+    # the writer is still writing when the reader leaves
+    command = ["search", "water", "--top-k", "1000", "--index-dir", index, "--json"]
     reader = subprocess.Popen(
         [sys.executable, "-m", "groundkit", *command],
         stdout=subprocess.PIPE,

@@ -261,13 +261,9 @@ class Retriever:
                 "or search without rerank",
                 subject="reranker",
             )
-        depth = max(DEFAULT_RERANK_DEPTH, k) if rerank_depth is None else rerank_depth
-        if _not_count(depth) or not k <= depth <= MAX_TOP_K:
-            raise ConfigurationError(
-                f"rerank_depth must be an integer from top_k ({k}) to {MAX_TOP_K}, "
-                f"got {rerank_depth!r}"
-            )
-        return depth
+        return _depth(
+            "rerank_depth", rerank_depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
+        )
 
     def _rerank(self, query: str, results: list[SearchResult], k: int) -> list[SearchResult]:
         assert self.reranker is not None
@@ -364,6 +360,14 @@ def _not_count(value: object) -> bool:
     return isinstance(value, bool) or not isinstance(value, int)
 
 
+def _depth(name: str, given: int | None, default: int, floor: str, low: int, high: int) -> int:
+    """``given``, or max(``default``, ``low``) when None; refused outside ``low``..``high``."""
+    chosen = max(default, low) if given is None else given
+    if _not_count(chosen) or not low <= chosen <= high:
+        raise ConfigurationError(f"{name} must be an integer from {floor} to {high}, got {given!r}")
+    return chosen
+
+
 def _check_hybrid(rrf_k: int, depth: int | None, weights: tuple[float, float], want: int) -> int:
     """Validate the fusion settings; the candidate depth per leg."""
     if _not_count(rrf_k) or rrf_k < 1:
@@ -375,13 +379,9 @@ def _check_hybrid(rrf_k: int, depth: int | None, weights: tuple[float, float], w
         raise ConfigurationError(
             f"weights must be two finite numbers >= 0, not both 0 (lexical, dense), got {weights!r}"
         )
-    chosen = max(DEFAULT_LEG_DEPTH, want) if depth is None else depth
-    if _not_count(chosen) or not want <= chosen <= MAX_LEG_DEPTH:
-        raise ConfigurationError(
-            f"depth must be an integer from the results wanted ({want}) to {MAX_LEG_DEPTH}, "
-            f"got {depth!r}"
-        )
-    return chosen
+    return _depth(
+        "depth", depth, DEFAULT_LEG_DEPTH, f"the results wanted ({want})", want, MAX_LEG_DEPTH
+    )
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

@@ -20,7 +20,8 @@ Systems, each run in its own subprocess so that peak RSS does not mix (systems r
 another, never in parallel):
 
 * ``gk-python`` / ``gk-numpy``: a ``MemoryStore`` filled with one ``write_document`` per document,
-  then ``BM25Index(reader, accelerator=...)``; queries through ``BM25Index.top_k``.
+  then ``BM25Index(reader, accelerator=...)``; queries through ``BM25Index.top_k``, with the
+  per-snapshot tie-key cache the ``Retriever`` uses.
 * ``gk-sqlite``: the same documents written into a ``SqliteStore`` file (build docs/s, size on
   disk, open time = reader + ``BM25Index`` construction, warm queries/s on the file for both
   accelerators, and the cost of adding 1,000 more documents). A build that runs past
@@ -305,14 +306,17 @@ def _timed(run: Callable[[], T], queries: int, k: int) -> tuple[dict[str, Any], 
 def _gk_queries(
     index: Any, reader: Any, queries: list[list[str]], ks: list[int], n_docs: int
 ) -> tuple[dict[str, Any], Rankings]:
+    from groundkit.index.ties import CachedTieKeys
+
     timings: dict[str, Any] = {}
     rankings: Rankings = {}
     convert = _doc_index_of(reader)
+    tie_keys = CachedTieKeys(reader.tie_keys)  # as the Retriever does
     for k in ks:
         kk = min(k, n_docs)
 
         def one_pass(kk: int = kk) -> list[list[tuple[int, float]]]:
-            return [index.top_k(t, kk, reader.tie_keys).ranked for t in queries]
+            return [index.top_k(t, kk, tie_keys).ranked for t in queries]
 
         timings[str(k)], ranked = _timed(one_pass, len(queries), kk)
         rankings[k] = [(convert([key for key, _ in r]), [s for _, s in r]) for r in ranked]

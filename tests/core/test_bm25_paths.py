@@ -17,7 +17,6 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index import bm25
 from groundkit.index.bm25 import BM25Index, numpy_available
-from groundkit.index.topk import select_top_k
 from groundkit.store import MemoryStore
 
 WORDS = st.sampled_from([f"w{i}" for i in range(12)])
@@ -29,11 +28,14 @@ PARAMS = st.builds(
 needs_numpy = pytest.mark.skipif(not numpy_available(), reason="numpy is not installed here")
 
 
-def exhaustive(index: BM25Index, terms: list[str], k: int, store: MemoryStore) -> list[object]:
-    """Score every chunk, then sort all of them: the reference top-k."""
+def exhaustive(
+    index: BM25Index, terms: list[str], k: int, store: MemoryStore
+) -> list[tuple[int, float]]:
+    """Score every chunk, then sort all of them by score and tie key: the reference top-k."""
     reader = store.reader()
     scores = index.score(terms)
-    return select_top_k(scores, len(scores), reader.tie_keys)[:k]
+    ties = reader.tie_keys(list(scores))
+    return sorted(scores.items(), key=lambda item: (-item[1], ties[item[0]]))[:k]
 
 
 @settings(max_examples=150, deadline=None)
@@ -113,3 +115,14 @@ def test_unknown_or_missing_accelerator_is_a_configuration_error() -> None:
     if not numpy_available():
         with pytest.raises(ConfigurationError, match="pip install numpy"):
             BM25Index(store.reader(), accelerator="numpy")
+
+
+@pytest.mark.parametrize("accelerator", ["python", pytest.param("numpy", marks=needs_numpy)])
+def test_a_tied_hit_without_a_record_is_a_key_error(accelerator: str) -> None:
+    """Equal scores need tie keys; a chunk the store cannot place must not be ranked silently."""
+    store = MemoryStore()
+    load(store, [["pump valve"], ["pump valve"], ["valve"]])
+    reader = store.reader()
+    index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        index.top_k(["pump"], 1, lambda keys: {})

@@ -1,69 +1,74 @@
 """The numpy path of BM25 scoring: the same operations as the pure-Python path, vectorised.
 
 Only used when numpy is importable (it is imported on construction, so this module itself
-imports with the standard library alone). For each query term, in the same sorted order as the
-Python path, it adds ``weight * impact`` (the index's cached ``tf / (tf + norm)``) into a dense
-score vector: each chunk sees the same float64 operations in the same order, so the scores are
-bit-identical. It then hands only
-the chunks that can reach the top k (all those scoring at least the k-th best) to the shared
-exact selection with its content-derived tie-break.
+imports with the standard library alone). Term scores ``idf * (tf / (tf + norm))`` are
+computed elementwise with the same float64 operations as the Python path and cached per term.
+A query's contributions ``qtf * term score`` are concatenated in canonical term order and
+summed per chunk by ``bincount``, which adds in input order starting from 0.0: each chunk sees
+the same additions in the same order as the pure-Python path, so the scores are
+bit-identical. Only the chunks scoring at least the k-th best are ordered, and equal scores
+among them by their content-derived tie keys (adr/0005), fetched only for the tied chunks.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from groundkit.index.postings import PostingList
+from groundkit.index.terms import QueryTerm
+from groundkit.store.base import TieKey
 
 __all__ = ["NumpyScorer"]
 
 _SPARSE_RATIO = 4
-"""Score sparsely when the query's postings number under a quarter of the chunks."""
+"""Sum sparsely (``unique`` first) when the query's postings number under a quarter of the
+chunk slots; otherwise ``bincount`` straight into a vector with a slot per chunk."""
 
 
 class NumpyScorer:
-    """Dense-vector BM25 accumulation over the index's cached per-term impacts."""
+    """Vectorised BM25 over cached per-term numpy arrays."""
 
     def __init__(
-        self, size: int, impacts: Callable[[str], tuple[array[int], array[float]]]
+        self,
+        norms: array[float],
+        postings: Callable[[str], PostingList],
+        idf: Callable[[int], float],
     ) -> None:
         import numpy
 
         self._np: Any = numpy
-        self._size = size
-        self._impacts = impacts
+        self._norms: Any = numpy.frombuffer(norms, dtype=numpy.float64)
+        self._size = len(norms)
+        self._postings = postings
+        self._idf = idf
         self._cache: dict[str, tuple[Any, Any]] = {}
 
-    def _arrays(self, term: str) -> tuple[Any, Any]:
-        """(keys, impacts) of ``term`` as numpy views of the index's arrays (no copy)."""
+    def term_scores(self, term: str) -> tuple[Any, Any]:
+        """(chunk keys, ``idf * (tf / (tf + norm))``) of ``term`` as numpy arrays."""
         found = self._cache.get(term)
         if found is None:
-            keys, impacts = self._impacts(term)
             np = self._np
-            found = (np.frombuffer(keys, dtype=np.int64), np.frombuffer(impacts, dtype=np.float64))
-            self._cache[term] = found
+            postings = self._postings(term)
+            keys = np.frombuffer(postings.keys, dtype=np.int64)
+            tfs = np.frombuffer(postings.tfs, dtype=np.uint32).astype(np.float64)
+            scores = self._idf(len(keys)) * (tfs / (tfs + self._norms[keys]))
+            found = self._cache[term] = (keys, scores)
         return found
 
-    def shortlist(
-        self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
+    def top_k(
+        self,
+        query: Sequence[QueryTerm],
+        k: int,
+        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+        score_threshold: float | None,
     ) -> list[tuple[int, float]]:
-        """The chunks that may be in the top ``k``, best score first.
-
-        Everything scoring at least the k-th best score is kept, so ties at the cut survive.
-        """
-        if not weights:
+        """The exact top ``k`` of ``query`` (canonical order), best first."""
+        if not query or k <= 0:
             return []
         np = self._np
-        lists = [self._arrays(term) for term, _ in weights]
-        postings = sum(len(keys) for keys, _ in lists)
-        if postings * _SPARSE_RATIO < self._size:
-            matched, values = self._sparse(weights, lists)
-        else:
-            scores = np.zeros(self._size, dtype=np.float64)
-            for (_, weight), (keys, impacts) in zip(weights, lists, strict=True):
-                scores[keys] += weight * impacts
-            matched = np.flatnonzero(scores)
-            values = scores[matched]
+        matched, values = self._scores(query)
         if score_threshold is not None:
             keep = values >= score_threshold
             matched, values = matched[keep], values[keep]
@@ -71,22 +76,54 @@ class NumpyScorer:
             kth = np.partition(values, values.size - k)[values.size - k]
             keep = values >= kth
             matched, values = matched[keep], values[keep]
-        order = np.argsort(-values, kind="stable")
-        pairs = zip(matched[order].tolist(), values[order].tolist(), strict=True)
-        return list(pairs)
+        order = np.argsort(-values)  # the order within runs of equal scores is set below
+        matched, values = matched[order], values[order]
+        equal = values[1:] == values[:-1]
+        if equal.any():  # order each run of equal scores by tie key, in one lexsort
+            order = np.lexsort((self._tie_ranks(matched, equal, tie_keys), -values))[:k]
+            matched, values = matched[order], values[order]
+        return list(zip(matched[:k].tolist(), values[:k].tolist(), strict=True))
 
-    def _sparse(
-        self, weights: Sequence[tuple[str, float]], lists: Sequence[tuple[Any, Any]]
-    ) -> tuple[Any, Any]:
-        """Scores of the matched chunks only, for queries touching few of the corpus's chunks.
+    def _tie_ranks(
+        self,
+        matched: Any,
+        equal: Any,
+        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+    ) -> Any:
+        """Per candidate, its place in tie-key order among the tied ones (0 for the others).
 
-        ``bincount`` adds each chunk's contributions in input order, which is sorted term
-        order, starting from 0.0: the same additions as the dense and pure-Python paths.
+        Every candidate scores at least the k-th best, so every run of equal scores starts
+        within the first k and all of them count. A key ``tie_keys`` leaves out raises
+        ``KeyError``.
         """
         np = self._np
-        keys = np.concatenate([k for k, _ in lists])
+        tied = np.zeros(matched.size, dtype=bool)
+        tied[1:] = equal
+        tied[:-1] |= equal
+        tied_keys = matched[tied].tolist()
+        ties = tie_keys(tied_keys)
+        place = {key: i for i, key in enumerate(sorted(tied_keys, key=ties.__getitem__))}
+        ranks = np.zeros(matched.size, dtype=np.int64)
+        ranks[tied] = [place[key] for key in tied_keys]
+        return ranks
+
+    def _scores(self, query: Sequence[QueryTerm]) -> tuple[Any, Any]:
+        """(matched chunk keys, their scores)."""
+        np = self._np
+        lists = [self.term_scores(query_term.term) for query_term in query]
+        if len(lists) == 1:  # one term: keys are distinct and 0.0 + x == x
+            (keys, scores), qtf = lists[0], query[0].qtf
+            return keys, scores if qtf == 1 else qtf * scores
+        keys = np.concatenate([keys for keys, _ in lists])
         contributions = np.concatenate(
-            [w * v for (_, w), (_, v) in zip(weights, lists, strict=True)]
+            [
+                scores if query_term.qtf == 1 else query_term.qtf * scores
+                for query_term, (_, scores) in zip(query, lists, strict=True)
+            ]
         )
-        matched, where = np.unique(keys, return_inverse=True)
-        return matched, np.bincount(where, weights=contributions, minlength=matched.size)
+        if keys.size * _SPARSE_RATIO < self._size:
+            matched, where = np.unique(keys, return_inverse=True)
+            return matched, np.bincount(where, weights=contributions, minlength=matched.size)
+        dense = np.bincount(keys, weights=contributions, minlength=self._size)
+        matched = np.flatnonzero(dense > 0.0)  # scores are > 0; a bool scan is 4x faster
+        return matched, dense[matched]

@@ -1,12 +1,13 @@
 """Lucene BM25 over a snapshot's postings, with exact top-k.
 
 score(q, d) = sum over query terms t of qtf(t) * idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))
-computed as ``weight * impact`` with ``weight = qtf * idf`` and ``impact = tf / (tf + norm)``
 with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), as Lucene's BM25Similarity (8.0 and later,
-which dropped the constant (k1 + 1) factor). Opening costs one pass over chunk lengths, never
-a re-tokenization. Scoring runs in pure Python, or through numpy when it is importable; both
-perform the same floating-point operations in the same order, so scores are bit-identical
-(adr/0010-bm25-speed.md).
+which dropped the constant (k1 + 1) factor). Each posting's *term score*
+``idf * (tf / (tf + norm))`` is computed once per snapshot and cached; a query adds
+``qtf * term score`` per chunk, its terms taken in the canonical order (descending document
+frequency, then the term). Every scoring path, pure Python or numpy, performs those same
+floating-point operations in that same order, so scores are bit-identical
+(adr/0010-bm25-speed.md). Opening costs one pass over chunk lengths, never a re-tokenization.
 """
 
 from __future__ import annotations
@@ -20,19 +21,23 @@ from typing import Literal, Protocol
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.index.postings import DEFAULT_CACHE_POSTINGS, PostingsCache
+from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import maxscore_candidates
-from groundkit.index.topk import rank_by_score, select_top_k
+from groundkit.index.terms import QueryTerm
+from groundkit.index.topk import select_top_k
 from groundkit.store.base import CollectionReader, TieKey
 
-__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
+__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "QueryTerm", "numpy_available"]
 
 Accelerator = Literal["auto", "python", "numpy"]
+TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
 PRUNING_MAX_K = 100
 """The pure-Python path prunes (MaxScore) for k up to this; deeper cuts rarely skip a term."""
 PRUNING_MIN_POSTINGS = 50_000
 """...and only for queries whose terms hold this many postings: below it, exhaustive scoring
 is cheaper than pruning's bookkeeping (adr/0010-bm25-speed.md)."""
+TERM_SCORES_CACHE_POSTINGS = 1 << 24
+"""Term scores held as Python lists (about 40 bytes a posting) before the cache starts over."""
 ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
 
 
@@ -45,11 +50,11 @@ def numpy_available() -> bool:
     return True
 
 
-class _Shortlister(Protocol):
-    """What ``accelerated.NumpyScorer`` offers: the chunks that can reach the top k."""
+class _FastScorer(Protocol):
+    """What ``accelerated.NumpyScorer`` offers: the exact top k of a query."""
 
-    def shortlist(
-        self, weights: Sequence[tuple[str, float]], k: int, score_threshold: float | None
+    def top_k(
+        self, query: Sequence[QueryTerm], k: int, tie_keys: TieKeys, score_threshold: float | None
     ) -> list[tuple[int, float]]: ...
 
 
@@ -86,22 +91,25 @@ class BM25Index:
         avgdl = reader.total_length / self._n if self._n else 1.0
         k1, b = self.params.k1, self.params.b
         norms = array("d")
+        last = -1
         for key, length in reader.chunk_lengths():
             if key >= len(norms):
                 norms.frombytes(bytes(8 * (max(key + 1, 2 * len(norms)) - len(norms))))
             norms[key] = k1 * (1.0 - b + b * length / avgdl) if avgdl else k1
+            last = max(last, key)
+        del norms[last + 1 :]  # one slot per chunk key, no growth slack
         self._norms = norms
         self._postings = PostingsCache(reader)
-        self._impact_cache: dict[str, tuple[array[int], array[float]]] = {}
-        self._impacts_held = 0
-        self._max_impacts: dict[str, float] = {}
+        self._term_scores: dict[str, tuple[list[int], list[float], float]] = {}
+        self._held = 0
+        self._shared_keys: list[int] = []
         use_numpy = accelerator == "numpy" or (accelerator == "auto" and numpy_available())
         self.accelerator: str = "numpy" if use_numpy else "python"
-        self._numpy: _Shortlister | None = None
+        self._numpy: _FastScorer | None = None
         if use_numpy:
             from groundkit.index.accelerated import NumpyScorer
 
-            self._numpy = NumpyScorer(len(norms), self.impacts)
+            self._numpy = NumpyScorer(norms, self._postings.get, self.idf)
 
     @property
     def chunk_count(self) -> int:
@@ -110,72 +118,75 @@ class BM25Index:
     def idf(self, df: int) -> float:
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
-    def _weights(self, terms: Sequence[str]) -> list[tuple[str, float]]:
-        """(term, qtf * idf) for each distinct matching term, in a fixed (sorted) order."""
-        counts = Counter(terms)
-        out: list[tuple[str, float]] = []
-        for term in sorted(counts):  # a fixed summation order keeps floats identical
+    def query_terms(self, terms: Sequence[str]) -> list[QueryTerm]:
+        """The distinct matching terms of a query in canonical order, with their repeats."""
+        found = []
+        for term, qtf in Counter(terms).items():
             df = len(self._postings.get(term))
             if df:
-                out.append((term, counts[term] * self.idf(df)))
-        return out
+                found.append(QueryTerm(term, qtf, df))
+        found.sort(key=QueryTerm.canonical_order)
+        return found
 
-    def score(self, terms: Sequence[str]) -> dict[int, float]:
-        """BM25 score of every chunk matching at least one of ``terms`` (repeats count)."""
-        return self._accumulate(self._weights(terms))
+    def term_scores(self, term: str) -> tuple[list[int], list[float], float]:
+        """Chunk keys holding ``term``, ``idf * (tf / (tf + norm))`` of each, and their maximum.
 
-    def impacts(self, term: str) -> tuple[array[int], array[float]]:
-        """Chunk keys holding ``term`` and ``tf / (tf + norm)`` of each, computed once.
-
-        A chunk's score is the sum over query terms of ``weight * impact``, added in sorted
-        term order by every scoring path, which is what keeps them bit-identical.
+        Kept as Python lists: a loop over lists reads ready-made objects, where a loop over an
+        ``array`` boxes every item, which costs about as much as the addition itself.
         """
-        found = self._impact_cache.get(term)
+        found = self._term_scores.get(term)
         if found is None:
             postings = self._postings.get(term)
+            if len(self._shared_keys) < len(self._norms):
+                self._shared_keys = list(range(len(self._norms)))
             norms = self._norms
-            values = array(
-                "d",
-                [
-                    tf / (tf + norms[key])
-                    for key, tf in zip(postings.keys, postings.tfs, strict=True)
-                ],
-            )
-            found = (postings.keys, values)
-            if self._impacts_held + len(values) > DEFAULT_CACHE_POSTINGS:
-                self._impact_cache.clear()
-                self._impacts_held = 0
-            self._impact_cache[term] = found
-            self._impacts_held += len(values)
+            idf = self.idf(len(postings))
+            keys = list(map(self._shared_keys.__getitem__, postings.keys))
+            scores = [
+                idf * (tf / (tf + norms[key]))
+                for key, tf in zip(postings.keys, postings.tfs, strict=True)
+            ]
+            found = (keys, scores, max(scores, default=0.0))
+            if self._held + len(keys) > TERM_SCORES_CACHE_POSTINGS:
+                self._term_scores.clear()
+                self._held = 0
+            self._term_scores[term] = found
+            self._held += len(keys)
         return found
 
-    def _postings_of(self, weights: Sequence[tuple[str, float]]) -> int:
-        return sum(len(self._postings.get(term)) for term, _ in weights)
+    def score(self, terms: Sequence[str]) -> dict[int, float]:
+        """BM25 score of every chunk matching at least one of ``terms`` (repeats count).
 
-    def max_impact(self, term: str) -> float:
-        """The largest impact of ``term`` in any chunk (its MaxScore bound per unit weight)."""
-        found = self._max_impacts.get(term)
-        if found is None:
-            found = self._max_impacts[term] = max(self.impacts(term)[1], default=0.0)
-        return found
-
-    def _accumulate(self, weights: Sequence[tuple[str, float]]) -> dict[int, float]:
+        The plain reference that the fast paths are tested against.
+        """
         scores: dict[int, float] = {}
-        for term, weight in weights:
-            keys, impacts = self.impacts(term)
+        for query_term in self.query_terms(terms):
+            keys, term_scores, _ = self.term_scores(query_term.term)
+            for key, value in zip(keys, term_scores, strict=True):
+                scores[key] = scores.get(key, 0.0) + query_term.qtf * value
+        return scores
+
+    def _accumulate(self, query: Sequence[QueryTerm]) -> dict[int, float]:
+        """Scores of every matching chunk; the first (longest) list is taken at C speed."""
+        scores: dict[int, float] = {}
+        for query_term in query:
+            keys, values, _ = self.term_scores(query_term.term)
+            qtf = query_term.qtf
+            if qtf != 1:
+                values = [qtf * value for value in values]
             if not scores:
-                scores = {key: weight * impact for key, impact in zip(keys, impacts, strict=True)}
+                scores = dict(zip(keys, values, strict=True))
                 continue
             get = scores.get
-            for key, impact in zip(keys, impacts, strict=True):
-                scores[key] = get(key, 0.0) + weight * impact
+            for key, value in zip(keys, values, strict=True):
+                scores[key] = get(key, 0.0) + value
         return scores
 
     def top_k(
         self,
         terms: Sequence[str],
         k: int,
-        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+        tie_keys: TieKeys,
         *,
         score_threshold: float | None = None,
     ) -> LexicalHits:
@@ -183,20 +194,17 @@ class BM25Index:
 
         Raises ``KeyError`` for a hit that ``tie_keys`` cannot place (a missing record).
         """
-        weights = self._weights(terms)
+        query = self.query_terms(terms)
         if self._numpy is not None:
-            ordered = self._numpy.shortlist(weights, k, score_threshold)
-            return LexicalHits(rank_by_score(ordered, k, tie_keys), "numpy")
+            return LexicalHits(self._numpy.top_k(query, k, tie_keys, score_threshold), "numpy")
         scores = None
         if (
             k <= PRUNING_MAX_K
-            and len(weights) > 1
-            and self._postings_of(weights) >= PRUNING_MIN_POSTINGS
+            and len(query) > 1
+            and sum(term.df for term in query) >= PRUNING_MIN_POSTINGS
         ):
-            scores = maxscore_candidates(weights, k, self.impacts, self.max_impact)
+            scores = maxscore_candidates(query, k, self.term_scores)
         path = "python" if scores is None else "python-maxscore"
         if scores is None:
-            scores = self._accumulate(weights)
-        if score_threshold is not None:
-            scores = {key: s for key, s in scores.items() if s >= score_threshold}
-        return LexicalHits(select_top_k(scores, k, tie_keys), path)
+            scores = self._accumulate(query)
+        return LexicalHits(select_top_k(scores, k, tie_keys, score_threshold), path)

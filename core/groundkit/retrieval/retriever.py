@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +34,12 @@ from groundkit.errors import (
     RetrievalError,
 )
 from groundkit.index.bm25 import BM25Index
+from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import Verification, citation_for, verify_citation
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.rerank import Reranker
-from groundkit.store.base import CollectionReader, TieKey
+from groundkit.store.base import CollectionReader
 
 __all__ = ["MODES", "Retriever"]
 
@@ -87,6 +87,7 @@ class Retriever:
         self._reader = reader
         self._location = location
         self._lexical = BM25Index(reader, bm25)
+        self._tie_keys = CachedTieKeys(reader.tie_keys)
 
     @classmethod
     def open(
@@ -295,9 +296,6 @@ class Retriever:
                 subject=str(mode),
             )
         return k
-
-    def _tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
-        return self._reader.tie_keys(keys)
 
     def _missing_record(self, key: int) -> RetrievalError:
         return RetrievalError(

@@ -23,7 +23,7 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import maxscore_candidates
-from groundkit.index.terms import QueryTerm
+from groundkit.index.terms import QueryTerm, canonical_order
 from groundkit.index.topk import select_top_k
 from groundkit.store.base import CollectionReader, TieKey
 
@@ -125,7 +125,7 @@ class BM25Index:
             df = len(self._postings.get(term))
             if df:
                 found.append(QueryTerm(term, qtf, df))
-        found.sort(key=QueryTerm.canonical_order)
+        found.sort(key=canonical_order)
         return found
 
     def term_scores(self, term: str) -> tuple[list[int], list[float], float]:

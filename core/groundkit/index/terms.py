@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-__all__ = ["QueryTerm"]
+__all__ = ["QueryTerm", "canonical_order"]
 
 
-@dataclass(frozen=True, slots=True)
-class QueryTerm:
-    """A distinct query term that occurs in the collection: its repeats and document frequency."""
+class QueryTerm(NamedTuple):
+    """A distinct query term that occurs in the collection: its repeats and document frequency.
+
+    A named tuple rather than a frozen dataclass: one is built per term per query, and a
+    tuple builds several times faster.
+    """
 
     term: str
     qtf: int
     df: int
 
-    def canonical_order(self) -> tuple[int, str]:
-        """Sort key: longest postings first (the pure-Python path builds on that list at C
-        speed), then the term itself, so the order depends on content alone."""
-        return (-self.df, self.term)
+
+def canonical_order(query_term: QueryTerm) -> tuple[int, str]:
+    """Sort key: longest postings first (the pure-Python path builds on that list at C speed),
+    then the term itself, so the order depends on content alone."""
+    return (-query_term.df, query_term.term)

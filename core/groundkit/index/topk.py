@@ -38,7 +38,7 @@ def select_top_k(
     if floor is None:
         candidates = list(scores.items())
     else:
-        candidates = [(key, score) for key, score in scores.items() if score >= floor]
+        candidates = [(key, scores[key]) for key in scores if scores[key] >= floor]
     candidates.sort(key=_score, reverse=True)
     if len(candidates) > k:  # keep the run tied with the k-th score, drop the rest
         kth = candidates[k - 1][1]

@@ -36,6 +36,7 @@ from groundkit.errors import (
     IngestionError,
 )
 from groundkit.ingest import Indexer, IngestProgress
+from groundkit.ingest.discover import require_source
 from groundkit.retrieval import MODES, Retriever, verify_citation
 from groundkit.retrieval.citations import Verification, citation_for
 from groundkit.retrieval.rerank import Reranker
@@ -509,10 +510,13 @@ def _ingest(args: argparse.Namespace) -> ExitCode:
         extensions=extensions,
         chunker=ChunkerSettings(target_chars=args.chunk_size, overlap_chars=args.chunk_overlap),
     )
+    # Everything that can refuse the request (a missing extra, say) runs before the
+    # collection file is created, so a refused ingest leaves no empty collection behind.
+    require_source(path)
+    analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
+    embedder = None if args.embedder is None else get_embedder(args.embedder)
     store = open_store(args.index_dir, args.collection)
     try:
-        analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
-        embedder = None if args.embedder is None else get_embedder(args.embedder)
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
         progress = _ProgressBar(sys.stderr, enabled=not (args.quiet or args.json))
         report = indexer.ingest(path, progress=progress)

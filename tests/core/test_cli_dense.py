@@ -111,3 +111,22 @@ def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path)
     assert report.ok and len(report.indexed) + len(report.unchanged) == 40
     with groundkit.Retriever.open(index) as retriever:
         assert retriever.search("pumps valves", mode="hybrid").total_results == 10
+
+
+def test_a_refused_ingest_leaves_no_empty_collection_behind(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing extra or a missing source is refused before the collection file exists."""
+    from groundkit import cli
+    from groundkit.errors import ConfigurationError
+
+    def missing_extra(name: str) -> object:
+        raise ConfigurationError(f'embedder {name!r} needs pip install "groundkit[onnx]"')
+
+    monkeypatch.setattr(cli, "get_embedder", missing_extra)
+    index = tmp_path / "index"
+    code, _, err = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", str(index))
+    assert code == ExitCode.USAGE and "groundkit[onnx]" in err
+    code, _, err = run(capsys, "ingest", str(tmp_path / "absent"), "--index-dir", str(index))
+    assert code != ExitCode.OK and "no such file or directory" in err
+    assert not index.exists()

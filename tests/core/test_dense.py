@@ -539,6 +539,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
     with Retriever(SqliteReader(path)) as retriever:
         assert retriever.search("pump").total_results >= 1
         assert retriever.reader.integrity_problems() == []
+        assert retriever.reader.status()["schema_version"] == 1  # the file's, not the code's
         with pytest.raises(ConfigurationError, match="no dense side"):
             retriever.search("pump", mode="dense")
     SqliteStore(path).close()

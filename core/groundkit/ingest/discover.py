@@ -14,7 +14,7 @@ from pathlib import Path
 from groundkit.errors import IngestionError
 from groundkit.sources import contained_path, relative_source
 
-__all__ = ["Discovery", "Refusal", "SourceFile", "discover"]
+__all__ = ["Discovery", "Refusal", "SourceFile", "discover", "require_source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +42,8 @@ class Discovery:
     is_directory: bool
 
 
-def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
-    """The files under ``path`` (or ``path`` itself) that an ingest should read, sorted."""
+def require_source(path: str | Path) -> Path:
+    """``path`` as a Path, or ``IngestionError`` when there is nothing there to ingest."""
     given = Path(path)
     if not given.exists():
         raise IngestionError(
@@ -51,6 +51,12 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
             subject=str(path),
             reason="not_found",
         )
+    return given
+
+
+def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
+    """The files under ``path`` (or ``path`` itself) that an ingest should read, sorted."""
+    given = require_source(path)
     if not given.is_dir():
         root = given.resolve().parent if not given.is_symlink() else given.absolute().parent
         source = given.name

@@ -533,7 +533,8 @@ class SqliteReader:
                 )
             self._db.execute("BEGIN")
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-            self._has_vectors = _user_version(self._db) >= 2
+            self._schema_version = _user_version(self._db)
+            self._has_vectors = self._schema_version >= 2
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise StorageError(
@@ -684,7 +685,7 @@ class SqliteReader:
         return {
             "location": str(self._path),
             "store": "sqlite",
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self._schema_version,  # the file's own (a v1 file read as is)
             "documents": documents,
             "chunks": self._chunk_count,
             "terms": db.execute("SELECT count(*) FROM terms").fetchone()[0],

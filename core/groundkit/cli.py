@@ -28,7 +28,7 @@ from groundkit.config import (
     ChunkerSettings,
     IngestSettings,
 )
-from groundkit.embedding.registry import available_embedders, get_embedder
+from groundkit.embedding.registry import available_embedders, get_embedder, resolve_embedder
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
@@ -198,13 +198,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--embedder",
-        choices=available_embedders(),
         default=None,
-        metavar="NAME",
+        metavar="NAME|DIR",
         help=(
-            "also store a vector per chunk, for --mode dense|hybrid "
-            f"({', '.join(available_embedders())}; 'hash' carries no meaning: tests and demos). "
-            "A collection keeps the embedder it was first given"
+            "also store a vector per chunk, for --mode dense|hybrid: a registered embedder "
+            f"({', '.join(available_embedders())}; 'hash' carries no meaning: tests and demos) "
+            "or a folder holding an ONNX encoder (model.onnx, tokenizer.json; needs "
+            "groundkit[onnx]). A collection keeps the embedder it was first given"
         ),
     )
     _vector_store_option(
@@ -287,6 +287,14 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="ONNX cross-encoder model folder (model.onnx, tokenizer.json); implies --rerank",
     )
+    search.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help="embedder for dense/hybrid queries (default: the registered one the collection "
+        "records); a collection built from a model folder needs that folder here, and any "
+        "other model is refused",
+    )
     _vector_store_option(search, "vector store for dense/hybrid (default: the collection's)")
     _native_options(search)
     search.add_argument(
@@ -360,10 +368,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--embedder",
-        choices=available_embedders(),
         default=None,
-        metavar="NAME",
-        help="also embed the corpus, for --mode dense|hybrid (e.g. minilm)",
+        metavar="NAME|DIR",
+        help="also embed the corpus, for --mode dense|hybrid: a registered name (e.g. minilm) "
+        "or an ONNX encoder folder",
     )
     _vector_store_option(evaluate, "vector store for dense/hybrid (default: exact)")
     _native_options(evaluate)
@@ -514,7 +522,7 @@ def _ingest(args: argparse.Namespace) -> ExitCode:
     # collection file is created, so a refused ingest leaves no empty collection behind.
     require_source(path)
     analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
-    embedder = None if args.embedder is None else get_embedder(args.embedder)
+    embedder = None if args.embedder is None else resolve_embedder(args.embedder)
     store = open_store(args.index_dir, args.collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
@@ -557,6 +565,7 @@ def _search(args: argparse.Namespace) -> ExitCode:
         args.index_dir,
         args.collection,
         bm25=params,
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
         reranker=reranker,
         vector_store=args.vector_store,
     ) as retriever:
@@ -666,7 +675,7 @@ def _eval(args: argparse.Namespace) -> ExitCode:
         top_k=args.top_k,
         bm25=BM25Params(k1=args.k1, b=args.b),
         analyzer=None if args.stemmer is None else Analyzer(stemmer=args.stemmer),
-        embedder=None if args.embedder is None else get_embedder(args.embedder),
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
         vector_store=args.vector_store,
         progress=progress,
     )

@@ -64,10 +64,12 @@ def test_dense_on_a_lexical_collection_exits_non_zero_naming_the_fix(
 def test_an_unknown_embedder_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["ingest", "sample", "--embedder", "nope", "--index-dir", str(tmp_path)])
-    assert info.value.code == ExitCode.USAGE
-    assert "invalid choice: 'nope'" in capsys.readouterr().err
+    code, _, err = run(
+        capsys, "ingest", "sample", "--embedder", "nope", "--index-dir", str(tmp_path)
+    )
+    assert code == ExitCode.USAGE
+    assert "'nope' is neither a registered name (hash, minilm) nor a model folder" in err
+    assert not (tmp_path / ".groundkit").exists() and list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.subprocess
@@ -123,7 +125,7 @@ def test_a_refused_ingest_leaves_no_empty_collection_behind(
     def missing_extra(name: str) -> object:
         raise ConfigurationError(f'embedder {name!r} needs pip install "groundkit[onnx]"')
 
-    monkeypatch.setattr(cli, "get_embedder", missing_extra)
+    monkeypatch.setattr(cli, "resolve_embedder", missing_extra)
     index = tmp_path / "index"
     code, _, err = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", str(index))
     assert code == ExitCode.USAGE and "groundkit[onnx]" in err

@@ -166,3 +166,30 @@ def test_cross_encoder_scores_stay_with_their_passages(tiny_models: dict[str, Pa
     got = [r.metadata["rerank_logit"] for r in reranked]
     assert got == sorted(got, reverse=True)
     assert ce.rerank("boil notice", [], top_k=3) == []
+
+
+def test_cli_takes_a_model_folder_as_the_embedder(
+    tiny_models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--embedder DIR ingests and searches with a user's ONNX encoder; another folder is refused."""
+    import json
+
+    import tinybert
+
+    from groundkit.cli import ExitCode, main
+
+    index = str(tmp_path / "index")
+    folder = str(tiny_models["encoder"])
+    base = ["--index-dir", index, "--collection", "tiny"]
+    assert main(["ingest", "sample", "--embedder", folder, "--quiet", *base]) == ExitCode.OK
+    capsys.readouterr()
+    assert main(["search", "leak", "--mode", "dense", "--embedder", folder, "--json", *base]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["metadata"]["stage"] == "dense" and payload["results"]
+    # without the folder, no registered embedder reproduces the collection: a usage error
+    assert main(["search", "leak", "--mode", "dense", *base]) == ExitCode.USAGE
+    assert "no registered embedder reproduces it" in capsys.readouterr().err
+    other = shutil.copytree(tiny_models["encoder"], tmp_path / "other")
+    tinybert.write_model(other / "model.onnx", head="encoder", seed=9)
+    code = main(["search", "leak", "--mode", "dense", "--embedder", str(other), *base])
+    assert code != ExitCode.OK and "is bound to embedding" in capsys.readouterr().err

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.hashing import HashEmbedder
@@ -24,6 +26,7 @@ __all__ = [
     "embedder_for",
     "get_embedder",
     "register_embedder",
+    "resolve_embedder",
 ]
 
 EmbedderFactory = Callable[[EmbeddingIdentity | None], Embedder]
@@ -89,6 +92,28 @@ def get_embedder(name: str) -> Embedder:
             subject=name,
         )
     return entry.factory(None)
+
+
+def resolve_embedder(spec: str) -> Embedder:
+    """``spec`` as a registered name (``hash``, ``minilm``) or as a model folder.
+
+    A folder holds an ONNX encoder (``model.onnx``, ``tokenizer.json``, optionally
+    ``groundkit.json``) and is loaded by the ``onnx`` extra; its identity records the model
+    file's digest, so a collection built with it only opens with the same files (adr/0012).
+    """
+    if spec in available_embedders():
+        return get_embedder(spec)
+    if Path(spec).is_dir():
+        loader: Any = load_extra(
+            "groundkit_native.onnx_embedder:OnnxEmbedder", extra="onnx", what=f"model folder {spec}"
+        )
+        embedder: Embedder = loader.from_dir(spec)
+        return embedder
+    raise ConfigurationError(
+        f"embedder {spec!r} is neither a registered name ({', '.join(available_embedders())}) "
+        "nor a model folder (model.onnx, tokenizer.json, optional groundkit.json)",
+        subject=spec,
+    )
 
 
 def embedder_for(identity: EmbeddingIdentity) -> Embedder | None:

@@ -2,7 +2,8 @@
 # The browser check of `groundkit build-site` (tox -e web; by hand: bash web/e2e/run.sh [--measure]):
 # 1. npm ci: playwright-core and Pyodide, pinned by package-lock.json (no browser download)
 # 2. node --test tests/web: the code-point <-> UTF-16 conversion of the app (offsets.js)
-# 3. `groundkit build-site sample` into web/e2e/build/site, with the Pyodide runtime copied in
+# 3. `groundkit build-site sample --embedder hash` into web/e2e/build/site, with the Pyodide
+#    runtime copied in
 # 4. site-test.mjs: the site in Debian's headless chromium, served on 127.0.0.1, offline
 # PYTHON selects the Python with groundkit installed (default: python3); CHROMIUM the browser
 # (default: /usr/bin/chromium; on Debian: apt-get install -y chromium). Arguments go to step 4.
@@ -19,5 +20,6 @@ cd "$HERE"
 npm ci --no-audit --no-fund --loglevel=error
 node --test "$REPO/tests/web/"
 rm -rf build/site
-"$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide
+# --embedder hash: the page then offers bm25, dense and hybrid, and step 4 checks all three
+"$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide --embedder hash
 node site-test.mjs --python "$PYTHON" --site build/site --out build "$@"

@@ -45,7 +45,7 @@ function cpython(code, ...args) {
 const CPY_SEARCH = `
 import json, sys, groundkit
 with groundkit.Retriever.open(sys.argv[1], sys.argv[2]) as r:
-    res = r.search(sys.argv[3], top_k=10)
+    res = r.search(sys.argv[3], top_k=10, mode=sys.argv[4] if len(sys.argv) > 4 else "bm25")
     print(json.dumps([{"source": x.citation.source, "start": x.citation.start_offset,
         "end": x.citation.end_offset, "start_line": x.citation.start_line,
         "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
@@ -247,6 +247,24 @@ try {
   fs.mkdirSync(OUT, { recursive: true });
   await page.screenshot({ path: path.join(OUT, "site.png") });
   console.log(`screenshot: ${path.join(OUT, "site.png")}`);
+
+  // ---- dense and hybrid in the page (the site carries hash-embedder vectors) ----
+  const modes = await page.$$eval("#mode option", (os) => os.map((o) => o.value));
+  check(modes.join() === "bm25,dense,hybrid", `the page offers bm25, dense and hybrid (${modes})`);
+  for (const [mode, stage, q] of [["hybrid", "fusion", "who fixes a burst main"], ["dense", "dense", "pressure zone alarm"]]) {
+    await page.selectOption("#mode", mode);
+    const got = await search(page, q);
+    const want = cpython(CPY_SEARCH, indexDir, name, q, mode);
+    const shown = await page.$eval("#search-meta", (m) => m.dataset.stage);
+    check(shown === stage, `${mode} search is labelled ${stage} in the page (got ${shown})`);
+    check(got.length > 0 && JSON.stringify(got.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])) ===
+      JSON.stringify(want.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])),
+      `${mode}: the page's ranking and scores equal CPython's (${got.length} results)`);
+    const v = await showAndVerify(page, 0);
+    check(v.cited.text === want[0].text && v.verdict.verdict === "verified", `${mode}: the top result highlights its cited text and verifies`);
+  }
+  await page.screenshot({ path: path.join(OUT, "site-hybrid.png") });
+  await page.selectOption("#mode", "bm25");
 
   if (MEASURE) await measure(page, cdp, indexDir, name, SAMPLE_QUERIES);
 

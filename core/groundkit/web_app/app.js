@@ -119,7 +119,7 @@ def search(query, mode, top_k):
             "start_line": c.start_line, "end_line": c.end_line, "text": c.text,
             "heading": list(result.metadata.get("heading_path", [])),
         })
-    return json.dumps({"results": out, "ms": elapsed})
+    return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"]})
 
 def verify(index):
     r = _state["retriever"]
@@ -239,7 +239,8 @@ async function runSearch(event) {
   results = out.results;
   if (metrics.firstResultMs === undefined) mark("firstResultMs");
   metrics.lastQueryMs = out.ms;
-  $("#search-meta").textContent = `${results.length} result${results.length === 1 ? "" : "s"} in ${out.ms.toFixed(1)} ms`;
+  $("#search-meta").textContent = `${results.length} result${results.length === 1 ? "" : "s"} in ${out.ms.toFixed(1)} ms · ${out.stage}`;
+  $("#search-meta").dataset.stage = out.stage;
   const list = $("#results");
   list.replaceChildren();
   if (!results.length) showMessage(`No passage matches “${query}”.`);

@@ -126,3 +126,22 @@ def test_a_tied_hit_without_a_record_is_a_key_error(accelerator: str) -> None:
     index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         index.top_k(["pump"], 1, lambda keys: {})
+
+
+@pytest.mark.parametrize("accelerator", ["python", pytest.param("numpy", marks=needs_numpy)])
+def test_a_full_term_cache_starts_over_and_answers_the_same(accelerator: str) -> None:
+    store = MemoryStore()
+    load(store, [["pump valve main"], ["valve main"], ["main pump"], ["pump"]] * 3)
+    reader = store.reader()
+    queries = [["pump", "valve"], ["main"], ["valve", "main", "pump"]]
+    want = [exhaustive(BM25Index(reader), q, 5, store) for q in queries]
+    index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
+    with patch.object(bm25, "TERM_SCORES_CACHE_POSTINGS", 4):
+        if numpy_available():
+            from groundkit.index import accelerated
+
+            with patch.object(accelerated, "CACHE_POSTINGS", 4):
+                got = [index.top_k(q, 5, reader.tie_keys).ranked for q in queries * 2]
+        else:
+            got = [index.top_k(q, 5, reader.tie_keys).ranked for q in queries * 2]
+    assert got == want * 2

@@ -22,6 +22,9 @@ from groundkit.store.base import TieKey
 
 __all__ = ["NumpyScorer"]
 
+CACHE_POSTINGS = 1 << 26
+"""Term scores held (8 bytes a posting, plus the postings they were computed from) before
+the cache starts over."""
 _SPARSE_RATIO = 4
 """Sum sparsely (``unique`` first) when the query's postings number under a quarter of the
 chunk slots; otherwise ``bincount`` straight into a vector with a slot per chunk."""
@@ -44,6 +47,7 @@ class NumpyScorer:
         self._postings = postings
         self._idf = idf
         self._cache: dict[str, tuple[Any, Any]] = {}
+        self._held = 0
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
         """(chunk keys, ``idf * (tf / (tf + norm))``) of ``term`` as numpy arrays."""
@@ -54,7 +58,11 @@ class NumpyScorer:
             keys = np.frombuffer(postings.keys, dtype=np.int64)
             tfs = np.frombuffer(postings.tfs, dtype=np.uint32).astype(np.float64)
             scores = self._idf(len(keys)) * (tfs / (tfs + self._norms[keys]))
+            if self._held + len(keys) > CACHE_POSTINGS:
+                self._cache.clear()
+                self._held = 0
             found = self._cache[term] = (keys, scores)
+            self._held += len(keys)
         return found
 
     def top_k(

@@ -7,7 +7,8 @@ which dropped the constant (k1 + 1) factor). Each posting's *term score*
 ``qtf * term score`` per chunk, its terms taken in the canonical order (descending document
 frequency, then the term). Every scoring path, pure Python or numpy, performs those same
 floating-point operations in that same order, so scores are bit-identical
-(adr/0010-bm25-speed.md). Opening costs one pass over chunk lengths, never a re-tokenization.
+(adr/0014-bm25-speed-term-scores.md). Opening costs one pass over chunk lengths, never a
+re-tokenization.
 """
 
 from __future__ import annotations

@@ -39,14 +39,27 @@ def exhaustive(
 
 
 @settings(max_examples=150, deadline=None)
-@given(CORPUS, st.lists(WORDS, min_size=1, max_size=6), st.integers(1, 30), PARAMS, st.booleans())
+@given(
+    CORPUS,
+    st.lists(WORDS, min_size=1, max_size=6),
+    st.integers(1, 30),
+    PARAMS,
+    st.booleans(),
+    st.booleans(),
+)
 def test_python_top_k_equals_exhaustive_scoring(
-    docs: list[list[str]], query: list[str], k: int, params: BM25Params, prune: bool
+    docs: list[list[str]],
+    query: list[str],
+    k: int,
+    params: BM25Params,
+    prune: bool,
+    as_lists: bool,
 ) -> None:
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
-    index = BM25Index(reader, params, accelerator="python")
+    with patch.object(bm25, "LISTS_MAX_CHUNKS", 10**9 if as_lists else 0):  # lists or arrays
+        index = BM25Index(reader, params, accelerator="python")
     floor = 0 if prune else bm25.PRUNING_MIN_POSTINGS  # small corpora only prune when forced
     with patch.object(bm25, "PRUNING_MIN_POSTINGS", floor):
         hits = index.top_k(query, k, reader.tie_keys)

@@ -19,7 +19,7 @@ from groundkit.index.terms import QueryTerm
 
 __all__ = ["maxscore_candidates"]
 
-TermScores = Callable[[str], tuple[list[int], list[float], float]]
+TermScores = Callable[[str], tuple[Sequence[int], Sequence[float], float]]
 
 _MARGIN = 1e-9
 """Relative slack on every bound comparison: partial sums added in another order may differ
@@ -27,7 +27,7 @@ from canonical ones by a few ulps, so a chunk is dropped only when it is clearly
 
 
 def _scores_for(
-    keys: list[int], scores: list[float], wanted: Sequence[int]
+    keys: Sequence[int], scores: Sequence[float], wanted: Sequence[int]
 ) -> list[tuple[int, float]]:
     """(key, term score) of each of ``wanted`` that holds the term, in ``wanted``'s order.
 

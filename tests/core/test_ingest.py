@@ -180,3 +180,35 @@ def test_progress_is_reported_per_file(store: CollectionStore, write_corpus: Wri
     events: list[tuple[int, int, str]] = []
     Indexer(store).ingest(root, progress=lambda e: events.append((e.done, e.total, e.outcome)))
     assert events == [(1, 3, "indexed"), (2, 3, "indexed"), (3, 3, "indexed")]
+
+
+@pytest.mark.parametrize(
+    ("files_per_commit", "commit_seconds", "groups"), [(256, 60.0, 1), (2, 60.0, 2), (256, 0.0, 3)]
+)
+def test_files_are_committed_in_groups_bounded_by_count_and_time(
+    store: CollectionStore,
+    write_corpus: WriteCorpus,
+    monkeypatch: pytest.MonkeyPatch,
+    files_per_commit: int,
+    commit_seconds: float,
+    groups: int,
+) -> None:
+    from contextlib import contextmanager
+
+    from groundkit.ingest import indexer
+
+    monkeypatch.setattr(indexer, "FILES_PER_COMMIT", files_per_commit)
+    monkeypatch.setattr(indexer, "COMMIT_SECONDS", commit_seconds)
+    batches = 0
+    original = store.batch
+
+    @contextmanager
+    def counting():  # type: ignore[no-untyped-def]
+        nonlocal batches
+        batches += 1
+        with original():
+            yield
+
+    monkeypatch.setattr(store, "batch", counting)
+    report = Indexer(store).ingest(write_corpus(DOCS))
+    assert len(report.indexed) == 3 and batches == groups

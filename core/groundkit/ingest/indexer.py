@@ -30,10 +30,14 @@ from groundkit.sources import read_text
 from groundkit.store.base import CollectionStore, IndexedChunk
 from groundkit.vectors.packing import pack_vector
 
-__all__ = ["FILES_PER_COMMIT", "Indexer", "IngestProgress"]
+__all__ = ["COMMIT_SECONDS", "FILES_PER_COMMIT", "Indexer", "IngestProgress"]
 
-FILES_PER_COMMIT = 16
-"""Files whose writes share one commit (each file still atomic on its own; adr/0002)."""
+FILES_PER_COMMIT = 256
+COMMIT_SECONDS = 2.0
+"""Files are committed in groups of up to FILES_PER_COMMIT, or of what COMMIT_SECONDS of
+writing got through, whichever is smaller: large groups amortise the pages every document
+touches, the time cap bounds what a killed process loses and how long the write lock is held
+(adr/0002-storage.md). Each file stays atomic on its own (a savepoint)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +97,21 @@ class Indexer:
         report = IngestReport(root=root, collection=self.store.location)
         report.refused.extend(found.refused)
         total = len(found.files)
-        for first in range(0, total, FILES_PER_COMMIT):
-            with self.store.batch():
-                group = found.files[first : first + FILES_PER_COMMIT]
-                for done, source_file in enumerate(group, start=first + 1):
+        done = 0
+        while done < total:
+            with self.store.batch():  # one commit group: FILES_PER_COMMIT files or COMMIT_SECONDS
+                group_started = time.perf_counter()
+                while done < total:
+                    source_file = found.files[done]
                     outcome = self._ingest_file(root, source_file, report)
+                    done += 1
                     if progress is not None:
                         progress(IngestProgress(done, total, source_file.source, outcome))
+                    if (
+                        done % FILES_PER_COMMIT == 0
+                        or time.perf_counter() - group_started >= COMMIT_SECONDS
+                    ):
+                        break
         if found.is_directory:
             present = {f.source for f in found.files} | {r.source for r in found.refused}
             for document in self.store.documents_under(root):

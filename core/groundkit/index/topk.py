@@ -37,9 +37,8 @@ def select_top_k(
         floor = kth if floor is None else max(floor, kth)
     if floor is None:
         candidates = list(scores.items())
-    else:
+    else:  # over items, not keys: sequential in memory (a lookup per key misses the cache)
         candidates = [(key, score) for key, score in scores.items() if score >= floor]
-        # (iterating items is sequential in memory; a lookup per key misses the cache on big dicts)
     candidates.sort(key=_score, reverse=True)
     if len(candidates) > k:  # keep the run tied with the k-th score, drop the rest
         kth = candidates[k - 1][1]

@@ -106,7 +106,9 @@ def ingest(
     ``progress`` is called after each file.
     """
     from groundkit.collection import open_store
+    from groundkit.ingest.discover import require_source
 
+    require_source(path)  # a missing source is refused before the collection is created
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)

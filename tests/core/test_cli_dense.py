@@ -133,4 +133,6 @@ def test_a_refused_ingest_leaves_no_empty_collection_behind(
     assert code == ExitCode.USAGE and "groundkit[onnx]" in err
     code, _, err = run(capsys, "ingest", str(tmp_path / "absent"), "--index-dir", str(index))
     assert code != ExitCode.OK and "no such file or directory" in err
+    with pytest.raises(groundkit.IngestionError, match="no such file or directory"):
+        groundkit.ingest(tmp_path / "absent", index_dir=index)
     assert not index.exists()

@@ -431,7 +431,10 @@ class SqliteStore:
             db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
             cache.update((term, term_id) for term_id, term in rows)
         ids = [cache[t] for t in terms]
-        db.executemany("UPDATE terms SET df = df + 1 WHERE term_id = ?", [(i,) for i in ids])
+        for i in range(0, len(ids), _BATCH):  # one statement per batch, not one per term
+            batch_ids = ids[i : i + _BATCH]
+            marks = ",".join("?" * len(batch_ids))
+            db.execute(f"UPDATE terms SET df = df + 1 WHERE term_id IN ({marks})", batch_ids)
         return ids
 
     def _insert_chunk(self, item: IndexedChunk) -> None:

@@ -431,11 +431,18 @@ class SqliteStore:
             db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
             cache.update((term, term_id) for term_id, term in rows)
         ids = [cache[t] for t in terms]
-        for i in range(0, len(ids), _BATCH):  # one statement per batch, not one per term
-            batch_ids = ids[i : i + _BATCH]
-            marks = ",".join("?" * len(batch_ids))
-            db.execute(f"UPDATE terms SET df = df + 1 WHERE term_id IN ({marks})", batch_ids)
+        self._add_to_df(ids, 1)
         return ids
+
+    def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
+        """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
+        of ids rather than one per term."""
+        for i in range(0, len(term_ids), _BATCH):
+            batch = term_ids[i : i + _BATCH]
+            marks = ",".join("?" * len(batch))
+            self._db.execute(
+                f"UPDATE terms SET df = df + ? WHERE term_id IN ({marks})", (delta, *batch)
+            )
 
     def _insert_chunk(self, item: IndexedChunk) -> None:
         c = item.chunk
@@ -483,9 +490,7 @@ class SqliteStore:
                 "DELETE FROM postings WHERE term_id = ? AND chunk_key = ?",
                 [(tid, key) for tid in term_ids],
             )
-            db.executemany(
-                "UPDATE terms SET df = df - 1 WHERE term_id = ?", [(tid,) for tid in term_ids]
-            )
+            self._add_to_df(term_ids.tolist(), -1)
         db.execute("DELETE FROM terms WHERE df <= 0")
         self._term_ids_cache.clear()
         db.execute(

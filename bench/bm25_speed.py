@@ -241,7 +241,8 @@ def _write_documents(
     deadline: float | None = None,
 ) -> int:
     """One ``write_document`` per text (one chunk each), committed in the indexer's groups of
-    ``FILES_PER_COMMIT``; returns how many were written (fewer once ``deadline`` passes)."""
+    ``FILES_PER_COMMIT`` (without its time cap, so runs compare on a fixed grouping); returns
+    how many were written (fewer once ``deadline`` passes)."""
     from groundkit.ingest.indexer import FILES_PER_COMMIT
 
     written = 0

@@ -11,9 +11,10 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, TextIO
 
+import groundkit
 from groundkit import __version__, sample_corpus
 from groundkit.analysis.analyzer import STEMMERS, Analyzer
-from groundkit.collection import open_reader, open_store
+from groundkit.collection import open_reader
 from groundkit.config import (
     DEFAULT_COLLECTION,
     DEFAULT_EXTENSIONS,
@@ -35,8 +36,7 @@ from groundkit.errors import (
     GroundkitError,
     IngestionError,
 )
-from groundkit.ingest import Indexer, IngestProgress
-from groundkit.ingest.discover import require_source
+from groundkit.ingest import IngestProgress
 from groundkit.retrieval import MODES, Retriever, verify_citation
 from groundkit.retrieval.citations import Verification, citation_for
 from groundkit.retrieval.rerank import Reranker
@@ -518,18 +518,18 @@ def _ingest(args: argparse.Namespace) -> ExitCode:
         extensions=extensions,
         chunker=ChunkerSettings(target_chars=args.chunk_size, overlap_chars=args.chunk_overlap),
     )
-    # Everything that can refuse the request (a missing extra, say) runs before the
-    # collection file is created, so a refused ingest leaves no empty collection behind.
-    require_source(path)
-    analyzer = None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
+    # The embedder is resolved (a missing extra refused) before groundkit.ingest creates the
+    # collection file, so a refused ingest leaves no empty collection behind.
     embedder = None if args.embedder is None else resolve_embedder(args.embedder)
-    store = open_store(args.index_dir, args.collection)
-    try:
-        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        progress = _ProgressBar(sys.stderr, enabled=not (args.quiet or args.json))
-        report = indexer.ingest(path, progress=progress)
-    finally:
-        store.close()
+    report = groundkit.ingest(
+        path,
+        index_dir=args.index_dir,
+        collection=args.collection,
+        analyzer=None if args.stemmer is None else Analyzer(stemmer=args.stemmer),
+        settings=settings,
+        embedder=embedder,
+        progress=_ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
+    )
     with open_reader(args.index_dir, args.collection) as reader:
         refresh_vector_store(
             reader, args.vector_store, location=getattr(reader, "location", args.collection)

@@ -13,12 +13,12 @@ among them by their content-derived tie keys (adr/0005), fetched only for the ti
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundkit.index.postings import PostingList
 from groundkit.index.terms import QueryTerm
-from groundkit.store.base import TieKey
+from groundkit.index.topk import TieKeys
 
 __all__ = ["NumpyScorer"]
 
@@ -69,7 +69,7 @@ class NumpyScorer:
         self,
         query: Sequence[QueryTerm],
         k: int,
-        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+        tie_keys: TieKeys,
         score_threshold: float | None,
     ) -> list[tuple[int, float]]:
         """The exact top ``k`` of ``query`` (canonical order), best first."""
@@ -96,7 +96,7 @@ class NumpyScorer:
         self,
         matched: Any,
         equal: Any,
-        tie_keys: Callable[[Sequence[int]], Mapping[int, TieKey]],
+        tie_keys: TieKeys,
     ) -> Any:
         """Per candidate, its place in tie-key order among the tied ones (0 for the others).
 

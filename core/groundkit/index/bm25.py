@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -24,15 +24,13 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import maxscore_candidates
-from groundkit.index.terms import QueryTerm, canonical_order
-from groundkit.index.topk import select_top_k
-from groundkit.store.base import CollectionReader, TieKey
+from groundkit.index.terms import QueryTerm, TermScores, canonical_order
+from groundkit.index.topk import TieKeys, select_top_k
+from groundkit.store.base import CollectionReader
 
-__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "QueryTerm", "numpy_available"]
+__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
 
 Accelerator = Literal["auto", "python", "numpy"]
-TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
-TermScores = tuple[Sequence[int], Sequence[float], float]
 PRUNING_MAX_K = 100
 """The pure-Python path prunes (MaxScore) for k up to this; deeper cuts rarely skip a term."""
 PRUNING_MIN_POSTINGS = 50_000

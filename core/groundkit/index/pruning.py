@@ -15,11 +15,11 @@ import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
-from groundkit.index.terms import QueryTerm
+from groundkit.index.terms import QueryTerm, TermScores
 
 __all__ = ["maxscore_candidates"]
 
-TermScores = Callable[[str], tuple[Sequence[int], Sequence[float], float]]
+TermScoresOf = Callable[[str], TermScores]
 
 _MARGIN = 1e-9
 """Relative slack on every bound comparison: partial sums added in another order may differ
@@ -47,7 +47,7 @@ def _scores_for(
 
 
 def maxscore_candidates(
-    query: Sequence[QueryTerm], k: int, term_scores: TermScores
+    query: Sequence[QueryTerm], k: int, term_scores: TermScoresOf
 ) -> dict[int, float] | None:
     """Canonical scores of a set of chunks that surely holds the exact top ``k`` (ties included).
 
@@ -88,7 +88,7 @@ def maxscore_candidates(
 
 
 def _canonical(
-    keys: Sequence[int], query: Sequence[QueryTerm], term_scores: TermScores
+    keys: Sequence[int], query: Sequence[QueryTerm], term_scores: TermScoresOf
 ) -> dict[int, float]:
     """Scores of ``keys`` summed in the canonical term order, as exhaustive scoring does."""
     scores: dict[int, float] = {}

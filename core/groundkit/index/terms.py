@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["QueryTerm", "canonical_order"]
+__all__ = ["QueryTerm", "TermScores", "canonical_order"]
+
+TermScores = tuple[Sequence[int], Sequence[float], float]
+"""A term's chunk keys, each chunk's term score ``idf * (tf / (tf + norm))``, and their maximum."""
 
 
 class QueryTerm(NamedTuple):

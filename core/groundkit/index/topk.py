@@ -10,7 +10,7 @@ from operator import eq, itemgetter
 
 from groundkit.store.base import TieKey
 
-__all__ = ["rank_by_score", "select_top_k"]
+__all__ = ["TieKeys", "rank_by_score", "select_top_k"]
 
 TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
 _HEAP_FRACTION = 8

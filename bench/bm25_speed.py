@@ -312,15 +312,15 @@ def _gk_queries(
     timings: dict[str, Any] = {}
     rankings: Rankings = {}
     convert = _doc_index_of(reader)
-    tie_keys = CachedTieKeys(reader.tie_keys)  # as the Retriever does
+    tie_keys = CachedTieKeys.of(reader)  # as the Retriever does
     for k in ks:
         kk = min(k, n_docs)
 
-        def one_pass(kk: int = kk) -> list[list[tuple[int, float]]]:
-            return [index.top_k(t, kk, tie_keys).ranked for t in queries]
+        def one_pass(kk: int = kk) -> list[Any]:
+            return [index.top_k(t, kk, tie_keys) for t in queries]
 
-        timings[str(k)], ranked = _timed(one_pass, len(queries), kk)
-        rankings[k] = [(convert([key for key, _ in r]), [s for _, s in r]) for r in ranked]
+        timings[str(k)], hits = _timed(one_pass, len(queries), kk)
+        rankings[k] = [(convert(list(h.keys)), list(h.scores)) for h in hits]
     return timings, rankings
 
 

@@ -16,8 +16,11 @@ from test_retrieval import load
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index import bm25
-from groundkit.index.bm25 import BM25Index, numpy_available
+from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
+from groundkit.index.ties import CachedTieKeys
+from groundkit.index.topk import TieKeys
 from groundkit.store import MemoryStore
+from groundkit.store.base import CollectionReader
 
 WORDS = st.sampled_from([f"w{i}" for i in range(12)])
 PASSAGE = st.lists(WORDS, min_size=1, max_size=15).map(" ".join)
@@ -25,7 +28,21 @@ CORPUS = st.lists(st.lists(PASSAGE, min_size=1, max_size=4), min_size=1, max_siz
 PARAMS = st.builds(
     BM25Params, k1=st.sampled_from([0.0, 0.9, 1.2, 2.0]), b=st.sampled_from([0.0, 0.4, 0.75, 1.0])
 )
+TIE_SOURCES = st.sampled_from(["fetch", "cached", "ranks"])
 needs_numpy = pytest.mark.skipif(not numpy_available(), reason="numpy is not installed here")
+
+
+def tie_keys_for(reader: CollectionReader, source: str) -> TieKeys:
+    """The reader's own tie keys, cached ones, or cached ones with snapshot-wide ranks."""
+    if source == "fetch":
+        return reader.tie_keys
+    return CachedTieKeys.of(reader, ranks_max_chunks=10**9 if source == "ranks" else -1)
+
+
+def pairs(hits: LexicalHits) -> list[tuple[int, float]]:
+    got = hits.pairs()
+    assert all(type(key) is int and type(score) is float for key, score in got)
+    return got
 
 
 def exhaustive(
@@ -35,7 +52,7 @@ def exhaustive(
     reader = store.reader()
     scores = index.score(terms)
     ties = reader.tie_keys(list(scores))
-    return sorted(scores.items(), key=lambda item: (-item[1], ties[item[0]]))[:k]
+    return sorted(scores.items(), key=lambda item: (-item[1], ties[item[0]], item[0]))[:k]
 
 
 @settings(max_examples=150, deadline=None)
@@ -46,6 +63,7 @@ def exhaustive(
     PARAMS,
     st.booleans(),
     st.booleans(),
+    TIE_SOURCES,
 )
 def test_python_top_k_equals_exhaustive_scoring(
     docs: list[list[str]],
@@ -54,6 +72,7 @@ def test_python_top_k_equals_exhaustive_scoring(
     params: BM25Params,
     prune: bool,
     as_lists: bool,
+    tie_source: str,
 ) -> None:
     store = MemoryStore()
     load(store, docs)
@@ -62,8 +81,8 @@ def test_python_top_k_equals_exhaustive_scoring(
         index = BM25Index(reader, params, accelerator="python")
     floor = 0 if prune else bm25.PRUNING_MIN_POSTINGS  # small corpora only prune when forced
     with patch.object(bm25, "PRUNING_MIN_POSTINGS", floor):
-        hits = index.top_k(query, k, reader.tie_keys)
-    assert hits.ranked == exhaustive(index, query, k, store)
+        hits = index.top_k(query, k, tie_keys_for(reader, tie_source))
+    assert pairs(hits) == exhaustive(index, query, k, store)
 
 
 @needs_numpy
@@ -75,6 +94,7 @@ def test_python_top_k_equals_exhaustive_scoring(
     PARAMS,
     st.none() | st.floats(0, 3),
     st.sampled_from([0, 10**9]),
+    TIE_SOURCES,
 )
 def test_numpy_top_k_is_bit_identical_to_python(
     docs: list[list[str]],
@@ -83,6 +103,7 @@ def test_numpy_top_k_is_bit_identical_to_python(
     params: BM25Params,
     threshold: float | None,
     sparse_ratio: int,
+    tie_source: str,
 ) -> None:
     from groundkit.index import accelerated
 
@@ -94,8 +115,10 @@ def test_numpy_top_k_is_bit_identical_to_python(
     assert accelerated_index.accelerator == "numpy"
     want = python.top_k(query, k, reader.tie_keys, score_threshold=threshold)
     with patch.object(accelerated, "_SPARSE_RATIO", sparse_ratio):  # 0: always sparse
-        got = accelerated_index.top_k(query, k, reader.tie_keys, score_threshold=threshold)
-    assert got.ranked == want.ranked  # same keys, same order, scores equal (no tolerance)
+        got = accelerated_index.top_k(
+            query, k, tie_keys_for(reader, tie_source), score_threshold=threshold
+        )
+    assert pairs(got) == pairs(want)  # same keys, same order, scores equal (no tolerance)
 
 
 def test_maxscore_prunes_and_stays_exact() -> None:
@@ -110,7 +133,7 @@ def test_maxscore_prunes_and_stays_exact() -> None:
     with patch.object(bm25, "PRUNING_MIN_POSTINGS", 0):
         hits = index.top_k(query, 2, reader.tie_keys)
     assert hits.path == "python-maxscore"
-    assert hits.ranked == exhaustive(index, query, 2, store)
+    assert pairs(hits) == exhaustive(index, query, 2, store)
 
 
 def test_auto_uses_numpy_exactly_when_it_is_importable() -> None:
@@ -139,6 +162,9 @@ def test_a_tied_hit_without_a_record_is_a_key_error(accelerator: str) -> None:
     index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         index.top_k(["pump"], 1, lambda keys: {})
+    ranked = CachedTieKeys(lambda keys: {}, all_keys=lambda: range(3), chunk_count=3)
+    with pytest.raises(KeyError):
+        index.top_k(["pump"], 1, ranked)
 
 
 @pytest.mark.parametrize("accelerator", ["python", pytest.param("numpy", marks=needs_numpy)])
@@ -154,7 +180,7 @@ def test_a_full_term_cache_starts_over_and_answers_the_same(accelerator: str) ->
             from groundkit.index import accelerated
 
             with patch.object(accelerated, "CACHE_POSTINGS", 4):
-                got = [index.top_k(q, 5, reader.tie_keys).ranked for q in queries * 2]
+                got = [index.top_k(q, 5, reader.tie_keys).pairs() for q in queries * 2]
         else:
-            got = [index.top_k(q, 5, reader.tie_keys).ranked for q in queries * 2]
+            got = [index.top_k(q, 5, reader.tie_keys).pairs() for q in queries * 2]
     assert got == want * 2

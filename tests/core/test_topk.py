@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from groundkit.index.ties import CachedTieKeys
-from groundkit.index.topk import rank_by_score, select_top_k
+from groundkit.index.topk import order_ties, select_top_k, tied_order, top_k_columns
 from groundkit.store.base import TieKey
 
 SCORES = st.dictionaries(st.integers(0, 400), st.sampled_from([0.5, 1.0, 1.5, 2.0, 2.5, 3.25]))
@@ -36,13 +36,29 @@ def test_select_top_k_equals_a_full_sort(
     assert select_top_k(scores, k, tie_keys, floor) == reference(scores, k, floor)
 
 
+def ranked_tie_keys() -> CachedTieKeys:
+    """Tie keys of chunks 0..400 that rank all of them, as a small snapshot would."""
+    return CachedTieKeys(tie_keys, all_keys=lambda: range(401), chunk_count=401)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SCORES, st.integers(1, 60), st.none() | st.sampled_from([1.0, 2.0, 3.0]))
+def test_snapshot_ranks_give_the_same_top_k(
+    scores: dict[int, float], k: int, floor: float | None
+) -> None:
+    keys, values = top_k_columns(scores, k, ranked_tie_keys(), floor)
+    assert list(zip(keys, values, strict=True)) == reference(scores, k, floor)
+
+
 @settings(max_examples=200, deadline=None)
-@given(SCORES, st.integers(1, 60))
-def test_rank_by_score_orders_every_run_that_starts_within_k(
-    scores: dict[int, float], k: int
+@given(SCORES, st.integers(1, 60), st.booleans())
+def test_order_ties_orders_every_run_that_starts_within_k(
+    scores: dict[int, float], k: int, ranked: bool
 ) -> None:
     candidates = sorted(scores.items(), key=lambda item: -item[1])  # runs in arbitrary order
-    assert rank_by_score(candidates, k, tie_keys) == reference(scores, k, None)
+    keys, values = [key for key, _ in candidates], [score for _, score in candidates]
+    order_ties(keys, values, k, ranked_tie_keys() if ranked else tie_keys)
+    assert list(zip(keys, values, strict=True))[:k] == reference(scores, k, None)
 
 
 def test_tie_keys_are_fetched_only_for_runs_that_reach_the_top_k() -> None:
@@ -52,12 +68,33 @@ def test_tie_keys_are_fetched_only_for_runs_that_reach_the_top_k() -> None:
         asked.extend(keys)
         return tie_keys(keys)
 
-    candidates = [(1, 9.0), (2, 8.0), (3, 8.0), (4, 7.0), (5, 6.0), (6, 6.0)]
-    rank_by_score(candidates, 3, recording)
+    keys, values = [1, 2, 3, 4, 5, 6], [9.0, 8.0, 8.0, 7.0, 6.0, 6.0]
+    order_ties(keys, values, 3, recording)
     assert sorted(asked) == [2, 3]
     asked.clear()
-    assert rank_by_score([(1, 3.0), (2, 2.0)], 2, recording) == [(1, 3.0), (2, 2.0)]
+    order_ties([1, 2], [3.0, 2.0], 2, recording)
     assert asked == []
+
+
+def test_snapshot_ranks_are_made_once_and_only_for_small_snapshots() -> None:
+    fetched: list[int] = []
+
+    def fetch(keys: Sequence[int]) -> dict[int, TieKey]:
+        fetched.append(len(keys))
+        return {key: tie_key(key) for key in keys if key != 3}  # chunk 3 has no record
+
+    small = CachedTieKeys(fetch, all_keys=lambda: [0, 1, 3, 5], chunk_count=4)
+    ranks = small.ranks()
+    assert ranks is not None and small.ranks() is ranks and fetched == [4]
+    assert ranks[3] == ranks[2] == ranks[4] == -1  # no record, no chunk
+    assert sorted(ranks[key] for key in (0, 1, 5)) == [0, 1, 2]
+    assert sorted((0, 1, 5), key=ranks.__getitem__) == sorted((0, 1, 5), key=tie_key)
+    with pytest.raises(KeyError):
+        tied_order([0, 3], small)
+    with pytest.raises(KeyError):
+        tied_order([0, 9], small)  # past the last chunk
+    large = CachedTieKeys(fetch, all_keys=lambda: [0, 1], chunk_count=2, ranks_max_chunks=1)
+    assert large.ranks() is None and fetched == [4]
 
 
 def test_cached_tie_keys_fetch_each_chunk_once_and_keep_missing_ones_missing() -> None:

@@ -18,7 +18,8 @@ from typing import Any
 
 from groundkit.index.postings import PostingList
 from groundkit.index.terms import QueryTerm
-from groundkit.index.topk import TieKeys
+from groundkit.index.ties import tie_ranks_of
+from groundkit.index.topk import TieKeys, tied_order
 
 __all__ = ["NumpyScorer"]
 
@@ -48,6 +49,8 @@ class NumpyScorer:
         self._idf = idf
         self._cache: dict[str, tuple[Any, Any]] = {}
         self._held = 0
+        self._ranks_of: array[int] | None = None
+        self._ranks: Any = None
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
         """(chunk keys, ``idf * (tf / (tf + norm))``) of ``term`` as numpy arrays."""
@@ -71,10 +74,11 @@ class NumpyScorer:
         k: int,
         tie_keys: TieKeys,
         score_threshold: float | None,
-    ) -> list[tuple[int, float]]:
-        """The exact top ``k`` of ``query`` (canonical order), best first."""
+    ) -> tuple[array[int], array[float]]:
+        """The exact top ``k`` of ``query`` (canonical order), best first, as two arrays:
+        chunk keys and scores."""
         if not query or k <= 0:
-            return []
+            return array("q"), array("d")
         np = self._np
         matched, values = self._scores(query)
         if score_threshold is not None:
@@ -87,33 +91,38 @@ class NumpyScorer:
         order = np.argsort(-values)  # the order within runs of equal scores is set below
         matched, values = matched[order], values[order]
         equal = values[1:] == values[:-1]
-        if equal.any():  # order each run of equal scores by tie key, in one lexsort
-            order = np.lexsort((self._tie_ranks(matched, equal, tie_keys), -values))[:k]
-            matched, values = matched[order], values[order]
-        return list(zip(matched[:k].tolist(), values[:k].tolist(), strict=True))
+        if equal.any():  # order the runs of equal scores by tie key, each within its block
+            tied = np.zeros(matched.size, dtype=bool)
+            tied[1:] = equal
+            tied[:-1] |= equal
+            places = np.flatnonzero(tied)
+            tied_keys = matched[places]
+            within = np.lexsort((self._tie_ranks(tied_keys, tie_keys), -values[places]))
+            matched[places] = tied_keys[within]
+        keys, scores = array("q"), array("d")
+        keys.frombytes(matched[:k].astype(np.int64, copy=False).tobytes())
+        scores.frombytes(values[:k].tobytes())
+        return keys, scores
 
-    def _tie_ranks(
-        self,
-        matched: Any,
-        equal: Any,
-        tie_keys: TieKeys,
-    ) -> Any:
-        """Per candidate, its place in tie-key order among the tied ones (0 for the others).
+    def _tie_ranks(self, tied_keys: Any, tie_keys: TieKeys) -> Any:
+        """Each tied chunk's place in tie-key order: gathered from the snapshot-wide ranks
+        where ``tie_keys`` has them and all of these are ranked; otherwise ``tied_order``
+        decides (and raises ``KeyError`` for a key without a tie key)."""
+        snapshot = self._snapshot_ranks(tie_keys)
+        if snapshot is not None and tied_keys.max() < snapshot.size:
+            found = snapshot[tied_keys]
+            if found.min() >= 0:
+                return found
+        return self._np.asarray(tied_order(tied_keys.tolist(), tie_keys), dtype=self._np.int64)
 
-        Every candidate scores at least the k-th best, so every run of equal scores starts
-        within the first k and all of them count. A key ``tie_keys`` leaves out raises
-        ``KeyError``.
-        """
-        np = self._np
-        tied = np.zeros(matched.size, dtype=bool)
-        tied[1:] = equal
-        tied[:-1] |= equal
-        tied_keys = matched[tied].tolist()
-        ties = tie_keys(tied_keys)
-        place = {key: i for i, key in enumerate(sorted(tied_keys, key=ties.__getitem__))}
-        ranks = np.zeros(matched.size, dtype=np.int64)
-        ranks[tied] = [place[key] for key in tied_keys]
-        return ranks
+    def _snapshot_ranks(self, tie_keys: TieKeys) -> Any:
+        """Every chunk's place in tie-key order, as numpy, where ``tie_keys`` has them."""
+        ranks = tie_ranks_of(tie_keys)
+        if ranks is None:
+            return None
+        if ranks is not self._ranks_of:
+            self._ranks_of, self._ranks = ranks, self._np.frombuffer(ranks, dtype=self._np.int64)
+        return self._ranks
 
     def _scores(self, query: Sequence[QueryTerm]) -> tuple[Any, Any]:
         """(matched chunk keys, their scores)."""

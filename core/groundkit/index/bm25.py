@@ -25,7 +25,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import maxscore_candidates
 from groundkit.index.terms import QueryTerm, TermScores, canonical_order
-from groundkit.index.topk import TieKeys, select_top_k
+from groundkit.index.topk import TieKeys, top_k_columns
 from groundkit.store.base import CollectionReader
 
 __all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
@@ -59,15 +59,24 @@ class _FastScorer(Protocol):
 
     def top_k(
         self, query: Sequence[QueryTerm], k: int, tie_keys: TieKeys, score_threshold: float | None
-    ) -> list[tuple[int, float]]: ...
+    ) -> tuple[Sequence[int], Sequence[float]]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class LexicalHits:
-    """The best (chunk key, score) pairs, best first, and the scoring path that found them."""
+    """The best chunk keys and their scores, best first, and the scoring path that found them.
 
-    ranked: list[tuple[int, float]]
+    Two columns rather than a list of pairs: a deep cut (k = 1000) would otherwise spend more
+    on building pairs than on finding them (adr/0015-bm25-columns-and-tie-ranks.md).
+    """
+
+    keys: Sequence[int]
+    scores: Sequence[float]
     path: str
+
+    def pairs(self) -> list[tuple[int, float]]:
+        """(chunk key, score) pairs, best first."""
+        return list(zip(self.keys, self.scores, strict=True))
 
 
 class BM25Index:
@@ -205,7 +214,7 @@ class BM25Index:
         """
         query = self.query_terms(terms)
         if self._numpy is not None:
-            return LexicalHits(self._numpy.top_k(query, k, tie_keys, score_threshold), "numpy")
+            return LexicalHits(*self._numpy.top_k(query, k, tie_keys, score_threshold), "numpy")
         scores = None
         if (
             k <= PRUNING_MAX_K
@@ -216,4 +225,4 @@ class BM25Index:
         path = "python" if scores is None else "python-maxscore"
         if scores is None:
             scores = self._accumulate(query)
-        return LexicalHits(select_top_k(scores, k, tie_keys, score_threshold), path)
+        return LexicalHits(*top_k_columns(scores, k, tie_keys, score_threshold), path)

@@ -1,21 +1,26 @@
-"""Exact top-k with a content-derived tie-break, whatever the order candidates arrive in."""
+"""Exact top-k with a content-derived tie-break, whatever the order candidates arrive in.
+
+Results come as two columns, keys and scores, best first: deep cuts (k = 1000) would
+otherwise build a tuple per hit, which cost more than selecting them (adr/0015).
+"""
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from itertools import compress
-from operator import eq, itemgetter
+from operator import eq, neg
 
+from groundkit.index.ties import tie_ranks_of
 from groundkit.store.base import TieKey
 
-__all__ = ["TieKeys", "rank_by_score", "select_top_k"]
+__all__ = ["Ranked", "TieKeys", "order_ties", "select_top_k", "tied_order", "top_k_columns"]
 
 TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
+Ranked = tuple[list[int], list[float]]
+"""Keys and their scores, best first."""
 _HEAP_FRACTION = 8
 """Find the k-th score with a heap when k is under 1/8 of the candidates, else by sorting."""
-_score = itemgetter(1)
 
 
 def select_top_k(
@@ -24,57 +29,91 @@ def select_top_k(
     tie_keys: TieKeys,
     score_threshold: float | None = None,
 ) -> list[tuple[int, float]]:
-    """The ``k`` best (key, score) pairs scoring at least ``score_threshold``, best first;
+    """``top_k_columns`` as (key, score) pairs."""
+    keys, values = top_k_columns(scores, k, tie_keys, score_threshold)
+    return list(zip(keys, values, strict=True))
+
+
+def top_k_columns(
+    scores: Mapping[int, float],
+    k: int,
+    tie_keys: TieKeys,
+    score_threshold: float | None = None,
+) -> Ranked:
+    """The ``k`` best keys scoring at least ``score_threshold`` and their scores, best first;
     equal scores ordered by tie key.
 
     Every candidate tied with the k-th score is considered, so the cut is exact.
     """
     if k <= 0 or not scores:
-        return []
+        return [], []
     floor = score_threshold
     if len(scores) > k * _HEAP_FRACTION:
         kth = heapq.nlargest(k, scores.values())[-1]
         floor = kth if floor is None else max(floor, kth)
     if floor is None:
-        candidates = list(scores.items())
+        keys = list(scores)
     else:  # over items, not keys: sequential in memory (a lookup per key misses the cache)
-        candidates = [(key, score) for key, score in scores.items() if score >= floor]
-    candidates.sort(key=_score, reverse=True)
-    if len(candidates) > k:  # keep the run tied with the k-th score, drop the rest
-        kth = candidates[k - 1][1]
+        keys = [key for key, score in scores.items() if score >= floor]
+    keys.sort(key=scores.__getitem__, reverse=True)
+    values = list(map(scores.__getitem__, keys))
+    if len(keys) > k:  # keep the run tied with the k-th score, drop the rest
         end = k
-        while end < len(candidates) and candidates[end][1] == kth:
+        while end < len(values) and values[end] == values[k - 1]:
             end += 1
-        del candidates[end:]
-    return rank_by_score(candidates, k, tie_keys)
+        del keys[end:], values[end:]
+    order_ties(keys, values, k, tie_keys)
+    del keys[k:], values[k:]
+    return keys, values
 
 
-def rank_by_score(
-    candidates: list[tuple[int, float]], k: int, tie_keys: TieKeys
-) -> list[tuple[int, float]]:
-    """The first ``k`` of ``candidates`` (sorted by descending score), ties put in tie-key order.
+def order_ties(
+    keys: list[int],
+    values: list[float],
+    k: int,
+    tie_keys: TieKeys,
+) -> None:
+    """Put each run of equal ``values`` (sorted descending) in tie-key order, in place.
 
-    Tie keys are fetched only for the chunks in runs of equal scores that start within the
-    first ``k``; a key that ``tie_keys`` leaves out raises ``KeyError`` (the caller decides how
-    to fail). Finding the tied chunks happens in C; they are then ordered among themselves
-    and put back into the places they held, so each run keeps its block.
+    Only runs that start within the first ``k`` are ordered. Finding the tied keys happens
+    in C; they are ordered among themselves, then put back into the places they held, so each
+    run keeps its block. A key without a tie key raises ``KeyError``.
     """
-    values = list(map(_score, candidates))
     repeated = set(compress(values[1:], map(eq, values[1:], values[:-1])))
     if not repeated:
-        return candidates[:k]
+        return
     if len(values) > k:  # a run starts within the first k iff it reaches the k-th place
         repeated = {value for value in repeated if value >= values[k - 1]}
     places = list(compress(range(len(values)), map(repeated.__contains__, values)))
-    tied = list(map(candidates.__getitem__, places))
-    ties = tie_keys([key for key, _ in tied])
-    tied.sort(key=partial(_score_then_tie_key, ties))
-    for place, item in zip(places, tied, strict=True):
-        candidates[place] = item
-    return candidates[:k]
+    tied = list(map(keys.__getitem__, places))
+    tied_values = list(map(values.__getitem__, places))
+    ranks = tied_order(tied, tie_keys)
+    ordered = sorted(zip(map(neg, tied_values), ranks, range(len(tied)), strict=True))
+    for place, (_, _, at) in zip(places, ordered, strict=True):
+        keys[place] = tied[at]
 
 
-def _score_then_tie_key(
-    ties: Mapping[int, TieKey], item: tuple[int, float]
-) -> tuple[float, TieKey]:
-    return (-item[1], ties[item[0]])
+def tied_order(tied: Sequence[int], tie_keys: TieKeys) -> list[int]:
+    """Each of ``tied``'s place in tie-key order: its snapshot-wide rank where ``tie_keys``
+    has them (``CachedTieKeys.ranks``), else its place among ``tied`` alone. Equal tie keys
+    (the same file under two roots) fall back to the chunk key, as the ranks do. A key
+    without a tie key (or a rank) raises ``KeyError``."""
+    tie_ranks = tie_ranks_of(tie_keys)
+    if tie_ranks is not None:
+        try:
+            ranks = list(map(tie_ranks.__getitem__, tied))
+        except IndexError:
+            ranks = [-1]
+        if min(ranks, default=0) < 0:
+            raise KeyError(_first_unranked(tied, tie_ranks))
+        return ranks
+    ties = tie_keys(tied)
+    by_tie_key = sorted(range(len(tied)), key=lambda at: (ties[tied[at]], tied[at]))
+    ranks = [0] * len(tied)
+    for place, at in enumerate(by_tie_key):
+        ranks[at] = place
+    return ranks
+
+
+def _first_unranked(tied: Sequence[int], tie_ranks: Sequence[int]) -> int:
+    return next(key for key in tied if not 0 <= key < len(tie_ranks) or tie_ranks[key] < 0)

@@ -87,7 +87,7 @@ class Retriever:
         self._reader = reader
         self._location = location
         self._lexical = BM25Index(reader, bm25)
-        self._tie_keys = CachedTieKeys(reader.tie_keys)
+        self._tie_keys = CachedTieKeys.of(reader)
 
     @classmethod
     def open(
@@ -185,7 +185,7 @@ class Retriever:
                 hits = self._lexical.top_k(
                     terms, leg_depth, self._tie_keys, score_threshold=threshold
                 )
-                lexical = hits.ranked
+                lexical = hits.pairs()
                 metadata["query_terms"] = len(terms)
                 metadata["accelerator"] = self._lexical.accelerator
                 metadata["bm25"] = {"k1": self._lexical.params.k1, "b": self._lexical.params.b}

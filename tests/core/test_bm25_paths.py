@@ -36,7 +36,9 @@ def tie_keys_for(reader: CollectionReader, source: str) -> TieKeys:
     """The reader's own tie keys, cached ones, or cached ones with snapshot-wide ranks."""
     if source == "fetch":
         return reader.tie_keys
-    return CachedTieKeys.of(reader, ranks_max_chunks=10**9 if source == "ranks" else -1)
+    if source == "ranks":
+        return CachedTieKeys.of(reader, rank_after=0)  # ranked at the first tie
+    return CachedTieKeys.of(reader, ranks_max_chunks=-1)  # never ranked
 
 
 def pairs(hits: LexicalHits) -> list[tuple[int, float]]:
@@ -162,7 +164,7 @@ def test_a_tied_hit_without_a_record_is_a_key_error(accelerator: str) -> None:
     index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         index.top_k(["pump"], 1, lambda keys: {})
-    ranked = CachedTieKeys(lambda keys: {}, all_keys=lambda: range(3), chunk_count=3)
+    ranked = CachedTieKeys(lambda keys: {}, every=lambda: (), chunk_count=3, rank_after=0)
     with pytest.raises(KeyError):
         index.top_k(["pump"], 1, ranked)
 

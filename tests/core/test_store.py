@@ -78,6 +78,20 @@ def test_write_then_read(store: CollectionStore) -> None:
     assert [d.source for d in store.documents_under("/corpus")] == ["a.md"]
 
 
+def test_tie_keys_in_one_pass_equal_those_asked_for(store: CollectionStore) -> None:
+    put(store, "b.md", ["pump valve", "valve"])
+    put(store, "a.md", ["pump"])
+    with store.reader() as reader:
+        keys = [key for key, _ in reader.chunk_lengths()]
+        every = dict(reader.iter_tie_keys())
+        assert every == reader.tie_keys(keys + [10**6])  # an unknown key is left out
+        assert sorted((tie[2], tie[1]) for tie in every.values()) == [
+            ("a.md", 0),
+            ("b.md", 0),
+            ("b.md", 1),
+        ]
+
+
 def test_every_write_bumps_the_generation(store: CollectionStore) -> None:
     a = put(store, "a.md", ["one"])
     put(store, "b.md", ["two"])

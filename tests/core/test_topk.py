@@ -38,7 +38,8 @@ def test_select_top_k_equals_a_full_sort(
 
 def ranked_tie_keys() -> CachedTieKeys:
     """Tie keys of chunks 0..400 that rank all of them, as a small snapshot would."""
-    return CachedTieKeys(tie_keys, all_keys=lambda: range(401), chunk_count=401)
+    every = tie_keys(range(401)).items
+    return CachedTieKeys(tie_keys, every=every, chunk_count=401, rank_after=0)
 
 
 @settings(max_examples=300, deadline=None)
@@ -76,25 +77,30 @@ def test_tie_keys_are_fetched_only_for_runs_that_reach_the_top_k() -> None:
     assert asked == []
 
 
-def test_snapshot_ranks_are_made_once_and_only_for_small_snapshots() -> None:
-    fetched: list[int] = []
+def test_a_snapshot_is_ranked_once_its_lookups_add_up_to_its_size() -> None:
+    passes: list[int] = []
 
-    def fetch(keys: Sequence[int]) -> dict[int, TieKey]:
-        fetched.append(len(keys))
-        return {key: tie_key(key) for key in keys if key != 3}  # chunk 3 has no record
+    def every() -> list[tuple[int, TieKey]]:
+        passes.append(1)
+        return [(key, tie_key(key)) for key in (0, 1, 5)]  # chunk 3 has no record
 
-    small = CachedTieKeys(fetch, all_keys=lambda: [0, 1, 3, 5], chunk_count=4)
+    small = CachedTieKeys(tie_keys, every=every, chunk_count=4)
+    assert small.ranks() is None
+    small([0, 1, 5])
+    assert small.ranks() is None and passes == []  # 3 of 4 looked up: not yet
+    small([0])
     ranks = small.ranks()
-    assert ranks is not None and small.ranks() is ranks and fetched == [4]
+    assert ranks is not None and small.ranks() is ranks and passes == [1]
     assert ranks[3] == ranks[2] == ranks[4] == -1  # no record, no chunk
     assert sorted(ranks[key] for key in (0, 1, 5)) == [0, 1, 2]
     assert sorted((0, 1, 5), key=ranks.__getitem__) == sorted((0, 1, 5), key=tie_key)
+    assert tied_order([5, 0], small) == [ranks[5], ranks[0]]
     with pytest.raises(KeyError):
         tied_order([0, 3], small)
     with pytest.raises(KeyError):
         tied_order([0, 9], small)  # past the last chunk
-    large = CachedTieKeys(fetch, all_keys=lambda: [0, 1], chunk_count=2, ranks_max_chunks=1)
-    assert large.ranks() is None and fetched == [4]
+    large = CachedTieKeys(tie_keys, every=every, chunk_count=2, rank_after=0, ranks_max_chunks=1)
+    assert large.ranks() is None and passes == [1]
 
 
 def test_cached_tie_keys_fetch_each_chunk_once_and_keep_missing_ones_missing() -> None:

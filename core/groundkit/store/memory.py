@@ -7,7 +7,7 @@ Nothing is persisted. A reader shares the current state; the next write copies i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,15 +229,19 @@ class MemoryReader:
         return {key: found[key][0] for key in keys if key in found}
 
     def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
-        out: dict[int, TieKey] = {}
+        chunks = self._state.chunks
+        return dict(self._tie_keys_of(key for key in keys if key in chunks))
+
+    def iter_tie_keys(self) -> Iterator[tuple[int, TieKey]]:
+        return self._tie_keys_of(list(self._state.chunks))
+
+    def _tie_keys_of(self, keys: Iterable[int]) -> Iterator[tuple[int, TieKey]]:
+        chunks, documents = self._state.chunks, self._state.documents
         for key in keys:
-            entry = self._state.chunks.get(key)
-            if entry is None:
-                continue
-            document = self._state.documents.get(entry[0].document_id)
+            chunk = chunks[key][0]
+            document = documents.get(chunk.document_id)
             if document is not None:
-                out[key] = (document.content_hash, entry[0].chunk_index, document.source)
-        return out
+                yield key, (document.content_hash, chunk.chunk_index, document.source)
 
     def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
         docs = self._state.documents

@@ -84,6 +84,10 @@ _SCHEMA = _SCHEMA.replace("{vectors}", _VECTORS_TABLE + ";")
 _DOCUMENT_COLUMNS = (
     "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class"
 )
+_TIE_KEYS = (
+    "SELECT c.chunk_key, d.content_hash, c.chunk_index, d.source FROM chunks c "
+    "JOIN documents d ON d.document_id = c.document_id"
+)
 _CHUNK_COLUMNS = (
     "chunk_id, document_id, chunk_index, text, start_offset, end_offset, start_line, end_line, "
     "metadata"
@@ -623,11 +627,12 @@ class SqliteReader:
         return {row[0]: _chunk(row[1:]) for row in self._in_batches(sql, keys)}
 
     def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
-        sql = (
-            "SELECT c.chunk_key, d.content_hash, c.chunk_index, d.source FROM chunks c "
-            "JOIN documents d ON d.document_id = c.document_id WHERE c.chunk_key IN ({marks})"
-        )
+        sql = f"{_TIE_KEYS} WHERE c.chunk_key IN ({{marks}})"
         return {row[0]: (row[1], row[2], row[3]) for row in self._in_batches(sql, keys)}
+
+    def iter_tie_keys(self) -> Iterator[tuple[int, TieKey]]:
+        for row in self._db.execute(_TIE_KEYS):
+            yield row[0], (row[1], row[2], row[3])
 
     def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
         sql = f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE document_id IN ({{marks}})"

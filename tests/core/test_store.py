@@ -84,7 +84,7 @@ def test_tie_keys_in_one_pass_equal_those_asked_for(store: CollectionStore) -> N
     with store.reader() as reader:
         keys = [key for key, _ in reader.chunk_lengths()]
         every = dict(reader.iter_tie_keys())
-        assert every == reader.tie_keys(keys + [10**6])  # an unknown key is left out
+        assert every == reader.tie_keys([*keys, 10**6])  # an unknown key is left out
         assert sorted((tie[2], tie[1]) for tie in every.values()) == [
             ("a.md", 0),
             ("b.md", 0),

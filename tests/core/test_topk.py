@@ -62,6 +62,13 @@ def test_order_ties_orders_every_run_that_starts_within_k(
     assert list(zip(keys, values, strict=True))[:k] == reference(scores, k, None)
 
 
+def test_a_sampled_floor_that_too_few_reach_falls_back_to_every_candidate() -> None:
+    scores = {key: 10.0 if key % 4 == 0 else 1.0 for key in range(40)}  # the sample sees 10s
+    keys, values = top_k_columns(scores, 12, tie_keys)
+    assert list(zip(keys, values, strict=True)) == reference(scores, 12, None)
+    assert values.count(10.0) == 10
+
+
 def test_tie_keys_are_fetched_only_for_runs_that_reach_the_top_k() -> None:
     asked: list[int] = []
 

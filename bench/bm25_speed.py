@@ -21,7 +21,9 @@ another, never in parallel):
 
 * ``gk-python`` / ``gk-numpy``: a ``MemoryStore`` filled with one ``write_document`` per document,
   then ``BM25Index(reader, accelerator=...)``; queries through ``BM25Index.top_k``, with the
-  per-snapshot tie-key cache the ``Retriever`` uses.
+  per-snapshot tie-key cache the ``Retriever`` uses (which ranks a collection of up to 250k
+  chunks by tie key once its lookups add up to the chunk count, usually in the warm-up pass).
+  Each query's result is its two columns, keys and scores, as bm25s returns arrays.
 * ``gk-sqlite``: the same documents written into a ``SqliteStore`` file (build docs/s, size on
   disk, open time = reader + ``BM25Index`` construction, warm queries/s on the file for both
   accelerators, and the cost of adding 1,000 more documents). A build that runs past

@@ -24,7 +24,7 @@ __all__ = ["CachedTieKeys", "tie_ranks_of"]
 
 DEFAULT_CACHE_ENTRIES = 1 << 20
 RANKS_MAX_CHUNKS = 250_000
-"""Largest snapshot ranked whole (0.4 s and 0.8 MB at 100,000 chunks in SQLite; beyond this
+"""Largest snapshot ranked whole (0.5 s and 0.8 MB at 100,000 chunks in SQLite; beyond this
 size the one pass would stall a query for seconds)."""
 _UNRANKED = -1
 

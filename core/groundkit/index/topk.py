@@ -14,7 +14,15 @@ from operator import eq, neg
 from groundkit.index.ties import tie_ranks_of
 from groundkit.store.base import TieKey
 
-__all__ = ["Ranked", "TieKeys", "order_ties", "select_top_k", "tied_order", "top_k_columns"]
+__all__ = [
+    "Ranked",
+    "TieKeys",
+    "order_ties",
+    "select_top_k",
+    "tie_order_keys",
+    "tied_order",
+    "top_k_columns",
+]
 
 TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
 Ranked = tuple[list[int], list[float]]
@@ -119,30 +127,34 @@ def order_ties(
     places = list(compress(range(len(values)), map(repeated.__contains__, values)))
     tied = list(map(keys.__getitem__, places))
     tied_values = list(map(values.__getitem__, places))
-    ranks = tied_order(tied, tie_keys)
-    ordered = sorted(zip(map(neg, tied_values), ranks, range(len(tied)), strict=True))
-    for place, (_, _, at) in zip(places, ordered, strict=True):
-        keys[place] = tied[at]
+    order = tie_order_keys(tied, tie_keys)
+    ordered = sorted(zip(map(neg, tied_values), order, tied, strict=True))
+    for place, (_, _, key) in zip(places, ordered, strict=True):
+        keys[place] = key
+
+
+def tie_order_keys(tied: Sequence[int], tie_keys: TieKeys) -> list[int] | list[TieKey]:
+    """What orders ``tied`` by tie key: each one's snapshot-wide rank where ``tie_keys`` has
+    them (``CachedTieKeys.ranks``), else its tie key. Equal tie keys (the same file under two
+    roots) are left to the chunk key, as the ranks are. A key without a tie key (or a rank)
+    raises ``KeyError``."""
+    tie_ranks = tie_ranks_of(tie_keys)
+    if tie_ranks is None:
+        return list(map(tie_keys(tied).__getitem__, tied))
+    try:
+        ranks = list(map(tie_ranks.__getitem__, tied))
+    except IndexError:
+        ranks = [-1]
+    if min(ranks, default=0) < 0:
+        raise KeyError(_first_unranked(tied, tie_ranks))
+    return ranks
 
 
 def tied_order(tied: Sequence[int], tie_keys: TieKeys) -> list[int]:
-    """Each of ``tied``'s place in tie-key order: its snapshot-wide rank where ``tie_keys``
-    has them (``CachedTieKeys.ranks``), else its place among ``tied`` alone. Equal tie keys
-    (the same file under two roots) fall back to the chunk key, as the ranks do. A key
-    without a tie key (or a rank) raises ``KeyError``."""
-    tie_ranks = tie_ranks_of(tie_keys)
-    if tie_ranks is not None:
-        try:
-            ranks = list(map(tie_ranks.__getitem__, tied))
-        except IndexError:
-            ranks = [-1]
-        if min(ranks, default=0) < 0:
-            raise KeyError(_first_unranked(tied, tie_ranks))
-        return ranks
-    ties = tie_keys(tied)
-    by_tie_key = sorted(range(len(tied)), key=lambda at: (ties[tied[at]], tied[at]))
+    """Each of ``tied``'s place among them in (tie key, chunk key) order."""
+    order = tie_order_keys(tied, tie_keys)
     ranks = [0] * len(tied)
-    for place, at in enumerate(by_tie_key):
+    for place, (_, _, at) in enumerate(sorted(zip(order, tied, range(len(tied)), strict=True))):
         ranks[at] = place
     return ranks
 

@@ -49,8 +49,6 @@ class NumpyScorer:
         self._idf = idf
         self._cache: dict[str, tuple[Any, Any]] = {}
         self._held = 0
-        self._ranks_of: array[int] | None = None
-        self._ranks: Any = None
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
         """(chunk keys, ``idf * (tf / (tf + norm))``) of ``term`` as numpy arrays."""
@@ -108,21 +106,15 @@ class NumpyScorer:
         """Each tied chunk's place in tie-key order: gathered from the snapshot-wide ranks
         where ``tie_keys`` has them and all of these are ranked; otherwise ``tied_order``
         decides (and raises ``KeyError`` for a key without a tie key)."""
-        snapshot = self._snapshot_ranks(tie_keys)
-        if snapshot is not None and tied_keys.max() < snapshot.size:
-            found = snapshot[tied_keys]
-            if found.min() >= 0:
-                return found
-        return self._np.asarray(tied_order(tied_keys.tolist(), tie_keys), dtype=self._np.int64)
-
-    def _snapshot_ranks(self, tie_keys: TieKeys) -> Any:
-        """Every chunk's place in tie-key order, as numpy, where ``tie_keys`` has them."""
+        np = self._np
         ranks = tie_ranks_of(tie_keys)
-        if ranks is None:
-            return None
-        if ranks is not self._ranks_of:
-            self._ranks_of, self._ranks = ranks, self._np.frombuffer(ranks, dtype=self._np.int64)
-        return self._ranks
+        if ranks is not None:
+            snapshot = np.frombuffer(ranks, dtype=np.int64)  # a view, no copy
+            if tied_keys.max() < snapshot.size:
+                found = snapshot[tied_keys]
+                if found.min() >= 0:
+                    return found
+        return np.asarray(tied_order(tied_keys.tolist(), tie_keys), dtype=np.int64)
 
     def _scores(self, query: Sequence[QueryTerm]) -> tuple[Any, Any]:
         """(matched chunk keys, their scores)."""

@@ -162,6 +162,13 @@ def _check_stamps(connection: sqlite3.Connection, path: Path) -> bool:
     return True
 
 
+def _batches(values: Sequence[Any]) -> Iterator[tuple[Sequence[Any], str]]:
+    """``values`` in slices of ``_BATCH``, each with its ``?,?,...`` placeholders."""
+    for i in range(0, len(values), _BATCH):
+        batch = values[i : i + _BATCH]
+        yield batch, ",".join("?" * len(batch))
+
+
 class SqliteStore:
     """Writer of a collection file; creates it on first use."""
 
@@ -421,9 +428,7 @@ class SqliteStore:
         if len(cache) > _TERM_CACHE_LIMIT:
             cache.clear()
         missing = [t for t in terms if t not in cache]
-        for i in range(0, len(missing), _BATCH):
-            batch = missing[i : i + _BATCH]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _batches(missing):
             for term, term_id in db.execute(
                 f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
             ):
@@ -441,9 +446,7 @@ class SqliteStore:
     def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
         """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
         of ids rather than one per term."""
-        for i in range(0, len(term_ids), _BATCH):
-            batch = term_ids[i : i + _BATCH]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _batches(term_ids):
             self._db.execute(
                 f"UPDATE terms SET df = df + ? WHERE term_id IN ({marks})", (delta, *batch)
             )
@@ -617,9 +620,7 @@ class SqliteReader:
         ).fetchall()
 
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
-        for i in range(0, len(values), _BATCH):
-            batch = values[i : i + _BATCH]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _batches(values):
             yield from self._db.execute(sql.format(marks=marks), tuple(batch))
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:

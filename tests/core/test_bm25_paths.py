@@ -6,6 +6,7 @@ The numpy accelerator is optional: its half of these tests skips where numpy is 
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from unittest.mock import patch
 
 import pytest
@@ -15,7 +16,7 @@ from test_retrieval import load
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.index import bm25
+from groundkit.index import bm25, packed
 from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
 from groundkit.index.ties import CachedTieKeys
 from groundkit.index.topk import TieKeys
@@ -29,6 +30,9 @@ PARAMS = st.builds(
     BM25Params, k1=st.sampled_from([0.0, 0.9, 1.2, 2.0]), b=st.sampled_from([0.0, 0.4, 0.75, 1.0])
 )
 TIE_SOURCES = st.sampled_from(["fetch", "cached", "ranks"])
+PYTHON_PATHS = st.sampled_from(["python", "python-maxscore", "python-packed", "coarse"])
+"""Which pure-Python path to force; "coarse" packs at 6 fraction bits, so that many totals
+are near (or at) the k-th and the re-scoring margin decides what is kept."""
 needs_numpy = pytest.mark.skipif(not numpy_available(), reason="numpy is not installed here")
 
 
@@ -39,6 +43,22 @@ def tie_keys_for(reader: CollectionReader, source: str) -> TieKeys:
     if source == "ranks":
         return CachedTieKeys.of(reader, rank_after=0)  # ranked at the first tie
     return CachedTieKeys.of(reader, ranks_max_chunks=-1)  # never ranked
+
+
+def forced(path: str) -> ExitStack:
+    """Patches that make ``BM25Index.top_k`` try ``path`` first on any corpus."""
+    stack = ExitStack()
+    if path == "python-maxscore":
+        stack.enter_context(patch.object(bm25, "PACKED_MAX_CHUNKS", 0))
+        stack.enter_context(patch.object(bm25, "PRUNING_MIN_POSTINGS", 0))
+    elif path in ("python-packed", "coarse"):
+        stack.enter_context(patch.object(bm25, "PACKED_SLOTS_PER_POSTING", 10**9))
+        stack.enter_context(patch.object(bm25, "PACKED_RESCORES_PER_HIT", 0))
+        if path == "coarse":
+            stack.enter_context(patch.object(packed, "FRACTION_BITS", 6))
+    else:
+        stack.enter_context(patch.object(bm25, "PACKED_MAX_CHUNKS", 0))
+    return stack
 
 
 def pairs(hits: LexicalHits) -> list[tuple[int, float]]:
@@ -63,7 +83,7 @@ def exhaustive(
     st.lists(WORDS, min_size=1, max_size=6),
     st.integers(1, 30),
     PARAMS,
-    st.booleans(),
+    PYTHON_PATHS,
     st.booleans(),
     TIE_SOURCES,
 )
@@ -72,17 +92,15 @@ def test_python_top_k_equals_exhaustive_scoring(
     query: list[str],
     k: int,
     params: BM25Params,
-    prune: bool,
+    path: str,
     as_lists: bool,
     tie_source: str,
 ) -> None:
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
-    with patch.object(bm25, "LISTS_MAX_CHUNKS", 10**9 if as_lists else 0):  # lists or arrays
+    with forced(path), patch.object(bm25, "LISTS_MAX_CHUNKS", 10**9 if as_lists else 0):
         index = BM25Index(reader, params, accelerator="python")
-    floor = 0 if prune else bm25.PRUNING_MIN_POSTINGS  # small corpora only prune when forced
-    with patch.object(bm25, "PRUNING_MIN_POSTINGS", floor):
         hits = index.top_k(query, k, tie_keys_for(reader, tie_source))
     assert pairs(hits) == exhaustive(index, query, k, store)
 
@@ -130,12 +148,52 @@ def test_maxscore_prunes_and_stays_exact() -> None:
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
-    index = BM25Index(reader, accelerator="python")
     query = ["rare", "pump", "valve"]
-    with patch.object(bm25, "PRUNING_MIN_POSTINGS", 0):
+    with forced("python-maxscore"):
+        index = BM25Index(reader, accelerator="python")
         hits = index.top_k(query, 2, reader.tie_keys)
     assert hits.path == "python-maxscore"
     assert pairs(hits) == exhaustive(index, query, 2, store)
+
+
+PUMP_ROOM = [
+    [["pump valve seal", "valve seal", "main pump", "seal"][n % 4] + " pump" * (n % 3)]
+    for n in range(40)
+] + [["rare valve pump"], ["rare rare seal"]]
+
+
+@pytest.mark.parametrize("fraction_bits", [18, 6])
+def test_packed_addition_is_taken_on_small_collections_and_stays_exact(
+    fraction_bits: int,
+) -> None:
+    """With these many postings per chunk the default cost rule packs; at 6 fraction bits
+    many totals collide, and the re-scoring keeps the cut exact."""
+    store = MemoryStore()
+    load(store, PUMP_ROOM)
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python")
+    for query, k in ((["pump", "valve", "seal"], 3), (["rare", "pump", "seal", "seal"], 5)):
+        with patch.object(packed, "FRACTION_BITS", fraction_bits):
+            fresh = BM25Index(reader, accelerator="python")
+            hits = fresh.top_k(query, k, reader.tie_keys)
+        assert hits.path == "python-packed"
+        assert pairs(hits) == exhaustive(index, query, k, store)
+
+
+@pytest.mark.parametrize(
+    ("fraction_bits", "why"),
+    [(0, "every term score rounds to 0: no total reaches the margin"), (40, "fields overflow")],
+)
+def test_packing_steps_aside_when_fixed_point_cannot_decide(fraction_bits: int, why: str) -> None:
+    store = MemoryStore()
+    load(store, PUMP_ROOM)
+    reader = store.reader()
+    query = ["pump", "valve", "seal"]
+    with patch.object(packed, "FRACTION_BITS", fraction_bits):
+        index = BM25Index(reader, accelerator="python")
+        hits = index.top_k(query, 3, reader.tie_keys)
+    assert hits.path == "python", why
+    assert pairs(hits) == exhaustive(index, query, 3, store)
 
 
 def test_auto_uses_numpy_exactly_when_it_is_importable() -> None:
@@ -177,7 +235,11 @@ def test_a_full_term_cache_starts_over_and_answers_the_same(accelerator: str) ->
     queries = [["pump", "valve"], ["main"], ["valve", "main", "pump"]]
     want = [exhaustive(BM25Index(reader), q, 5, store) for q in queries]
     index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
-    with patch.object(bm25, "TERM_SCORES_CACHE_POSTINGS", 4):
+    with (
+        forced("python-packed"),
+        patch.object(packed, "CACHE_BYTES", 4),
+        patch.object(bm25, "TERM_SCORES_CACHE_POSTINGS", 4),
+    ):
         if numpy_available():
             from groundkit.index import accelerated
 

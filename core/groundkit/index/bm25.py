@@ -22,6 +22,7 @@ from typing import Literal, Protocol
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
+from groundkit.index.packed import PackedScorer, packing_available
 from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import maxscore_candidates
 from groundkit.index.terms import QueryTerm, TermScores, canonical_order
@@ -42,6 +43,14 @@ LISTS_MAX_CHUNKS = 250_000
 """Up to this many chunk slots the pure-Python path keeps term scores as lists of ready-made
 objects (10-20% faster to loop over); above it, as arrays, whose compact memory beat lists
 by 1.5-2x at 1M chunks (adr/0014-bm25-speed-term-scores.md)."""
+PACKED_MAX_CHUNKS = 1 << 16
+"""Up to this many chunk slots the pure-Python path may add a query's terms as packed ints
+(``packed.PackedScorer``); above it a packed term costs more memory than it saves time."""
+PACKED_SLOTS_PER_POSTING = 4
+PACKED_RESCORES_PER_HIT = 2
+"""Packing pays when a query's postings outnumber a quarter of the chunk slots (what packed
+addition walks, in C) plus twice k times its terms (what re-scoring looks up, in Python)
+(adr/0016-bm25-packed-small-collections.md)."""
 ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
 
 
@@ -124,6 +133,9 @@ class BM25Index:
             from groundkit.index.accelerated import NumpyScorer
 
             self._numpy = NumpyScorer(norms, self._postings.get, self.idf)
+        self._packed: PackedScorer | None = None
+        if not use_numpy and len(norms) <= PACKED_MAX_CHUNKS and packing_available():
+            self._packed = PackedScorer(len(norms), self.term_scores)
 
     @property
     def chunk_count(self) -> int:
@@ -200,6 +212,23 @@ class BM25Index:
                 scores[key] = get(key, 0.0) + value
         return scores
 
+    def _candidates(self, query: Sequence[QueryTerm], k: int) -> tuple[dict[int, float], str]:
+        """Exact scores of chunks that hold the top ``k``, and the pure-Python path that found
+        them: packed (small collections, many postings), MaxScore (many postings, small k), or
+        every matching chunk."""
+        postings = sum(query_term.df for query_term in query)
+        if len(query) > 1 and self._packed is not None:
+            walked = len(self._norms) // PACKED_SLOTS_PER_POSTING
+            if postings >= walked + PACKED_RESCORES_PER_HIT * k * len(query):
+                found = self._packed.candidates(query, k)
+                if found is not None:
+                    return found, "python-packed"
+        if len(query) > 1 and k <= PRUNING_MAX_K and postings >= PRUNING_MIN_POSTINGS:
+            found = maxscore_candidates(query, k, self.term_scores)
+            if found is not None:
+                return found, "python-maxscore"
+        return self._accumulate(query), "python"
+
     def top_k(
         self,
         terms: Sequence[str],
@@ -215,14 +244,5 @@ class BM25Index:
         query = self.query_terms(terms)
         if self._numpy is not None:
             return LexicalHits(*self._numpy.top_k(query, k, tie_keys, score_threshold), "numpy")
-        scores = None
-        if (
-            k <= PRUNING_MAX_K
-            and len(query) > 1
-            and sum(term.df for term in query) >= PRUNING_MIN_POSTINGS
-        ):
-            scores = maxscore_candidates(query, k, self.term_scores)
-        path = "python" if scores is None else "python-maxscore"
-        if scores is None:
-            scores = self._accumulate(query)
+        scores, path = self._candidates(query, k)
         return LexicalHits(*top_k_columns(scores, k, tie_keys, score_threshold), path)

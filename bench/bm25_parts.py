@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,6 +64,36 @@ def _packing(mode: str) -> Iterator[None]:
         patch.object(bm25, "PACKED_RESCORES_PER_HIT", 0 if always else 10**9),
     ):
         yield
+
+
+def _fixed_point_floor(index: Any, parsed: list[Any], slots: int, n: int) -> float:
+    """The least a query could cost if scores were fixed point (rejected in ADR 0016): each
+    term's scores as 64-bit fields of one int, holding the bits of the double 2**20 + score
+    (exact below 2**20 at 2**-32 resolution), so that one big-int sum, one sort of the read-back
+    doubles and one subtraction per match give ordered exact scores. Keys and ties are left
+    out, so the real cost would be higher still."""
+    base = float(1 << 20)
+    magic = int.from_bytes(array("Q", [0x413 << 52]) * slots, sys.byteorder)  # 2**20 as a double
+    packed: dict[str, int] = {}
+    for query in parsed:
+        for term in query:
+            if term.term not in packed:
+                keys, values, _ = index.term_scores(term.term)
+                fields = array("Q", bytes(8 * slots))
+                for key, value in zip(keys, values, strict=True):
+                    fields[key] = round(value * 2.0**32)
+                packed[term.term] = int.from_bytes(fields, sys.byteorder)
+
+    def one(query: Any) -> list[float]:
+        total = magic
+        for term in query:
+            total += packed[term.term] if term.qtf == 1 else term.qtf * packed[term.term]
+        doubles = array("d")
+        doubles.frombytes(total.to_bytes(8 * slots, sys.byteorder))
+        ordered = sorted(doubles, reverse=True)
+        return [value - base for value in ordered if value > base]
+
+    return _best_us(lambda: [one(query) for query in parsed], n)
 
 
 def measure(folder: Path, ks: list[int]) -> None:
@@ -119,6 +150,10 @@ def measure(folder: Path, ks: list[int]) -> None:
         (
             "sorted() of the bare scores, alone",
             _best_us(lambda: [sorted(v, reverse=True) for v in values], n),
+        ),
+        (
+            "fixed-point scores: add, sort, read back",
+            _fixed_point_floor(index, parsed, len(index._norms), n),
         ),
     ]
     print(f"floor at k = {deep}")

@@ -2,7 +2,8 @@
 
 A 1M-chunk SQLite build takes about 40 minutes on the project's 2-core machine; this measures
 the query side again (after a change to the scoring code) without rebuilding, with the same
-timing as ``bm25_speed.py`` (one warm-up pass, best of 5, the same queries)::
+timing as ``bm25_speed.py`` (one warm-up pass, then the best of at least 5 passes lasting at
+least 3 s, the same queries)::
 
     .bench/bin/python bench/sqlite_queries.py /tmp/bms/s6/synthetic-1000000 --json out.json
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from groundkit.index.terms import QueryTerm, TermScores
+from groundkit.index.terms import QueryTerm, TermScoresOf
 
 __all__ = ["FRACTION_BITS", "PackedScorer", "packing_available"]
 
@@ -48,14 +48,10 @@ class PackedTerm(NamedTuple):
     exact: dict[int, float]
 
 
-TermScoresOf = Callable[[str], TermScores]
-
-
 class PackedScorer:
     """Finds the chunks that can reach a query's top k by big-int addition, then scores them."""
 
     def __init__(self, slots: int, term_scores: TermScoresOf) -> None:
-        self._slots = slots
         self._bytes = 4 * slots
         self._term_scores = term_scores
         self._ones = int.from_bytes(array("I", [1]) * slots, sys.byteorder)
@@ -95,15 +91,19 @@ class PackedScorer:
         of G minus that error, and no chunk of the top k (or tied with it) has a total under
         G - (repeats + 2).
         """
-        terms = [self.packed(query_term.term) for query_term in query]
+        if k <= 0:
+            return None
+        terms = []
         total = bound = 0
-        for query_term, term in zip(query, terms, strict=True):
+        for query_term in query:
+            term = self.packed(query_term.term)
             if term is None:
                 return None
+            terms.append(term)
             qtf = query_term.qtf
             total += term.fields if qtf == 1 else qtf * term.fields
             bound += qtf * term.top
-        if bound >= _TOTAL_LIMIT or k <= 0:
+        if bound >= _TOTAL_LIMIT:
             return None
         low = self._floor(total, k, sum(query_term.qtf for query_term in query) + 2)
         if low is None:
@@ -141,7 +141,7 @@ class PackedScorer:
 
 
 def _rescored(
-    slots: list[int], query: Sequence[QueryTerm], terms: Sequence[PackedTerm | None]
+    slots: list[int], query: Sequence[QueryTerm], terms: Sequence[PackedTerm]
 ) -> dict[int, float]:
     """Exact scores of ``slots``, each term's ``qtf * term score`` added in canonical order.
 
@@ -150,7 +150,6 @@ def _rescored(
     """
     scores = dict.fromkeys(slots, 0.0)
     for query_term, term in zip(query, terms, strict=True):
-        assert term is not None
         get = term.exact.get
         qtf = query_term.qtf
         if qtf == 1:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from groundkit.index.terms import QueryTerm, TermScores
+from groundkit.index.terms import QueryTerm, TermScoresOf
 
 __all__ = ["maxscore_candidates"]
-
-TermScoresOf = Callable[[str], TermScores]
 
 _MARGIN = 1e-9
 """Relative slack on every bound comparison: partial sums added in another order may differ

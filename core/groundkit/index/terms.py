@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-__all__ = ["QueryTerm", "TermScores", "canonical_order"]
+__all__ = ["QueryTerm", "TermScores", "TermScoresOf", "canonical_order"]
 
 TermScores = tuple[Sequence[int], Sequence[float], float]
 """A term's chunk keys, each chunk's term score ``idf * (tf / (tf + norm))``, and their maximum."""
+TermScoresOf = Callable[[str], TermScores]
+"""Where a scoring path gets a term's ``TermScores`` (``BM25Index.term_scores``)."""
 
 
 class QueryTerm(NamedTuple):

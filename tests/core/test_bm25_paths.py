@@ -248,3 +248,29 @@ def test_a_full_term_cache_starts_over_and_answers_the_same(accelerator: str) ->
         else:
             got = [index.top_k(q, 5, reader.tie_keys).pairs() for q in queries * 2]
     assert got == want * 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    CORPUS,
+    st.lists(WORDS, min_size=1, max_size=6),
+    st.integers(1, 30),
+    st.sets(st.integers(0, 120)),
+    st.sampled_from(["python", "auto"]),
+)
+def test_allowed_keys_rank_exactly_the_filtered_exhaustive_scores(
+    docs: list[list[str]], query: list[str], k: int, allowed: set[int], accelerator: str
+) -> None:
+    """A filter keeps every score exact and counts only allowed chunks toward ``k``."""
+    store = MemoryStore()
+    load(store, docs)
+    reader = store.reader()
+    index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
+    hits = index.top_k(query, k, reader.tie_keys, allowed=frozenset(allowed))
+    ties = reader.tie_keys(list(index.score(query)))
+    expected = sorted(
+        ((key, score) for key, score in index.score(query).items() if key in allowed),
+        key=lambda item: (-item[1], ties[item[0]], item[0]),
+    )[:k]
+    assert pairs(hits) == expected
+    assert hits.path == "python-filtered"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -236,12 +236,24 @@ class BM25Index:
         tie_keys: TieKeys,
         *,
         score_threshold: float | None = None,
+        allowed: AbstractSet[int] | None = None,
     ) -> LexicalHits:
         """The exact ``k`` best chunks for ``terms``; ties broken by ``tie_keys``.
 
+        ``allowed`` restricts the ranking to those chunk keys (a search filter): the top ``k``
+        counts only allowed chunks, scored exactly as without the filter.
         Raises ``KeyError`` for a hit that ``tie_keys`` cannot place (a missing record).
         """
         query = self.query_terms(terms)
+        if allowed is not None:
+            every = self._accumulate(query)
+            if len(allowed) < len(every):
+                scores = {key: every[key] for key in allowed if key in every}
+            else:
+                scores = {key: score for key, score in every.items() if key in allowed}
+            return LexicalHits(
+                *top_k_columns(scores, k, tie_keys, score_threshold), "python-filtered"
+            )
         if self._numpy is not None:
             return LexicalHits(*self._numpy.top_k(query, k, tie_keys, score_threshold), "numpy")
         scores, path = self._candidates(query, k)

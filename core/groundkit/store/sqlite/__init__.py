@@ -1,0 +1,14 @@
+"""The embedded default store: one SQLite file per collection (stdlib ``sqlite3``, WAL).
+
+Readers hold a read transaction for their lifetime, which is what makes a retriever a snapshot.
+Schema and stamps (``schema``), the writer, the reader and the consistency checks each live in
+their own module. See adr/0002-storage.md.
+"""
+
+from __future__ import annotations
+
+from groundkit.store.sqlite.reader import SqliteReader
+from groundkit.store.sqlite.schema import APPLICATION_ID, SCHEMA_VERSION
+from groundkit.store.sqlite.writer import SqliteStore
+
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SqliteReader", "SqliteStore"]

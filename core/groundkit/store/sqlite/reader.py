@@ -1,0 +1,192 @@
+"""A snapshot of a collection file: a read transaction held from open to ``close()``."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundkit import codec
+from groundkit.contracts import Chunk, Document
+from groundkit.errors import StorageError
+from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.base import TieKey
+from groundkit.store.binding import decode_manifest
+from groundkit.store.sqlite.checks import integrity_problems
+from groundkit.store.sqlite.schema import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    TIE_KEYS_QUERY,
+    batches,
+    check_stamps,
+    chunk_from_row,
+    connect,
+    document_from_row,
+    user_version,
+)
+
+__all__ = ["SqliteReader"]
+
+
+class SqliteReader:
+    """A snapshot: a read transaction held open from construction to ``close()``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._path = Path(path)
+        if not self._path.is_file():
+            from groundkit.errors import CollectionNotFoundError
+
+            raise CollectionNotFoundError(
+                f"no collection at {self._path}; create it with `groundkit ingest PATH`",
+                subject=str(self._path),
+            )
+        self._db = connect(self._path)
+        try:
+            if not check_stamps(self._db, self._path):
+                raise StorageError(
+                    f"{self._path} is an empty SQLite file, not a collection; delete it and "
+                    "re-ingest",
+                    subject=str(self._path),
+                )
+            self._db.execute("BEGIN")
+            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            self._schema_version = user_version(self._db)
+            self._has_vectors = self._schema_version >= 2
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StorageError(
+                f"collection {self._path} cannot be read ({exc}); it may be corrupt: re-ingest",
+                subject=str(self._path),
+            ) from exc
+        except BaseException:
+            self._db.close()
+            raise
+        self._generation = int(meta.get("generation", 0))
+        self._chunk_count = int(meta.get("chunk_count", 0))
+        self._total_length = int(meta.get("total_length", 0))
+        raw = meta.get("analyzer")
+        self._analyzer = None if raw is None else dict(codec.decode(raw))
+        try:
+            self._embedding = decode_manifest(meta.get("embedding"), str(self._path))
+        except BaseException:
+            self.close()
+            raise
+        self._term_cache: dict[str, tuple[int, int] | None] = {}
+
+    @property
+    def location(self) -> str:
+        return str(self._path)
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    @property
+    def chunk_count(self) -> int:
+        return self._chunk_count
+
+    @property
+    def total_length(self) -> int:
+        return self._total_length
+
+    @property
+    def analyzer_identity(self) -> dict[str, Any] | None:
+        return self._analyzer
+
+    @property
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return self._embedding
+
+    def vectors(self) -> Iterator[tuple[int, bytes]]:
+        if not self._has_vectors:
+            return
+        try:
+            rows = self._db.execute("SELECT chunk_key, vector FROM vectors")
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"collection {self._path}: its vectors cannot be read ({exc}); the dense side is "
+                "missing or damaged: re-ingest into a new collection",
+                subject=str(self._path),
+            ) from exc
+        yield from rows
+
+    def chunk_lengths(self) -> Iterator[tuple[int, int]]:
+        yield from self._db.execute("SELECT chunk_key, length FROM chunks")
+
+    def postings(self, term: str) -> Sequence[tuple[int, int]]:
+        row = self._db.execute("SELECT term_id FROM terms WHERE term = ?", (term,)).fetchone()
+        if row is None:
+            return ()
+        return self._db.execute(
+            "SELECT chunk_key, tf FROM postings WHERE term_id = ?", (row[0],)
+        ).fetchall()
+
+    def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
+        for batch, marks in batches(values):
+            yield from self._db.execute(sql.format(marks=marks), tuple(batch))
+
+    def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
+        sql = f"SELECT chunk_key, {CHUNK_COLUMNS} FROM chunks WHERE chunk_key IN ({{marks}})"
+        return {row[0]: chunk_from_row(row[1:]) for row in self._in_batches(sql, keys)}
+
+    def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
+        sql = f"{TIE_KEYS_QUERY} WHERE c.chunk_key IN ({{marks}})"
+        return {row[0]: (row[1], row[2], row[3]) for row in self._in_batches(sql, keys)}
+
+    def iter_tie_keys(self) -> Iterator[tuple[int, TieKey]]:
+        for row in self._db.execute(TIE_KEYS_QUERY):
+            yield row[0], (row[1], row[2], row[3])
+
+    def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
+        sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id IN ({{marks}})"
+        return {row[0]: document_from_row(row) for row in self._in_batches(sql, document_ids)}
+
+    def iter_documents(self) -> Iterator[Document]:
+        for row in self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY root, source"
+        ):
+            yield document_from_row(row)
+
+    def iter_chunks(self) -> Iterator[Chunk]:
+        sql = f"SELECT {CHUNK_COLUMNS} FROM chunks ORDER BY document_id, chunk_index"
+        for row in self._db.execute(sql):
+            yield chunk_from_row(row)
+
+    def integrity_problems(self) -> list[str]:
+        has_embedding = self._embedding is not None
+        return integrity_problems(
+            self._db, self._chunk_count, self._total_length, self._has_vectors, has_embedding
+        )
+
+    def status(self) -> dict[str, Any]:
+        db = self._db
+        documents = db.execute("SELECT count(*) FROM documents").fetchone()[0]
+        size = sum(p.stat().st_size for p in (self._path, Path(f"{self._path}-wal")) if p.exists())
+        return {
+            "location": str(self._path),
+            "store": "sqlite",
+            "schema_version": self._schema_version,  # the file's own (a v1 file read as is)
+            "documents": documents,
+            "chunks": self._chunk_count,
+            "terms": db.execute("SELECT count(*) FROM terms").fetchone()[0],
+            "generation": self._generation,
+            "analyzer": self._analyzer,
+            "embedding": None if self._embedding is None else self._embedding.to_dict(),
+            "vectors": (
+                db.execute("SELECT count(*) FROM vectors").fetchone()[0] if self._has_vectors else 0
+            ),
+            "size_bytes": size,
+        }
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("ROLLBACK")
+        self._db.close()
+
+    def __enter__(self) -> SqliteReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,161 @@
+"""The collection file's schema, stamps and row codecs (stdlib ``sqlite3``, WAL).
+
+The file is stamped with ``application_id`` and ``user_version``; a foreign SQLite file or a
+newer schema is refused before anything is written. See adr/0002-storage.md.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundkit import codec
+from groundkit.contracts import Chunk, Document
+from groundkit.errors import StorageError
+
+APPLICATION_ID = 0x47524B54  # "GRKT"
+SCHEMA_VERSION = 2
+"""1: lexical only. 2: adds the ``vectors`` table (a version-1 file is upgraded in place by the
+first writer that opens it; readers read both). See adr/0009-dense-vectors-and-manifest.md."""
+BUSY_TIMEOUT_MS = 30_000
+WRITER_CACHE_KIB = 256 * 1024
+WAL_CHECKPOINT_PAGES = 16_384  # about 64 MiB of WAL at the default 4 KiB page
+BATCH = 500  # host parameters per IN (...) query, well under SQLite's limit
+TERM_CACHE_LIMIT = 1 << 20
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE documents (
+    document_id TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_class TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    char_count INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    generation INTEGER NOT NULL,
+    UNIQUE (root, source)
+);
+CREATE TABLE chunks (
+    chunk_key INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    document_id TEXT NOT NULL REFERENCES documents (document_id),
+    chunk_index INTEGER NOT NULL,
+    start_offset INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    term_ids BLOB NOT NULL
+);
+CREATE INDEX chunks_by_document ON chunks (document_id, chunk_index);
+CREATE TABLE terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
+CREATE TABLE postings (
+    term_id INTEGER NOT NULL,
+    chunk_key INTEGER NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (term_id, chunk_key)
+) WITHOUT ROWID;
+{vectors}
+INSERT INTO meta (key, value) VALUES
+    ('generation', '0'), ('chunk_count', '0'), ('total_length', '0');
+"""
+
+VECTORS_TABLE = """
+CREATE TABLE vectors (
+    chunk_key INTEGER PRIMARY KEY REFERENCES chunks (chunk_key),
+    vector BLOB NOT NULL
+)"""
+SCHEMA = SCHEMA.replace("{vectors}", VECTORS_TABLE + ";")
+
+DOCUMENT_COLUMNS = (
+    "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class"
+)
+TIE_KEYS_QUERY = (
+    "SELECT c.chunk_key, d.content_hash, c.chunk_index, d.source FROM chunks c "
+    "JOIN documents d ON d.document_id = c.document_id"
+)
+CHUNK_COLUMNS = (
+    "chunk_id, document_id, chunk_index, text, start_offset, end_offset, start_line, end_line, "
+    "metadata"
+)
+
+
+def document_from_row(row: Sequence[Any]) -> Document:
+    return Document(*row)
+
+
+def chunk_from_row(row: Sequence[Any]) -> Chunk:
+    return Chunk(
+        chunk_id=row[0],
+        document_id=row[1],
+        chunk_index=row[2],
+        text=row[3],
+        start_offset=row[4],
+        end_offset=row[5],
+        start_line=row[6],
+        end_line=row[7],
+        metadata=codec.decode(row[8]),
+    )
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    try:
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return connection
+    except sqlite3.Error as exc:
+        raise StorageError(
+            f"cannot open collection file {path}: {exc}; check the path and its permissions",
+            subject=str(path),
+        ) from exc
+
+
+def user_version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_stamps(connection: sqlite3.Connection, path: Path) -> bool:
+    """True when the file is a groundkit collection we can read; False when it is empty."""
+    try:
+        app_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(
+            f"{path} is not a readable SQLite collection ({exc}); it may be corrupt or another "
+            "kind of file: move it away and re-ingest",
+            subject=str(path),
+        ) from exc
+    if app_id == 0 and version == 0 and tables == 0:
+        return False
+    if app_id != APPLICATION_ID:
+        raise StorageError(
+            f"{path} is an SQLite file that groundkit did not create (application_id "
+            f"{app_id:#x}); refusing to touch it: choose another --index-dir or --collection",
+            subject=str(path),
+        )
+    if version > SCHEMA_VERSION:
+        raise StorageError(
+            f"{path} has schema version {version}, newer than this groundkit understands "
+            f"({SCHEMA_VERSION}); upgrade groundkit to open it",
+            subject=str(path),
+        )
+    if version < 1:
+        raise StorageError(
+            f"{path} has an unfinished schema (version {version}); delete it and re-ingest",
+            subject=str(path),
+        )
+    return True
+
+
+def batches(values: Sequence[Any]) -> Iterator[tuple[Sequence[Any], str]]:
+    """``values`` in slices of ``BATCH``, each with its ``?,?,...`` placeholders."""
+    for i in range(0, len(values), BATCH):
+        batch = values[i : i + BATCH]
+        yield batch, ",".join("?" * len(batch))

@@ -1,0 +1,391 @@
+"""The single writer of a collection file: one transaction per document, grouped commits."""
+
+from __future__ import annotations
+
+import contextlib
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundkit import codec
+from groundkit.contracts import Document
+from groundkit.errors import IndexIdentityError
+from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.base import IndexedChunk
+from groundkit.store.binding import check_embedding_write, decode_manifest
+from groundkit.store.sqlite.reader import SqliteReader
+from groundkit.store.sqlite.schema import (
+    APPLICATION_ID,
+    DOCUMENT_COLUMNS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    TERM_CACHE_LIMIT,
+    VECTORS_TABLE,
+    WAL_CHECKPOINT_PAGES,
+    WRITER_CACHE_KIB,
+    batches,
+    check_stamps,
+    connect,
+    document_from_row,
+    user_version,
+)
+
+__all__ = ["SqliteStore"]
+
+
+class SqliteStore:
+    """Writer of a collection file; creates it on first use."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self._path = Path(path)
+        if not create and not self._path.is_file():
+            from groundkit.errors import CollectionNotFoundError
+
+            raise CollectionNotFoundError(
+                f"no collection at {self._path}; create it with `groundkit ingest PATH`",
+                subject=str(self._path),
+            )
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = connect(self._path)
+        self._term_ids_cache: dict[str, int] = {}
+        self._cache_generation = -1
+        self._batch_generation: int | None = None  # set while a batch() is open
+        try:
+            if not check_stamps(self._db, self._path):
+                self._create_schema()
+            elif user_version(self._db) < SCHEMA_VERSION:
+                self._upgrade_schema()
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            # Postings inserts land all over the (term_id, chunk_key) B-tree: a page cache
+            # that holds its hot part keeps a large ingest from re-reading pages from disk.
+            self._db.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+            # Each document rewrites pages all over the postings tree; checkpointing the WAL
+            # less often writes a page hit by many documents back once, not once per document.
+            self._db.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
+            self._db.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _create_schema(self) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if check_stamps(db, self._path):  # another process created it meanwhile
+                db.execute("ROLLBACK")
+                return
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _upgrade_schema(self) -> None:
+        """Version 1 -> 2: add the (empty) vectors table; a lexical collection stays as it was."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if user_version(db) == 1:
+                db.execute(VECTORS_TABLE)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @property
+    def location(self) -> str:
+        return str(self._path)
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def analyzer_identity(self) -> dict[str, Any] | None:
+        raw = self._meta("analyzer")
+        return None if raw is None else dict(codec.decode(raw))
+
+    def embedding_identity(self) -> EmbeddingIdentity | None:
+        return decode_manifest(self._meta("embedding"), str(self._path))
+
+    def find_document(self, root: str, source: str) -> Document | None:
+        row = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? AND source = ?",
+            (root, source),
+        ).fetchone()
+        return None if row is None else document_from_row(row)
+
+    def find_document_by_id(self, document_id: str) -> Document | None:
+        row = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
+        ).fetchone()
+        return None if row is None else document_from_row(row)
+
+    def documents_under(self, root: str) -> list[Document]:
+        rows = self._db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? ORDER BY source", (root,)
+        ).fetchall()
+        return [document_from_row(row) for row in rows]
+
+    def write_document(
+        self,
+        document: Document,
+        chunks: Sequence[IndexedChunk],
+        *,
+        analyzer_identity: Mapping[str, Any],
+        embedding: EmbeddingIdentity | None = None,
+        replaces: str | None = None,
+    ) -> int:
+        db = self._db
+        self._begin()
+        try:
+            self._bind_analyzer(analyzer_identity)
+            self._bind_embedding(embedding, chunks, replaces)
+            if replaces is not None:
+                self._delete_document(replaces)
+            generation = self._bump_generation()
+            db.execute(
+                "INSERT INTO documents (document_id, root, source, source_class, content_hash, "
+                "fingerprint, char_count, line_count, generation) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    document.document_id,
+                    document.root,
+                    document.source,
+                    document.source_class,
+                    document.content_hash,
+                    document.fingerprint,
+                    document.char_count,
+                    document.line_count,
+                    generation,
+                ),
+            )
+            added_length = 0
+            for item in chunks:
+                added_length += item.length
+                self._insert_chunk(item)
+            self._add_counts(len(chunks), added_length)
+            self._commit(generation)
+        except BaseException:
+            self._rollback()
+            raise
+        return generation
+
+    def remove_document(self, document_id: str) -> int:
+        self._begin()
+        try:
+            self._delete_document(document_id)
+            generation = self._bump_generation()
+            self._commit(generation)
+        except BaseException:
+            self._rollback()
+            raise
+        return generation
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Commit the writes made inside together, each document still atomic on its own.
+
+        Every document is a savepoint in one transaction: a failing write rolls back only that
+        document, and leaving the block (normally or by an exception) commits the documents
+        finished so far. Pages shared by many documents (interior B-tree pages, the terms
+        table) then reach the WAL once per batch rather than once per document.
+        """
+        if self._batch_generation is not None:
+            yield
+            return
+        self._begin()
+        self._batch_generation = self._cache_generation
+        try:
+            yield
+        finally:
+            generation, self._batch_generation = self._batch_generation, None
+            self._commit(generation)
+
+    def _begin(self) -> None:
+        """Start a document's write: a savepoint inside a batch, else a write transaction."""
+        if self._batch_generation is not None:
+            self._db.execute("SAVEPOINT document")
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        if int(self._meta("generation") or 0) != self._cache_generation:
+            self._term_ids_cache.clear()
+
+    def _commit(self, generation: int) -> None:
+        if self._batch_generation is not None:
+            self._db.execute("RELEASE document")
+            self._batch_generation = generation
+            return
+        self._db.execute("COMMIT")
+        self._cache_generation = generation
+
+    def _rollback(self) -> None:
+        self._term_ids_cache.clear()
+        if self._batch_generation is not None:
+            self._db.execute("ROLLBACK TO document")
+            self._db.execute("RELEASE document")
+            return
+        self._db.execute("ROLLBACK")
+        self._cache_generation = -1
+
+    def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:
+        wanted = codec.encode(dict(identity))
+        stored = self._meta("analyzer")
+        if stored is None:
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('analyzer', ?)", (wanted,))
+        elif stored != wanted:
+            raise IndexIdentityError(
+                f"collection {self._path} was built with analyzer {stored}, not {wanted}; "
+                "use the same analyzer options or ingest into another --collection",
+                subject=str(self._path),
+                expected=stored,
+                found=wanted,
+            )
+
+    def _bind_embedding(
+        self,
+        embedding: EmbeddingIdentity | None,
+        chunks: Sequence[IndexedChunk],
+        replaces: str | None,
+    ) -> None:
+        other = self._db.execute(
+            "SELECT 1 FROM documents WHERE document_id IS NOT ? LIMIT 1", (replaces,)
+        ).fetchone()
+        manifest = check_embedding_write(
+            str(self._path),
+            self._meta("embedding"),
+            embedding,
+            chunks,
+            holds_other_documents=other is not None,
+        )
+        if manifest is not None:
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('embedding', ?)", (manifest,))
+
+    def _bump_generation(self) -> int:
+        self._db.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+        )
+        return int(self._meta("generation") or 0)
+
+    def _add_counts(self, chunks: int, length: int) -> None:
+        self._db.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'chunk_count'",
+            (chunks,),
+        )
+        self._db.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'total_length'",
+            (length,),
+        )
+
+    def _term_ids(self, terms: Sequence[str]) -> list[int]:
+        """Ids of ``terms`` (distinct), each document frequency raised by one.
+
+        Unknown terms are looked up in batches and created with ids this writer assigns (it
+        holds the write lock), instead of one upsert per term.
+        """
+        db = self._db
+        cache = self._term_ids_cache
+        if len(cache) > TERM_CACHE_LIMIT:
+            cache.clear()
+        missing = [t for t in terms if t not in cache]
+        for batch, marks in batches(missing):
+            for term, term_id in db.execute(
+                f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
+            ):
+                cache[term] = term_id
+        new = [t for t in missing if t not in cache]
+        if new:
+            first = int(db.execute("SELECT coalesce(max(term_id), 0) + 1 FROM terms").fetchone()[0])
+            rows = [(first + n, term) for n, term in enumerate(new)]
+            db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
+            cache.update((term, term_id) for term_id, term in rows)
+        ids = [cache[t] for t in terms]
+        self._add_to_df(ids, 1)
+        return ids
+
+    def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
+        """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
+        of ids rather than one per term."""
+        for batch, marks in batches(term_ids):
+            self._db.execute(
+                f"UPDATE terms SET df = df + ? WHERE term_id IN ({marks})", (delta, *batch)
+            )
+
+    def _insert_chunk(self, item: IndexedChunk) -> None:
+        c = item.chunk
+        terms = sorted(item.term_freqs)
+        term_ids = self._term_ids(terms)
+        cursor = self._db.execute(
+            "INSERT INTO chunks (chunk_id, document_id, chunk_index, start_offset, end_offset, "
+            "start_line, end_line, text, metadata, length, term_ids) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                c.chunk_id,
+                c.document_id,
+                c.chunk_index,
+                c.start_offset,
+                c.end_offset,
+                c.start_line,
+                c.end_line,
+                c.text,
+                codec.encode(dict(c.metadata)),
+                item.length,
+                array("q", term_ids).tobytes(),
+            ),
+        )
+        key = cursor.lastrowid
+        self._db.executemany(
+            "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)",
+            [(tid, key, item.term_freqs[t]) for tid, t in zip(term_ids, terms, strict=True)],
+        )
+        if item.vector is not None:
+            self._db.execute(
+                "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)", (key, item.vector)
+            )
+
+    def _delete_document(self, document_id: str) -> None:
+        db = self._db
+        rows = db.execute(
+            "SELECT chunk_key, length, term_ids FROM chunks WHERE document_id = ?", (document_id,)
+        ).fetchall()
+        removed_length = 0
+        for key, length, blob in rows:
+            removed_length += length
+            term_ids = array("q")
+            term_ids.frombytes(blob)
+            db.executemany(
+                "DELETE FROM postings WHERE term_id = ? AND chunk_key = ?",
+                [(tid, key) for tid in term_ids],
+            )
+            self._add_to_df(term_ids.tolist(), -1)
+        db.execute("DELETE FROM terms WHERE df <= 0")
+        self._term_ids_cache.clear()
+        db.execute(
+            "DELETE FROM vectors WHERE chunk_key IN "
+            "(SELECT chunk_key FROM chunks WHERE document_id = ?)",
+            (document_id,),
+        )
+        db.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        db.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+        self._add_counts(-len(rows), -removed_length)
+
+    def reader(self) -> SqliteReader:
+        return SqliteReader(self._path)
+
+    def status(self) -> dict[str, Any]:
+        with self.reader() as reader:
+            return reader.status()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

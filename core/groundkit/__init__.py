@@ -6,12 +6,11 @@
 ...     response = retriever.search("how do I report a leak")
 >>> retriever.verify(response.results[0]).verdict  # doctest: +SKIP
 'verified'
+
+This module only re-exports the public API; ``groundkit.extend`` holds what plugins need.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import (
@@ -21,6 +20,7 @@ from groundkit.config import (
     ChunkerSettings,
     IngestSettings,
 )
+from groundkit.config import VERSION as __version__  # noqa: N811
 from groundkit.contracts import Chunk, Citation, Document, SearchResponse, SearchResult
 from groundkit.embedding import (
     Embedder,
@@ -39,11 +39,17 @@ from groundkit.errors import (
     RetrievalError,
     StorageError,
 )
-from groundkit.ingest import Indexer, IngestProgress, IngestReport
-from groundkit.retrieval import Retriever, Verification, resolve_citation, verify_citation
+from groundkit.ingest import Indexer, IngestProgress, IngestReport, ingest, sample_corpus
+from groundkit.retrieval import (
+    CollectionVerification,
+    Retriever,
+    Verification,
+    resolve_citation,
+    verify_citation,
+    verify_collection,
+)
 from groundkit.retrieval.rerank import LogitReranker, Reranker
-
-__version__ = "0.1.0"
+from groundkit.retrieval.rerankers import register_reranker
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -54,6 +60,7 @@ __all__ = [
     "ChunkerSettings",
     "Citation",
     "CollectionNotFoundError",
+    "CollectionVerification",
     "ConfigurationError",
     "Document",
     "Embedder",
@@ -79,39 +86,9 @@ __all__ = [
     "get_embedder",
     "ingest",
     "register_embedder",
+    "register_reranker",
     "resolve_citation",
     "sample_corpus",
     "verify_citation",
+    "verify_collection",
 ]
-
-
-def sample_corpus() -> Path:
-    """The folder of the bundled sample documents (a small water-utility handbook)."""
-    return Path(__file__).resolve().parent / "sample"
-
-
-def ingest(
-    path: str | Path,
-    *,
-    index_dir: str | Path = ".groundkit",
-    collection: str = "default",
-    analyzer: Analyzer | None = None,
-    settings: IngestSettings | None = None,
-    embedder: Embedder | None = None,
-    progress: Callable[[IngestProgress], None] | None = None,
-) -> IngestReport:
-    """Ingest a file or folder into a stored collection (created on first use).
-
-    With ``embedder`` (e.g. ``get_embedder("hash")``) the collection gets a dense side too;
-    ``progress`` is called after each file.
-    """
-    from groundkit.collection import open_store
-    from groundkit.ingest.discover import require_source
-
-    require_source(path)  # a missing source is refused before the collection is created
-    store = open_store(index_dir, collection)
-    try:
-        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        return indexer.ingest(path, progress=progress)
-    finally:
-        store.close()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.errors import ConfigurationError
 from groundkit.store.base import CollectionReader, CollectionStore
 
-__all__ = ["collection_file", "open_reader", "open_store"]
+__all__ = ["collection_file", "collection_status", "open_reader", "open_store"]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_NAME = "collection.sqlite"
@@ -47,3 +48,13 @@ def open_reader(
     from groundkit.store.sqlite import SqliteReader
 
     return SqliteReader(collection_file(index_dir, name))
+
+
+def collection_status(
+    index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION
+) -> dict[str, Any]:
+    """What a stored collection holds: documents, chunks, identities, generation, size."""
+    with open_reader(index_dir, name) as reader:
+        status = reader.status()
+    status["collection"] = name
+    return status

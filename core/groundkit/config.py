@@ -17,10 +17,14 @@ __all__ = [
     "DEFAULT_RRF_K",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
+    "VERSION",
     "BM25Params",
     "ChunkerSettings",
     "IngestSettings",
 ]
+
+VERSION = "0.1.0"
+"""This groundkit's version (``groundkit.__version__``; pyproject.toml holds the same)."""
 
 MAX_TOP_K = 1000
 """Largest ``top_k`` a search accepts."""

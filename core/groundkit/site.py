@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundkit import __version__
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.collection import collection_file, open_reader, open_store
-from groundkit.config import IngestSettings
+from groundkit.collection import collection_file, open_reader
+from groundkit.config import VERSION, IngestSettings
 from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError, GroundkitError
-from groundkit.ingest import Indexer, IngestReport
+from groundkit.ingest import IngestReport
+from groundkit.ingest import ingest as ingest_path
 from groundkit.ingest.indexer import ProgressCallback
-from groundkit.retrieval.citations import citation_for, verify_citation
+from groundkit.retrieval.audit import verify_reader
 from groundkit.sources import contained_path
 
 __all__ = [
@@ -122,7 +122,7 @@ def build_wheel(dest: str | Path) -> Path:
 
     Deterministic: sorted entries, fixed timestamps, so the same package gives the same bytes.
     """
-    name = f"groundkit-{__version__}"
+    name = f"groundkit-{VERSION}"
     dist_info = f"{name}.dist-info"
     entries: list[tuple[str, bytes]] = [
         (arc, path.read_bytes()) for arc, path in _package_files(package_dir())
@@ -132,13 +132,13 @@ def build_wheel(dest: str | Path) -> Path:
     metadata = (
         "Metadata-Version: 2.1\n"
         "Name: groundkit\n"
-        f"Version: {__version__}\n"
+        f"Version: {VERSION}\n"
         "Summary: Deterministic retrieval with citations you can re-check against the source.\n"
         "Requires-Python: >=3.11\n"
     )
     wheel_meta = (
         "Wheel-Version: 1.0\n"
-        f"Generator: groundkit build-site {__version__}\n"
+        f"Generator: groundkit build-site {VERSION}\n"
         "Root-Is-Purelib: true\n"
         "Tag: py3-none-any\n"
     )
@@ -294,20 +294,21 @@ def _write_site(
     progress: ProgressCallback | None,
 ) -> SiteReport:
     index_dir = work / "collection"
-    store = open_store(index_dir, collection)
-    try:
-        indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        ingest = indexer.ingest(source, progress=progress)
-    finally:
-        store.close()
+    ingest = ingest_path(
+        source,
+        index_dir=index_dir,
+        collection=collection,
+        analyzer=analyzer,
+        settings=settings,
+        embedder=embedder,
+        progress=progress,
+    )
     db = collection_file(index_dir, collection)
     for suffix in ("-wal", "-shm"):  # a closed store leaves none; never ship a stale one
         db.with_name(db.name + suffix).unlink(missing_ok=True)
 
     sources_dir = work / "sources"
     roots: set[str] = set()
-    verified = 0
-    failed: list[str] = []
     with open_reader(index_dir, collection) as reader:
         documents = {d.document_id: d for d in reader.iter_documents()}
         for document in documents.values():
@@ -315,14 +316,10 @@ def _write_site(
             dest = sources_dir / document.source
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(contained_path(Path(document.root), document.source), dest)
-        for chunk in reader.iter_chunks():
-            document = documents[chunk.document_id]
-            check = verify_citation(citation_for(chunk, document), sources_dir)
-            if check.ok:
-                verified += 1
-            else:
-                failed.append(check.reason)
+        checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
+    verified = checked.verified
+    failed = [check.reason for check in checked.failures] + list(checked.integrity_problems)
     if len(roots) > 1:  # one build-site ingests one path, so one root
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
@@ -339,7 +336,7 @@ def _write_site(
         pyodide = pyodide_url or DEFAULT_PYODIDE_URL
     manifest = {
         "format": SITE_FORMAT,
-        "generator": f"groundkit build-site {__version__}",
+        "generator": f"groundkit build-site {VERSION}",
         "title": title,
         "pyodide": {"url": pyodide, "version": pyodide_version or PYODIDE_VERSION},
         "wheel": wheel.name,

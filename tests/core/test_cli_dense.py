@@ -121,16 +121,16 @@ def test_a_refused_ingest_leaves_no_empty_collection_behind(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A missing extra or a missing source is refused before the collection file exists."""
-    from groundkit import cli
+    from groundkit.cli.commands import ingest as cli_ingest
     from groundkit.errors import ConfigurationError
 
     def missing_extra(name: str) -> object:
-        raise ConfigurationError(f'embedder {name!r} needs pip install "groundkit[onnx]"')
+        raise ConfigurationError(f"embedder {name!r} needs pip install \".[onnx]\"")
 
-    monkeypatch.setattr(cli, "resolve_embedder", missing_extra)
+    monkeypatch.setattr(cli_ingest, "resolve_embedder", missing_extra)
     index = tmp_path / "index"
     code, _, err = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", str(index))
-    assert code == ExitCode.USAGE and "groundkit[onnx]" in err
+    assert code == ExitCode.USAGE and ".[onnx]" in err
     code, _, err = run(capsys, "ingest", str(tmp_path / "absent"), "--index-dir", str(index))
     assert code != ExitCode.OK and "no such file or directory" in err
     with pytest.raises(groundkit.IngestionError, match="no such file or directory"):

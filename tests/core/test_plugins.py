@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import groundkit
-from groundkit import ConfigurationError, Retriever
+from groundkit import ConfigurationError, Retriever, plugins
 from groundkit.embedding import registry
 from groundkit.vectors import registry as vector_registry
 
@@ -17,10 +17,10 @@ from groundkit.vectors import registry as vector_registry
 @pytest.mark.subprocess
 def test_native_names_are_listed_without_importing_the_extras() -> None:
     code = (
-        "import sys, groundkit, groundkit.cli\n"
+        "import sys, groundkit, groundkit.cli.app\n"
         "from groundkit.embedding.registry import available_embedders\n"
         "from groundkit.vectors.registry import available_vector_stores\n"
-        "groundkit.cli._build_parser()\n"
+        "groundkit.cli.app.build_parser()\n"
         "assert 'minilm' in available_embedders(), available_embedders()\n"
         "assert 'usearch' in available_vector_stores(), available_vector_stores()\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in "
@@ -36,21 +36,23 @@ def test_native_names_are_listed_without_importing_the_extras() -> None:
 @pytest.fixture()
 def missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(
-        registry._LAZY,
-        "ghost",
-        registry._LazyEntry("ghostco", "ghost-1", "groundkit_no_such_module:factory", "ghost"),
+        plugins.EXTRAS, "embedder:ghost", plugins.NamedExtra("groundkit_no_such:factory", "ghost")
     )
     monkeypatch.setitem(
-        vector_registry._LAZY, "ghoststore", vector_registry._Lazy("no_such:load", "ghost")
+        plugins.EXTRAS, "vector-store:ghost", plugins.NamedExtra("no_such:load", "ghost")
     )
+    monkeypatch.setitem(
+        registry._LAZY, "ghost", registry._LazyEntry("ghostco", "ghost-1", "embedder:ghost")
+    )
+    monkeypatch.setitem(vector_registry._LAZY, "ghoststore", "vector-store:ghost")
 
 
 @pytest.mark.usefixtures("missing_extra")
 def test_a_missing_extra_names_the_pip_install() -> None:
-    with pytest.raises(ConfigurationError, match=r'pip install "groundkit\[ghost\]"'):
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
         registry.get_embedder("ghost")
     assert "ghost" in registry.available_embedders()
-    with pytest.raises(ConfigurationError, match=r'pip install "groundkit\[ghost\]"'):
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
         vector_registry.load_vector_store("ghoststore", None, None, location="x")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="unknown vector store"):
         vector_registry.load_vector_store("nope", None, None, location="x")  # type: ignore[arg-type]
@@ -69,7 +71,7 @@ def test_a_collection_of_a_missing_extra_still_answers_bm25(tmp_path: Path) -> N
     groundkit.ingest(groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=Ghost())
     with Retriever.open(tmp_path) as retriever:
         assert retriever.search("pay my bill").results
-        with pytest.raises(ConfigurationError, match=r"groundkit\[ghost\]"):
+        with pytest.raises(ConfigurationError, match=r"\.\[ghost\]"):
             retriever.search("pay my bill", mode="dense")
 
 

@@ -18,7 +18,7 @@ from groundkit.embedding.base import Embedder
 from groundkit.embedding.hashing import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import load_extra
+from groundkit.plugins import load_named
 
 __all__ = [
     "EmbedderFactory",
@@ -46,14 +46,11 @@ _REGISTRY: dict[str, _Entry] = {}
 class _LazyEntry:
     provider: str
     model: str
-    target: str  # "module:factory", imported on first use
-    extra: str  # the pip extra that provides it
+    key: str  # its entry in groundkit.plugins.EXTRAS, imported on first use
 
 
 _LAZY: dict[str, _LazyEntry] = {
-    "minilm": _LazyEntry(
-        "onnx", "all-MiniLM-L6-v2", "groundkit_native.onnx_embedder:minilm_factory", "onnx"
-    ),
+    "minilm": _LazyEntry("onnx", "all-MiniLM-L6-v2", "embedder:minilm"),
 }
 
 
@@ -62,9 +59,9 @@ def _entry(name: str) -> _Entry | None:
     entry = _REGISTRY.get(name)
     lazy = _LAZY.get(name)
     if entry is None and lazy is not None:
-        factory = load_extra(lazy.target, extra=lazy.extra, what=f"embedder {name!r}")
+        factory = load_named(lazy.key, what=f"embedder {name!r}")
         if not callable(factory):
-            raise ConfigurationError(f"embedder {name!r}: {lazy.target} is not callable")
+            raise ConfigurationError(f"embedder {name!r}: {lazy.key} is not callable")
         entry = _Entry(lazy.provider, lazy.model, factory)
         _REGISTRY[name] = entry
     return entry
@@ -104,9 +101,7 @@ def resolve_embedder(spec: str) -> Embedder:
     if spec in available_embedders():
         return get_embedder(spec)
     if Path(spec).is_dir():
-        loader: Any = load_extra(
-            "groundkit_native.onnx_embedder:OnnxEmbedder", extra="onnx", what=f"model folder {spec}"
-        )
+        loader: Any = load_named("embedder:onnx-folder", what=f"model folder {spec}")
         embedder: Embedder = loader.from_dir(spec)
         return embedder
     raise ConfigurationError(

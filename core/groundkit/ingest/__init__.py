@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from groundkit.ingest.api import ingest, sample_corpus
 from groundkit.ingest.discover import Discovery, Refusal, SourceFile, discover
 from groundkit.ingest.indexer import Indexer, IngestProgress
 from groundkit.ingest.report import IngestReport
@@ -14,4 +15,6 @@ __all__ = [
     "Refusal",
     "SourceFile",
     "discover",
+    "ingest",
+    "sample_corpus",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from groundkit.retrieval.audit import CollectionVerification, verify_collection, verify_reader
 from groundkit.retrieval.citations import (
     Verdict,
     Verification,
@@ -13,10 +14,13 @@ from groundkit.retrieval.retriever import MODES, Retriever
 
 __all__ = [
     "MODES",
+    "CollectionVerification",
     "Retriever",
     "Verdict",
     "Verification",
     "citation_for",
     "resolve_citation",
     "verify_citation",
+    "verify_collection",
+    "verify_reader",
 ]

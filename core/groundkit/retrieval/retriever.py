@@ -61,7 +61,7 @@ class Retriever:
         reranker: Reranker | None = None,
         vector_store: str | None = None,
     ) -> None:
-        location = getattr(reader, "location", "collection")
+        location = reader.location
         stored = reader.analyzer_identity
         if stored is None:
             self.analyzer = analyzer or Analyzer()

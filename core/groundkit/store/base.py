@@ -36,6 +36,11 @@ class CollectionReader(Protocol):
     """A consistent, read-only snapshot of a collection."""
 
     @property
+    def location(self) -> str:
+        """Where the collection lives (its file, or a name for one in memory), for messages."""
+        ...
+
+    @property
     def generation(self) -> int: ...
     @property
     def chunk_count(self) -> int: ...

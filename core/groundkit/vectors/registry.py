@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import load_extra
+from groundkit.plugins import load_named
 from groundkit.store.base import CollectionReader
 from groundkit.vectors.base import VectorStore
 from groundkit.vectors.snapshot import load_vectors
@@ -39,20 +38,14 @@ VectorStoreLoader = Callable[[CollectionReader, EmbeddingIdentity, str], VectorS
 RECORD_FILE = "vector-store.json"
 
 
-@dataclass(frozen=True, slots=True)
-class _Lazy:
-    target: str
-    extra: str
-
-
 def _exact(reader: CollectionReader, identity: EmbeddingIdentity, location: str) -> VectorStore:
     return load_vectors(reader, identity, location=location)
 
 
 _LOADERS: dict[str, VectorStoreLoader] = {"exact": _exact}
-_LAZY: dict[str, _Lazy] = {
-    "usearch": _Lazy("groundkit_native.usearch_store:load", "usearch"),
-    "usearch_exact": _Lazy("groundkit_native.usearch_store:load_exact", "usearch"),
+_LAZY: dict[str, str] = {  # name -> its entry in groundkit.plugins.EXTRAS
+    "usearch": "vector-store:usearch",
+    "usearch_exact": "vector-store:usearch_exact",
 }
 
 
@@ -78,9 +71,9 @@ def _loader(name: str) -> VectorStoreLoader:
             f"unknown vector store {name!r}; available: {', '.join(available_vector_stores())}",
             subject=name,
         )
-    loader = load_extra(lazy.target, extra=lazy.extra, what=f"vector store {name!r}")
+    loader = load_named(lazy, what=f"vector store {name!r}")
     if not callable(loader):
-        raise ConfigurationError(f"vector store {name!r}: {lazy.target} is not callable")
+        raise ConfigurationError(f"vector store {name!r}: {lazy} is not callable")
     _LOADERS[name] = loader
     return loader
 

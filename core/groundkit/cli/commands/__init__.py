@@ -1,0 +1,10 @@
+"""One module per command, each an ``add_parser(commands, parents)`` and a ``run(args)``."""
+
+from __future__ import annotations
+
+from groundkit.cli.commands import build_site, evaluate, ingest, search, status, verify
+
+__all__ = ["COMMANDS"]
+
+COMMANDS = (ingest, search, verify, evaluate, status, build_site)
+"""The commands in the order ``--help`` lists them."""

@@ -1,0 +1,113 @@
+"""``groundkit build-site PATH -o DIR``: ``build_site()``, a static search site."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import SAMPLE_NAME, Parents, analyzer_from, source_path, stemmer_option
+from groundkit.cli.render import ProgressBar, emit_json
+from groundkit.config import DEFAULT_COLLECTION
+from groundkit.embedding.registry import available_embedders, get_embedder
+
+NAME = "build-site"
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    parser = commands.add_parser(
+        NAME,
+        parents=[parents.output],
+        help="ingest a folder and write a static search site (runs in the browser)",
+        description=(
+            "Ingest PATH and write into DIR a self-contained static site: the search app, a "
+            "groundkit wheel, the collection and the source files (for verify), loaded by "
+            "Pyodide in the browser; any static host can serve it (adr/0011). PATH "
+            f"'{SAMPLE_NAME}' means the bundled sample corpus. An earlier site in DIR is replaced."
+        ),
+        epilog=(
+            "examples:\n"
+            "  groundkit build-site docs/ -o public/search\n"
+            "  groundkit build-site sample -o /tmp/site --pyodide-dir node_modules/pyodide\n"
+            "  python -m http.server -d /tmp/site 8000   # then open http://127.0.0.1:8000/"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="file or folder to ingest")
+    parser.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write")
+    parser.add_argument(
+        "--collection-name",
+        default=DEFAULT_COLLECTION,
+        metavar="NAME",
+        help=f"name of the collection inside the site (default: {DEFAULT_COLLECTION})",
+    )
+    parser.add_argument("--title", default=None, help="page title (default: PATH's folder name)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--pyodide-url",
+        default=None,
+        metavar="URL",
+        help="where the page loads Pyodide 314 from, absolute or relative to the site "
+        "(default: the jsDelivr CDN copy of the npm package)",
+    )
+    where.add_argument(
+        "--pyodide-dir",
+        default=None,
+        metavar="DIR",
+        help="copy the Pyodide runtime from this npm package folder (node_modules/pyodide) "
+        "into the site, so it needs no other host",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=available_embedders(),
+        default=None,
+        metavar="NAME",
+        help="also store vectors, for dense/hybrid search in the page",
+    )
+    stemmer_option(parser, "stemmer (default: porter)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into DIR even if it is a non-empty folder that is not a groundkit site",
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from groundkit.site import build_site
+
+    report = build_site(
+        source_path(args.path),
+        args.out,
+        collection=args.collection_name,
+        title=args.title or ("groundkit sample" if args.path == SAMPLE_NAME else None),
+        pyodide_url=args.pyodide_url,
+        pyodide_dir=args.pyodide_dir,
+        analyzer=analyzer_from(args),
+        embedder=None if args.embedder is None else get_embedder(args.embedder),
+        force=args.force,
+        progress=ProgressBar(sys.stderr, enabled=not args.json),
+    )
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        print(f"wrote a static search site of {report.ingest.root} to {report.out}")
+        print(report.ingest.summary())
+        print(
+            f"wheel {report.wheel} ({report.wheel_bytes} bytes), collection "
+            f"{report.collection_bytes} bytes, {report.sources} source files "
+            f"({report.sources_bytes} bytes); Pyodide: "
+            + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)
+        )
+        print(
+            f"{report.citations_verified} citations verified against the site's copies"
+            + (f", {len(report.citations_failed)} NOT" if report.citations_failed else "")
+        )
+        for reason in report.citations_failed:
+            print(f"  {reason}", file=sys.stderr)
+        for refusal in report.ingest.refused:
+            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+        print(f"serve it with: python3 -m http.server --directory {report.out}")
+    if report.citations_failed:
+        return ExitCode.NOT_VERIFIED
+    return ExitCode.OK if report.ingest.ok else ExitCode.REFUSED_INPUT

@@ -1,0 +1,128 @@
+"""``groundkit ingest PATH``: ``groundkit.ingest()`` with its settings as flags."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import (
+    SAMPLE_NAME,
+    Parents,
+    analyzer_from,
+    positive_int,
+    source_path,
+    stemmer_option,
+    vector_store_option,
+)
+from groundkit.cli.render import ProgressBar, emit_json
+from groundkit.config import (
+    DEFAULT_EXTENSIONS,
+    DEFAULT_MAX_FILE_BYTES,
+    ChunkerSettings,
+    IngestSettings,
+)
+from groundkit.embedding.registry import available_embedders, resolve_embedder
+from groundkit.ingest import ingest
+
+NAME = "ingest"
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    parser = commands.add_parser(
+        NAME,
+        parents=[parents.collection, parents.output, parents.native],
+        help="add or update a file or folder in a collection",
+        description=(
+            "Ingest a file or folder (sorted walk; hidden folders skipped). Unchanged files are "
+            "skipped, changed ones replaced, vanished ones removed; refused files are reported "
+            f"and the rest go on. PATH '{SAMPLE_NAME}' means the bundled sample corpus "
+            f"(write ./{SAMPLE_NAME} for a folder of that name)."
+        ),
+        epilog="example:\n  groundkit ingest docs/ --collection handbook --stemmer porter",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="file or folder to ingest")
+    stemmer_option(
+        parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"
+    )
+    parser.add_argument(
+        "--max-file-bytes",
+        type=positive_int,
+        default=DEFAULT_MAX_FILE_BYTES,
+        metavar="N",
+        help=f"refuse files larger than this (default: {DEFAULT_MAX_FILE_BYTES})",
+    )
+    parser.add_argument(
+        "--extensions",
+        default=",".join(DEFAULT_EXTENSIONS),
+        metavar="LIST",
+        help=f"comma-separated file extensions to read (default: {','.join(DEFAULT_EXTENSIONS)})",
+    )
+    defaults = ChunkerSettings()
+    parser.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        default=defaults.target_chars,
+        metavar="CHARS",
+        help=f"target chunk size in characters (default: {defaults.target_chars})",
+    )
+    parser.add_argument(
+        "--chunk-overlap",
+        type=int,
+        default=defaults.overlap_chars,
+        metavar="CHARS",
+        help=f"overlap between pieces of a split block (default: {defaults.overlap_chars})",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help=(
+            "also store a vector per chunk, for --mode dense|hybrid: a registered embedder "
+            f"({', '.join(available_embedders())}; 'hash' carries no meaning: tests and demos) "
+            "or a folder holding an ONNX encoder (model.onnx, tokenizer.json; needs "
+            'pip install ".[onnx]"). A collection keeps the embedder it was first given'
+        ),
+    )
+    vector_store_option(
+        parser,
+        "build or refresh this vector store after the ingest and make it the collection's "
+        "default for searches (default: refresh the recorded one, if any)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+
+def _extensions(text: str) -> tuple[str, ...]:
+    words = (word.strip() for word in text.split(","))
+    return tuple(word if word.startswith(".") else f".{word}" for word in words if word)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    settings = IngestSettings(
+        max_file_bytes=args.max_file_bytes,
+        extensions=_extensions(args.extensions),
+        chunker=ChunkerSettings(target_chars=args.chunk_size, overlap_chars=args.chunk_overlap),
+    )
+    # The embedder is resolved (a missing extra refused) before ingest() creates the
+    # collection file, so a refused ingest leaves no empty collection behind.
+    embedder = None if args.embedder is None else resolve_embedder(args.embedder)
+    report = ingest(
+        source_path(args.path),
+        index_dir=args.index_dir,
+        collection=args.collection,
+        analyzer=analyzer_from(args),
+        settings=settings,
+        embedder=embedder,
+        vector_store=args.vector_store,
+        progress=ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
+    )
+    if args.json:
+        emit_json(report.to_dict())
+    elif not args.quiet:
+        print(f"ingested {report.root} into {report.collection}")
+        print(report.summary())
+        for refusal in report.refused:
+            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+    return ExitCode.OK if report.ok else ExitCode.REFUSED_INPUT

@@ -1,0 +1,153 @@
+"""``groundkit search QUERY``: ``Retriever.search()`` with its request as flags."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
+from groundkit.cli.render import emit_json, print_search, search_json
+from groundkit.config import (
+    DEFAULT_LEG_DEPTH,
+    DEFAULT_RERANK_DEPTH,
+    DEFAULT_RRF_K,
+    DEFAULT_TOP_K,
+    MAX_TOP_K,
+    BM25Params,
+)
+from groundkit.embedding.registry import resolve_embedder
+from groundkit.retrieval import MODES, Retriever
+from groundkit.retrieval.rerankers import resolve_reranker
+
+NAME = "search"
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    parser = commands.add_parser(
+        NAME,
+        parents=[parents.collection, parents.output, parents.native],
+        help="search a collection",
+        description="Print the best passages for QUERY, each with source, offsets and lines.",
+        epilog='example:\n  groundkit search "chlorine residual target" --top-k 3 --verify',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("query", metavar="QUERY", help="what to search for")
+    parser.add_argument(
+        "--top-k",
+        type=int,
+        default=DEFAULT_TOP_K,
+        metavar="N",
+        help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
+    )
+    parser.add_argument("--mode", default="bm25", help=f"search mode: {', '.join(MODES)}")
+    parser.add_argument(
+        "--score-threshold",
+        type=float,
+        default=None,
+        metavar="X",
+        help="drop results scoring below X (off by default)",
+    )
+    bm25_options(parser)
+    hybrid = parser.add_argument_group("hybrid (--mode hybrid; see adr/0008)")
+    hybrid.add_argument(
+        "--rrf-k",
+        type=positive_int,
+        default=DEFAULT_RRF_K,
+        metavar="N",
+        help=f"reciprocal-rank fusion constant (default: {DEFAULT_RRF_K})",
+    )
+    hybrid.add_argument(
+        "--depth",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"candidates per leg (default: max({DEFAULT_LEG_DEPTH}, results wanted))",
+    )
+    hybrid.add_argument(
+        "--lexical-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of the BM25 leg's 1/(rrf_k + rank) terms (default: 1.0)",
+    )
+    hybrid.add_argument(
+        "--dense-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of the dense leg's 1/(rrf_k + rank) terms (default: 1.0)",
+    )
+    hybrid.add_argument(
+        "--min-similarity",
+        type=float,
+        default=None,
+        metavar="X",
+        help="dense evidence floor (default: the embedder's own)",
+    )
+    parser.add_argument(
+        "--rerank", action="store_true", help="re-score the candidates with a reranker"
+    )
+    parser.add_argument(
+        "--reranker",
+        default=None,
+        metavar="NAME|DIR",
+        help="a registered reranker, or an ONNX cross-encoder model folder (model.onnx, "
+        "tokenizer.json); implies --rerank",
+    )
+    parser.add_argument(
+        "--rerank-depth",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"candidates to rerank (default: max({DEFAULT_RERANK_DEPTH}, --top-k))",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help="embedder for dense/hybrid queries (default: the registered one the collection "
+        "records); a collection built from a model folder needs that folder here, and any "
+        "other model is refused",
+    )
+    vector_store_option(parser, "vector store for dense/hybrid (default: the collection's)")
+    parser.add_argument(
+        "--verify", action="store_true", help="re-check each result's citation against its source"
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    reranker = None if args.reranker is None else resolve_reranker(args.reranker)
+    with Retriever.open(
+        args.index_dir,
+        args.collection,
+        bm25=BM25Params(k1=args.k1, b=args.b),
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+        reranker=reranker,
+        vector_store=args.vector_store,
+    ) as retriever:
+        hybrid: dict[str, Any] = {}
+        if args.mode == "hybrid":
+            hybrid = {
+                "rrf_k": args.rrf_k,
+                "depth": args.depth,
+                "weights": (args.lexical_weight, args.dense_weight),
+                "min_similarity": args.min_similarity,
+            }
+        response = retriever.search(
+            args.query,
+            top_k=args.top_k,
+            mode=args.mode,
+            score_threshold=args.score_threshold,
+            rerank=args.rerank or reranker is not None,
+            rerank_depth=args.rerank_depth,
+            **hybrid,
+        )
+        checks = [retriever.verify(r) for r in response.results] if args.verify else []
+    if args.json:
+        emit_json(search_json(response, checks))
+    else:
+        print_search(response, checks)
+    if checks and not all(check.ok for check in checks):
+        return ExitCode.NOT_VERIFIED
+    return ExitCode.OK

@@ -1,0 +1,122 @@
+"""Options shared by several commands, as argparse parent parsers and small helpers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from groundkit.analysis.analyzer import STEMMERS, Analyzer
+from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, BM25Params
+from groundkit.ingest.api import sample_corpus
+from groundkit.vectors.registry import available_vector_stores
+
+__all__ = [
+    "SAMPLE_NAME",
+    "Parents",
+    "analyzer_from",
+    "apply_native_options",
+    "bm25_options",
+    "parents",
+    "positive_int",
+    "source_path",
+    "stemmer_option",
+    "vector_store_option",
+]
+
+SAMPLE_NAME = "sample"
+"""The PATH that means the bundled sample corpus (``./sample`` names a folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parents:
+    """The parent parsers a command can take: collection, output (``--json``), native models."""
+
+    collection: argparse.ArgumentParser
+    output: argparse.ArgumentParser
+    native: argparse.ArgumentParser
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def parents() -> Parents:
+    collection = argparse.ArgumentParser(add_help=False)
+    collection.add_argument(
+        "--index-dir",
+        default=DEFAULT_INDEX_DIR,
+        metavar="DIR",
+        help=f"folder holding collections (default: {DEFAULT_INDEX_DIR})",
+    )
+    collection.add_argument(
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        metavar="NAME",
+        help=f"collection name (default: {DEFAULT_COLLECTION})",
+    )
+    output = argparse.ArgumentParser(add_help=False)
+    output.add_argument("--json", action="store_true", help="print JSON on stdout")
+    native = argparse.ArgumentParser(add_help=False)
+    group = native.add_argument_group('native models (pip install ".[onnx]"; see adr/0012)')
+    group.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default=None,
+        help='where ONNX models run (default: cpu; cuda needs pip install ".[gpu]" and fails '
+        "rather than falling back)",
+    )
+    group.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="CPU threads per ONNX model (default: onnxruntime's choice)",
+    )
+    return Parents(collection=collection, output=output, native=native)
+
+
+def vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument(
+        "--vector-store",
+        choices=available_vector_stores(),
+        default=None,
+        metavar="NAME",
+        help=f"{help_text} ({', '.join(available_vector_stores())}; usearch needs "
+        'pip install ".[usearch]")',
+    )
+
+
+def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--stemmer", choices=STEMMERS, default=None, help=help_text)
+
+
+def bm25_options(parser: argparse.ArgumentParser) -> None:
+    bm25 = BM25Params()
+    parser.add_argument("--k1", type=float, default=bm25.k1, help=f"BM25 k1 (default: {bm25.k1})")
+    parser.add_argument("--b", type=float, default=bm25.b, help=f"BM25 b (default: {bm25.b})")
+
+
+def analyzer_from(args: argparse.Namespace) -> Analyzer | None:
+    """The analyzer ``--stemmer`` asks for, or None to keep the collection's own."""
+    return None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
+
+
+def source_path(given: str) -> Path:
+    """PATH as given, where ``sample`` means the bundled sample corpus."""
+    return sample_corpus() if given == SAMPLE_NAME else Path(given)
+
+
+def apply_native_options(args: argparse.Namespace) -> None:
+    """Hand --device/--threads to the native extras (they read GROUNDKIT_DEVICE/_THREADS)."""
+    if getattr(args, "device", None):
+        os.environ["GROUNDKIT_DEVICE"] = args.device
+    if getattr(args, "threads", None):
+        os.environ["GROUNDKIT_THREADS"] = str(args.threads)

@@ -1,0 +1,78 @@
+"""Everything the command prints: JSON, progress, search results, summaries."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from groundkit.contracts import SearchResponse
+from groundkit.ingest import IngestProgress
+from groundkit.retrieval.citations import Verification
+
+__all__ = ["ProgressBar", "emit_json", "print_search", "print_table", "search_json", "snippet"]
+
+
+def emit_json(value: Any) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal; silent elsewhere."""
+
+    def __init__(self, stream: TextIO, enabled: bool) -> None:
+        self._stream = stream
+        self._enabled = enabled and stream.isatty()
+
+    def __call__(self, event: IngestProgress) -> None:
+        if not self._enabled:
+            return
+        width = 30
+        filled = width * event.done // max(event.total, 1)
+        name = event.source if len(event.source) <= 40 else "…" + event.source[-39:]
+        self._stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {name:<40}"
+        )
+        if event.done == event.total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+def snippet(text: str, limit: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def print_search(response: SearchResponse, checks: Sequence[Verification]) -> None:
+    """Ranked results as lines: source, line span, offsets, score, verdict, heading, snippet."""
+    if not response.results:
+        print(f"no results for {response.query!r}")
+    for rank, result in enumerate(response.results, start=1):
+        c = result.citation
+        verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
+        print(
+            f"{rank:>2}. {c.source}:{c.start_line}-{c.end_line} "
+            f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
+        )
+        heading = " > ".join(result.metadata.get("heading_path", []))
+        if heading:
+            print(f"    § {heading}")
+        print(f"    {snippet(result.content)}")
+
+
+def search_json(response: SearchResponse, checks: Sequence[Verification]) -> dict[str, Any]:
+    """``response.to_dict()`` with each result's verification, when checked."""
+    payload = response.to_dict()
+    for item, check in zip(payload["results"], checks, strict=False):
+        item["verification"] = {"verdict": check.verdict, "reason": check.reason}
+    return payload
+
+
+def print_table(values: dict[str, Any]) -> None:
+    """``key  value`` lines, keys aligned; nested values as JSON."""
+    width = max(len(k) for k in values)
+    for key, value in values.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
+        print(f"{key:<{width}}  {shown}")

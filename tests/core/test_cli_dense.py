@@ -125,7 +125,7 @@ def test_a_refused_ingest_leaves_no_empty_collection_behind(
     from groundkit.errors import ConfigurationError
 
     def missing_extra(name: str) -> object:
-        raise ConfigurationError(f"embedder {name!r} needs pip install \".[onnx]\"")
+        raise ConfigurationError(f'embedder {name!r} needs pip install ".[onnx]"')
 
     monkeypatch.setattr(cli_ingest, "resolve_embedder", missing_extra)
     index = tmp_path / "index"

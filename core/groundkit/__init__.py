@@ -21,7 +21,14 @@ from groundkit.config import (
     IngestSettings,
 )
 from groundkit.config import VERSION as __version__  # noqa: N811
-from groundkit.contracts import Chunk, Citation, Document, SearchResponse, SearchResult
+from groundkit.contracts import (
+    Chunk,
+    Citation,
+    Document,
+    SearchResponse,
+    SearchResult,
+    SearchTrace,
+)
 from groundkit.embedding import (
     Embedder,
     EmbeddingIdentity,
@@ -35,6 +42,8 @@ from groundkit.errors import (
     GroundkitError,
     IndexIdentityError,
     IngestionError,
+    InvalidQueryError,
+    MissingRecordError,
     RerankerNotConfiguredError,
     RetrievalError,
     StorageError,
@@ -42,7 +51,11 @@ from groundkit.errors import (
 from groundkit.ingest import Indexer, IngestProgress, IngestReport, ingest, sample_corpus
 from groundkit.retrieval import (
     CollectionVerification,
+    HybridOptions,
+    RerankOptions,
     Retriever,
+    SearchFilter,
+    SearchMode,
     Verification,
     resolve_citation,
     verify_citation,
@@ -67,19 +80,26 @@ __all__ = [
     "EmbeddingIdentity",
     "GroundkitError",
     "HashEmbedder",
+    "HybridOptions",
     "IndexIdentityError",
     "Indexer",
     "IngestProgress",
     "IngestReport",
     "IngestSettings",
     "IngestionError",
+    "InvalidQueryError",
     "LogitReranker",
+    "MissingRecordError",
+    "RerankOptions",
     "Reranker",
     "RerankerNotConfiguredError",
     "RetrievalError",
     "Retriever",
+    "SearchFilter",
+    "SearchMode",
     "SearchResponse",
     "SearchResult",
+    "SearchTrace",
     "StorageError",
     "Verification",
     "__version__",

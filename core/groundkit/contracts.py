@@ -20,6 +20,7 @@ __all__ = [
     "Document",
     "SearchResponse",
     "SearchResult",
+    "SearchTrace",
     "SourceClass",
     "chunk_id_for",
     "content_hash",
@@ -203,6 +204,8 @@ class SearchResponse:
     query: str
     results: tuple[SearchResult, ...]
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    trace: SearchTrace | None = field(default=None, compare=False)
+    """The typed form of ``metadata`` (None for a response built by hand)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", tuple(self.results))
@@ -219,3 +222,45 @@ class SearchResponse:
             "total_results": self.total_results,
             "metadata": dict(self.metadata),
         }
+
+
+@dataclass(slots=True)
+class SearchTrace:
+    """How a response was produced; ``to_dict()`` is the response's JSON ``metadata``.
+
+    Fields that do not apply to the mode stay None and are left out of the JSON.
+    """
+
+    stage: str
+    mode: str
+    generation: int
+    query_terms: int | None = None
+    accelerator: str | None = None
+    path: str | None = None
+    bm25: dict[str, float] | None = None
+    legs: dict[str, int] | None = None
+    dense_best: float | None = None
+    fusion: dict[str, Any] | None = None
+    min_similarity: float | None = None
+    abstained: bool | None = None
+    vector_store: str | None = None
+    rerank_depth: int | None = None
+    score_threshold: float | None = None
+    filter: dict[str, Any] | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value is not None or name in _ALWAYS[self.mode]:
+                out[name] = value
+        return out
+
+
+_ALWAYS: dict[str, frozenset[str]] = {
+    "bm25": frozenset(),
+    "dense": frozenset(),
+    "hybrid": frozenset({"dense_best"}),
+}
+"""Fields shown even when None (hybrid's ``dense_best`` is None when the dense leg is empty)."""

@@ -12,6 +12,8 @@ __all__ = [
     "GroundkitError",
     "IndexIdentityError",
     "IngestionError",
+    "InvalidQueryError",
+    "MissingRecordError",
     "RerankerNotConfiguredError",
     "RetrievalError",
     "StorageError",
@@ -76,3 +78,12 @@ class RetrievalError(GroundkitError):
     ) -> None:
         super().__init__(message, subject=subject)
         self.verdict = verdict
+
+
+class InvalidQueryError(RetrievalError, ConfigurationError):
+    """A search request was refused as given (empty query, top_k out of range, unknown mode):
+    a usage error, fixed by changing the request."""
+
+
+class MissingRecordError(RetrievalError):
+    """An index hit has no chunk or document record: the collection is inconsistent."""

@@ -94,9 +94,14 @@ def test_exit_codes(
         ExitCode.REFUSED_INPUT
     )
     code, _, err = run(capsys, "search", "", "--index-dir", index)
-    assert code == ExitCode.ERROR and "empty" in err
-    code, _, err = run(capsys, "search", "pump", "--index-dir", index, "--mode", "nope")
-    assert code == ExitCode.ERROR and "unknown search mode" in err
+    assert code == ExitCode.USAGE and "empty" in err
+    code, _, err = run(capsys, "search", "pump", "--index-dir", index, "--top-k", "0")
+    assert code == ExitCode.USAGE and "top_k" in err
+    code, _, err = run(capsys, "search", "pump", "--index-dir", index, "--score-threshold", "nan")
+    assert code == ExitCode.USAGE and "score_threshold" in err
+    with pytest.raises(SystemExit) as info:
+        main(["search", "pump", "--index-dir", index, "--mode", "nope"])
+    assert info.value.code == ExitCode.USAGE
     assert run(capsys, "search", "pump", "--index-dir", index, "--k1", "-1")[0] == ExitCode.USAGE
     with pytest.raises(SystemExit) as info:
         main(["search"])

@@ -24,6 +24,7 @@ from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.ingest import Indexer, IngestProgress
 from groundkit.retrieval import Retriever
+from groundkit.retrieval.request import SearchMode
 from groundkit.store import CollectionStore, MemoryStore
 
 __all__ = ["EvaluationResult", "build_collection", "evaluate", "evaluate_dataset"]
@@ -92,7 +93,7 @@ def evaluate(
     sources: dict[str, str],
     *,
     bm25: BM25Params | None = None,
-    mode: str = "bm25",
+    mode: SearchMode = "bm25",
     top_k: int = 100,
     cutoffs: Sequence[int] = (10, 100),
     vector_store: str | None = None,
@@ -135,7 +136,7 @@ def evaluate_dataset(
     *,
     index_dir: str | Path | None = None,
     collection: str | None = None,
-    mode: str = "bm25",
+    mode: SearchMode = "bm25",
     top_k: int = 100,
     bm25: BM25Params | None = None,
     analyzer: Analyzer | None = None,

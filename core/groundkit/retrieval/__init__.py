@@ -10,12 +10,23 @@ from groundkit.retrieval.citations import (
     resolve_citation,
     verify_citation,
 )
-from groundkit.retrieval.retriever import MODES, Retriever
+from groundkit.retrieval.request import (
+    MODES,
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+)
+from groundkit.retrieval.retriever import Retriever
 
 __all__ = [
     "MODES",
     "CollectionVerification",
+    "HybridOptions",
+    "RerankOptions",
     "Retriever",
+    "SearchFilter",
+    "SearchMode",
     "Verdict",
     "Verification",
     "citation_for",

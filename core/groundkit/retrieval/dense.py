@@ -10,6 +10,7 @@ collection, adr/0012).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import embedder_for
@@ -83,8 +84,10 @@ class DenseLeg:
         *,
         min_score: float | None,
         tie_keys: TieKeys,
+        allowed: AbstractSet[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """The ``k`` chunk keys most similar to ``query``, best first."""
+        """The ``k`` chunk keys most similar to ``query``, best first (only ``allowed`` ones,
+        when given: the store is asked for more until ``k`` pass or it has no more)."""
         embedder = self.require(mode)
         if self._store is None:
             assert self.manifest is not None  # require() checked it
@@ -94,4 +97,13 @@ class DenseLeg:
             )
             self.vector_store = name
         vector: Sequence[float] = embedder.embed_query(query)
-        return self._store.search(vector, k, min_score=min_score, tie_keys=tie_keys)
+        if allowed is None:
+            return self._store.search(vector, k, min_score=min_score, tie_keys=tie_keys)
+        total = self._store.count()
+        asked = min(k, total)
+        while True:
+            found = self._store.search(vector, asked, min_score=min_score, tie_keys=tie_keys)
+            kept = [(key, score) for key, score in found if key in allowed]
+            if len(kept) >= k or asked >= total or len(found) < asked:
+                return kept[:k]
+            asked = min(total, asked * 4)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Any
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import (
@@ -25,11 +24,13 @@ from groundkit.config import (
     MAX_TOP_K,
     BM25Params,
 )
-from groundkit.contracts import Document, SearchResponse, SearchResult
+from groundkit.contracts import Document, SearchResponse, SearchResult, SearchTrace
 from groundkit.embedding.base import Embedder
 from groundkit.errors import (
     ConfigurationError,
     IndexIdentityError,
+    InvalidQueryError,
+    MissingRecordError,
     RerankerNotConfiguredError,
     RetrievalError,
 )
@@ -38,14 +39,21 @@ from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import Verification, citation_for, verify_citation
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
+from groundkit.retrieval.request import (
+    MODES,
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+)
 from groundkit.retrieval.rerank import Reranker
 from groundkit.store.base import CollectionReader
 
 __all__ = ["MODES", "Retriever"]
 
-MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
 _STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
 MAX_LEG_DEPTH = 100 * MAX_TOP_K
+_FILTERS_CACHED = 32  # chunk sets of recent filters kept per snapshot
 
 
 class Retriever:
@@ -88,6 +96,7 @@ class Retriever:
         self._location = location
         self._lexical = BM25Index(reader, bm25)
         self._tie_keys = CachedTieKeys.of(reader)
+        self._filters: dict[tuple[object, ...], frozenset[int]] = {}
 
     @classmethod
     def open(
@@ -137,45 +146,42 @@ class Retriever:
         self,
         query: str,
         top_k: int | None = None,
-        mode: str = "bm25",
+        mode: SearchMode = "bm25",
         *,
         score_threshold: float | None = None,
-        rrf_k: int = DEFAULT_RRF_K,
+        hybrid: HybridOptions | None = None,
+        rerank: bool | RerankOptions = False,
+        where: SearchFilter | None = None,
+        rrf_k: int | None = None,
         depth: int | None = None,
-        weights: tuple[float, float] = (1.0, 1.0),
+        weights: tuple[float, float] | None = None,
         min_similarity: float | None = None,
-        rerank: bool = False,
         rerank_depth: int | None = None,
     ) -> SearchResponse:
         """The ``top_k`` best passages for ``query``, best first, each with its citation.
 
         ``mode``: ``bm25``, ``dense`` or ``hybrid``. ``score_threshold`` drops results scoring
         below it (BM25 score, similarity or fused score), so a query the collection cannot
-        answer can return nothing. Hybrid only: ``rrf_k``, ``depth`` (candidates per leg,
-        default max(100, results wanted)), ``weights`` (lexical, dense) and ``min_similarity``
-        (the dense evidence floor, default the embedder's ``similarity_floor``; adr/0008).
-        ``rerank`` re-scores the best ``rerank_depth`` (default 50) with the retriever's
-        reranker, and raises ``RerankerNotConfiguredError`` when it has none.
+        answer can return nothing. ``hybrid`` holds the fusion settings (``HybridOptions``;
+        ``rrf_k``, ``depth``, ``weights`` and ``min_similarity`` are the same as keywords).
+        ``rerank`` (True or ``RerankOptions``; ``rerank_depth`` as a keyword) re-scores the best
+        candidates with the retriever's reranker (``RerankerNotConfiguredError`` when it has
+        none). ``where`` (``SearchFilter``) restricts the results to matching chunks, exactly:
+        ``top_k`` counts only those.
         """
         started = time.perf_counter()
-        k = self._validate(query, top_k, mode)
-        want = self._check_rerank(rerank, rerank_depth, k)
-        leg_depth = want
-        if mode == "hybrid":
-            leg_depth = _check_hybrid(rrf_k, depth, weights, want)
-        elif min_similarity is not None:
-            raise ConfigurationError(
-                f"min_similarity applies to mode 'hybrid' only; in mode {mode!r} use "
-                "score_threshold"
-            )
+        k = self._validate(query, top_k, mode, score_threshold)
+        options = _hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
+        reranking = _rerank_options(rerank, rerank_depth)
+        want = self._check_rerank(reranking, k)
+        leg_depth = want if options is None else _leg_depth(options.depth, want)
         if mode != "bm25":
             self._dense.require(mode)
-        timings: dict[str, float] = {}
-        metadata: dict[str, Any] = {
-            "stage": _STAGES[mode],
-            "mode": mode,
-            "generation": self._reader.generation,
-        }
+        trace = SearchTrace(stage=_STAGES[mode], mode=mode, generation=self._reader.generation)
+        allowed = None
+        if where is not None:
+            allowed = self._allowed(where)
+            trace.filter = {**where.to_dict(), "chunks": len(allowed)}
         mark = started
         try:
             lexical: list[tuple[int, float]] = []
@@ -183,77 +189,105 @@ class Retriever:
                 terms = self.analyzer.terms(query)
                 threshold = score_threshold if mode == "bm25" else None
                 hits = self._lexical.top_k(
-                    terms, leg_depth, self._tie_keys, score_threshold=threshold
+                    terms, leg_depth, self._tie_keys, score_threshold=threshold, allowed=allowed
                 )
                 lexical = hits.pairs()
-                metadata["query_terms"] = len(terms)
-                metadata["accelerator"] = self._lexical.accelerator
-                metadata["bm25"] = {"k1": self._lexical.params.k1, "b": self._lexical.params.b}
-                mark = _lap(timings, "bm25", mark)
+                trace.query_terms = len(terms)
+                trace.accelerator = self._lexical.accelerator
+                trace.path = hits.path
+                trace.bm25 = {"k1": self._lexical.params.k1, "b": self._lexical.params.b}
+                mark = _lap(trace.timings_ms, "bm25", mark)
             if mode == "bm25":
                 ranked = lexical
             elif mode == "dense":
                 ranked = self._dense.search(
-                    query, mode, want, min_score=score_threshold, tie_keys=self._tie_keys
+                    query,
+                    mode,
+                    want,
+                    min_score=score_threshold,
+                    tie_keys=self._tie_keys,
+                    allowed=allowed,
                 )
-                mark = _lap(timings, "dense", mark)
+                mark = _lap(trace.timings_ms, "dense", mark)
             else:
-                fused = self._hybrid(
-                    query, lexical, leg_depth, rrf_k, weights, min_similarity, metadata
-                )
+                assert options is not None
+                fused = self._hybrid(query, lexical, leg_depth, options, allowed, trace)
                 floor = -math.inf if score_threshold is None else score_threshold
                 ranked = [(key, score) for key, score in fused if score >= floor][:want]
-                mark = _lap(timings, "dense_and_fusion", mark)
+                mark = _lap(trace.timings_ms, "dense_and_fusion", mark)
         except KeyError as exc:
             raise self._missing_record(int(exc.args[0])) from None
         if mode != "bm25":
-            metadata["vector_store"] = self._dense.vector_store
+            trace.vector_store = self._dense.vector_store
         results = self._join(ranked)
-        mark = _lap(timings, "join", mark)
-        if rerank:
+        mark = _lap(trace.timings_ms, "join", mark)
+        if reranking is not None:
             results = self._rerank(query, results, k)
-            metadata["stage"] = "rerank"
-            metadata["rerank_depth"] = want
-            mark = _lap(timings, "rerank", mark)
-        if score_threshold is not None:
-            metadata["score_threshold"] = score_threshold
-        timings["total"] = round((mark - started) * 1000, 3)
-        metadata["timings_ms"] = timings
-        return SearchResponse(query=query, results=tuple(results), metadata=metadata)
+            trace.stage = "rerank"
+            trace.rerank_depth = want
+            mark = _lap(trace.timings_ms, "rerank", mark)
+        trace.score_threshold = score_threshold
+        trace.timings_ms["total"] = round((mark - started) * 1000, 3)
+        return SearchResponse(
+            query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
+        )
+
+    def _allowed(self, where: SearchFilter) -> frozenset[int]:
+        """The chunk keys ``where`` admits in this snapshot (computed once per filter)."""
+        found = self._filters.get(where.key())
+        if found is not None:
+            return found
+        keys = [key for key, tie in self._reader.iter_tie_keys() if where.admits_source(tie[2])]
+        if where.needs_chunks:
+            chunks = self._reader.chunks(keys)
+            documents = self._reader.documents(sorted({c.document_id for c in chunks.values()}))
+            keys = [
+                key
+                for key, chunk in chunks.items()
+                if chunk.document_id in documents
+                and where.admits(chunk, documents[chunk.document_id])
+            ]
+        found = frozenset(keys)
+        if len(self._filters) >= _FILTERS_CACHED:
+            self._filters.clear()
+        self._filters[where.key()] = found
+        return found
 
     def _hybrid(
         self,
         query: str,
         lexical: list[tuple[int, float]],
         depth: int,
-        rrf_k: int,
-        weights: tuple[float, float],
-        min_similarity: float | None,
-        metadata: dict[str, Any],
+        options: HybridOptions,
+        allowed: frozenset[int] | None,
+        trace: SearchTrace,
     ) -> list[tuple[int, float]]:
         """Fuse the legs' evidence; nothing when neither leg has any (adr/0008)."""
         embedder = self._dense.require("hybrid")
-        floor = embedder.similarity_floor if min_similarity is None else min_similarity
-        dense = self._dense.search(query, "hybrid", depth, min_score=floor, tie_keys=self._tie_keys)
-        abstained = not lexical and not dense
-        metadata.update(
-            legs={"bm25": len(lexical), "dense": len(dense)},
-            dense_best=dense[0][1] if dense else None,
-            fusion={"rrf_k": rrf_k, "depth": depth, "weights": list(weights)},
-            min_similarity=floor,
-            abstained=abstained,
+        floor = (
+            embedder.similarity_floor if options.min_similarity is None else options.min_similarity
         )
+        dense = self._dense.search(
+            query, "hybrid", depth, min_score=floor, tie_keys=self._tie_keys, allowed=allowed
+        )
+        abstained = not lexical and not dense
+        trace.legs = {"bm25": len(lexical), "dense": len(dense)}
+        trace.dense_best = dense[0][1] if dense else None
+        trace.fusion = {"rrf_k": options.rrf_k, "depth": depth, "weights": list(options.weights)}
+        trace.min_similarity = floor
+        trace.abstained = abstained
         if abstained:
             return []
         return reciprocal_rank_fusion(
-            [lexical, dense], tie_keys=self._tie_keys, rrf_k=rrf_k, weights=weights
+            [lexical, dense],
+            tie_keys=self._tie_keys,
+            rrf_k=options.rrf_k,
+            weights=options.weights,
         )
 
-    def _check_rerank(self, rerank: bool, rerank_depth: int | None, k: int) -> int:
+    def _check_rerank(self, reranking: RerankOptions | None, k: int) -> int:
         """How many results to retrieve: ``k``, or the rerank depth."""
-        if not rerank:
-            if rerank_depth is not None:
-                raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank=True")
+        if reranking is None:
             return k
         if self.reranker is None:
             raise RerankerNotConfiguredError(
@@ -263,7 +297,7 @@ class Retriever:
                 subject="reranker",
             )
         return _depth(
-            "rerank_depth", rerank_depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
+            "rerank_depth", reranking.depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
         )
 
     def _rerank(self, query: str, results: list[SearchResult], k: int) -> list[SearchResult]:
@@ -279,26 +313,38 @@ class Retriever:
             )
         return reranked
 
-    def _validate(self, query: str, top_k: int | None, mode: str) -> int:
+    def _validate(
+        self, query: str, top_k: int | None, mode: str, score_threshold: float | None
+    ) -> int:
         if not isinstance(query, str) or not query.strip():
-            raise RetrievalError("the query is empty; pass some words to search for")
+            raise InvalidQueryError("the query is empty; pass some words to search for")
         if len(query) > MAX_QUERY_CHARS:
-            raise RetrievalError(
+            raise InvalidQueryError(
                 f"the query is {len(query)} characters long, over the {MAX_QUERY_CHARS} limit; "
                 "shorten it (it is never truncated)"
             )
         k = DEFAULT_TOP_K if top_k is None else top_k
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOP_K:
-            raise RetrievalError(f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}")
+            raise InvalidQueryError(
+                f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}"
+            )
         if mode not in MODES:
-            raise RetrievalError(
+            raise InvalidQueryError(
                 f"unknown search mode {mode!r}; this version supports: {', '.join(MODES)}",
                 subject=str(mode),
             )
+        if score_threshold is not None and (
+            isinstance(score_threshold, bool)
+            or not isinstance(score_threshold, int | float)
+            or not math.isfinite(score_threshold)
+        ):
+            raise InvalidQueryError(
+                f"score_threshold must be a finite number, got {score_threshold!r}"
+            )
         return k
 
-    def _missing_record(self, key: int) -> RetrievalError:
-        return RetrievalError(
+    def _missing_record(self, key: int) -> MissingRecordError:
+        return MissingRecordError(
             f"collection {self._location}: an index hit (chunk key {key}) has no chunk or "
             "document record; the collection is inconsistent: run `groundkit verify` and "
             "re-ingest",
@@ -366,20 +412,65 @@ def _depth(name: str, given: int | None, default: int, floor: str, low: int, hig
     return chosen
 
 
-def _check_hybrid(rrf_k: int, depth: int | None, weights: tuple[float, float], want: int) -> int:
-    """Validate the fusion settings; the candidate depth per leg."""
-    if _not_count(rrf_k) or rrf_k < 1:
-        raise ConfigurationError(f"rrf_k must be an integer >= 1, got {rrf_k!r}")
-    valid = len(weights) == 2 and all(
-        isinstance(w, int | float) and math.isfinite(w) and w >= 0 for w in weights
-    )
-    if not valid or not any(weights):
-        raise ConfigurationError(
-            f"weights must be two finite numbers >= 0, not both 0 (lexical, dense), got {weights!r}"
-        )
+def _leg_depth(depth: int | None, want: int) -> int:
+    """Candidates per hybrid leg: ``depth``, or max(default, results wanted)."""
     return _depth(
         "depth", depth, DEFAULT_LEG_DEPTH, f"the results wanted ({want})", want, MAX_LEG_DEPTH
     )
+
+
+def _hybrid_options(
+    mode: str,
+    hybrid: HybridOptions | None,
+    rrf_k: int | None,
+    depth: int | None,
+    weights: tuple[float, float] | None,
+    min_similarity: float | None,
+) -> HybridOptions | None:
+    """The fusion settings, from ``hybrid`` or the same settings given as keywords."""
+    loose = {
+        name: value
+        for name, value in (
+            ("rrf_k", rrf_k),
+            ("depth", depth),
+            ("weights", weights),
+            ("min_similarity", min_similarity),
+        )
+        if value is not None
+    }
+    if hybrid is not None and loose:
+        raise ConfigurationError(
+            f"pass the fusion settings once: hybrid=HybridOptions(...) or {', '.join(loose)} "
+            "as keywords, not both"
+        )
+    if mode != "hybrid":
+        if hybrid is not None or loose:
+            names = ", ".join(loose) or "hybrid"
+            raise ConfigurationError(
+                f"{names} applies to mode 'hybrid' only; in mode {mode!r} use score_threshold"
+            )
+        return None
+    if hybrid is not None:
+        return hybrid
+    return HybridOptions(
+        rrf_k=DEFAULT_RRF_K if rrf_k is None else rrf_k,
+        depth=depth,
+        weights=(1.0, 1.0) if weights is None else weights,
+        min_similarity=min_similarity,
+    )
+
+
+def _rerank_options(rerank: bool | RerankOptions, depth: int | None) -> RerankOptions | None:
+    """The rerank settings, from ``rerank`` (True or ``RerankOptions``) and ``rerank_depth``."""
+    if isinstance(rerank, RerankOptions):
+        if depth is not None:
+            raise ConfigurationError("pass rerank_depth once: in RerankOptions or as a keyword")
+        return rerank
+    if not rerank:
+        if depth is not None:
+            raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank=True")
+        return None
+    return RerankOptions(depth=depth)
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

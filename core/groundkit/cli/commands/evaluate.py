@@ -54,7 +54,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="NAME",
         help="collection name under --index-dir (default: beir-<dataset folder name>)",
     )
-    parser.add_argument("--mode", default="bm25", help=f"search mode: {', '.join(MODES)}")
+    parser.add_argument("--mode", choices=MODES, default="bm25", help="search mode (default: bm25)")
     parser.add_argument(
         "--top-k",
         type=int,

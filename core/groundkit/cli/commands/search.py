@@ -18,6 +18,7 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.retrieval import MODES, Retriever
+from groundkit.retrieval.request import MetadataValue, SearchFilter
 from groundkit.retrieval.rerankers import resolve_reranker
 
 NAME = "search"
@@ -40,7 +41,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="N",
         help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
     )
-    parser.add_argument("--mode", default="bm25", help=f"search mode: {', '.join(MODES)}")
+    parser.add_argument("--mode", choices=MODES, default="bm25", help="search mode (default: bm25)")
     parser.add_argument(
         "--score-threshold",
         type=float,
@@ -85,6 +86,22 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="X",
         help="dense evidence floor (default: the embedder's own)",
     )
+    narrow = parser.add_argument_group("filter (exact: --top-k counts only matching chunks)")
+    narrow.add_argument(
+        "--source-prefix",
+        default=None,
+        metavar="PATH",
+        help="only chunks of sources whose path starts with PATH (e.g. operations/)",
+    )
+    narrow.add_argument(
+        "--where",
+        action="append",
+        type=_metadata_item,
+        default=[],
+        metavar="KEY=VALUE",
+        help="only chunks whose metadata KEY equals VALUE, or contains it when KEY holds a list "
+        "(heading_path=Billing); repeat for more; true/false/numbers are typed",
+    )
     parser.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"
     )
@@ -116,6 +133,29 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
 
 
+def _metadata_item(text: str) -> tuple[str, MetadataValue]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    value: MetadataValue = raw
+    if raw in ("true", "false"):
+        value = raw == "true"
+    else:
+        for kind in (int, float):
+            try:
+                value = kind(raw)
+                break
+            except ValueError:
+                continue
+    return key, value
+
+
+def _filter(args: argparse.Namespace) -> SearchFilter | None:
+    if args.source_prefix is None and not args.where:
+        return None
+    return SearchFilter(source_prefix=args.source_prefix, metadata=dict(args.where))
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
     with Retriever.open(
@@ -141,6 +181,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             score_threshold=args.score_threshold,
             rerank=args.rerank or reranker is not None,
             rerank_depth=args.rerank_depth,
+            where=_filter(args),
             **hybrid,
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []

@@ -1,0 +1,137 @@
+"""The typed search request: filters are exact, options equal their keywords, the trace is typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import groundkit
+from groundkit import (
+    ConfigurationError,
+    HybridOptions,
+    InvalidQueryError,
+    Retriever,
+    SearchFilter,
+)
+from groundkit.cli import ExitCode, main
+
+QUERIES = ["leak", "water pressure", "report a burst main", "bill payment", "chlorine"]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("request")
+    groundkit.ingest(
+        groundkit.sample_corpus(), index_dir=where, embedder=groundkit.get_embedder("hash")
+    )
+    return where
+
+
+def unfiltered_then_kept(
+    retriever: Retriever, query: str, mode: str, where: SearchFilter, k: int
+) -> list[tuple[str, float]]:
+    """The filter's reference: rank everything, keep the admitted chunks, cut at ``k``."""
+    every = retriever.search(query, top_k=groundkit.MAX_TOP_K, mode=mode)  # type: ignore[arg-type]
+    kept = [
+        (r.chunk_id, r.score)
+        for r in every.results
+        if r.source.startswith(where.source_prefix or "")
+        and all(
+            value in r.metadata.get(key, ())
+            if isinstance(r.metadata.get(key), list | tuple)
+            else r.metadata.get(key) == value
+            for key, value in where.metadata.items()
+        )
+    ]
+    return kept[:k]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    query=st.sampled_from(QUERIES),
+    prefix=st.sampled_from(["billing/", "operations/", "o", "safety/", "nothing/"]),
+    k=st.integers(1, 12),
+    mode=st.sampled_from(["bm25", "dense"]),
+)
+def test_a_filter_ranks_exactly_the_admitted_chunks(
+    index: Path, query: str, prefix: str, k: int, mode: str
+) -> None:
+    where = SearchFilter(source_prefix=prefix)
+    with Retriever.open(index) as retriever:
+        got = retriever.search(query, top_k=k, mode=mode, where=where)  # type: ignore[arg-type]
+        want = unfiltered_then_kept(retriever, query, mode, where, k)
+    assert [(r.chunk_id, r.score) for r in got.results] == want
+    assert all(r.source.startswith(prefix) for r in got.results)
+    assert got.metadata["filter"]["source_prefix"] == prefix
+
+
+def test_a_metadata_filter_matches_list_fields_by_membership(index: Path) -> None:
+    with Retriever.open(index) as retriever:
+        some = retriever.search("leak", top_k=5).results[0]
+        heading = some.metadata["heading_path"][0]
+        where = SearchFilter(metadata={"heading_path": heading})
+        got = retriever.search("leak", top_k=10, where=where)
+        assert got.results and all(heading in r.metadata["heading_path"] for r in got.results)
+        assert [r.chunk_id for r in got.results] == [
+            chunk for chunk, _ in unfiltered_then_kept(retriever, "leak", "bm25", where, 10)
+        ]
+        nothing = retriever.search("leak", where=SearchFilter(metadata={"heading_path": "zz"}))
+        assert nothing.results == ()
+
+
+def test_hybrid_options_equal_their_keywords(index: Path) -> None:
+    with Retriever.open(index) as retriever:
+        typed = retriever.search(
+            "who fixes a burst main",
+            mode="hybrid",
+            hybrid=HybridOptions(rrf_k=10, depth=40, weights=(1.0, 0.5)),
+        )
+        loose = retriever.search(
+            "who fixes a burst main", mode="hybrid", rrf_k=10, depth=40, weights=(1.0, 0.5)
+        )
+        assert typed.to_dict()["results"] == loose.to_dict()["results"]
+        assert typed.trace is not None and typed.trace.stage == "fusion"
+        assert typed.metadata["fusion"] == {"rrf_k": 10, "depth": 40, "weights": [1.0, 0.5]}
+        with pytest.raises(ConfigurationError, match="once"):
+            retriever.search("x", mode="hybrid", hybrid=HybridOptions(), rrf_k=5)
+        with pytest.raises(ConfigurationError, match="hybrid' only"):
+            retriever.search("x", hybrid=HybridOptions())
+        with pytest.raises(ConfigurationError, match="weights"):
+            HybridOptions(weights=(0.0, 0.0))
+
+
+def test_the_trace_names_the_path_that_ran(index: Path) -> None:
+    with Retriever.open(index) as retriever:
+        plain = retriever.search("leak")
+        filtered = retriever.search("leak", where=SearchFilter(source_prefix="billing/"))
+    assert plain.trace is not None and plain.trace.path == plain.metadata["path"]
+    assert filtered.metadata["path"] == "python-filtered"
+    assert plain.metadata["stage"] == "bm25" and "legs" not in plain.metadata
+
+
+@pytest.mark.parametrize(
+    ("top_k", "threshold"), [(0, None), (1001, None), (True, None), (5, float("nan"))]
+)
+def test_an_invalid_request_is_a_usage_error(
+    index: Path, top_k: int, threshold: float | None
+) -> None:
+    with Retriever.open(index) as retriever, pytest.raises(InvalidQueryError):
+        retriever.search("leak", top_k=top_k, score_threshold=threshold)
+    assert issubclass(InvalidQueryError, ConfigurationError)
+
+
+def test_the_cli_filters_like_the_library(index: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code = main(
+        ["search", "leak", "--index-dir", str(index), "--json", "--source-prefix", "billing/"]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert code == ExitCode.OK and payload["results"]
+    assert all(r["source"].startswith("billing/") for r in payload["results"])
+    with pytest.raises(SystemExit) as info:
+        main(["search", "leak", "--index-dir", str(index), "--where", "novalue"])
+    assert info.value.code == ExitCode.USAGE

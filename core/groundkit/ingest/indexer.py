@@ -22,7 +22,8 @@ from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import embedder_for
-from groundkit.errors import ConfigurationError, IndexIdentityError, IngestionError
+from groundkit.errors import ConfigurationError, IngestionError
+from groundkit.identities import bind_analyzer, bind_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
 from groundkit.ingest.report import IngestReport
 from groundkit.lines import LineIndex
@@ -64,20 +65,8 @@ class Indexer:
         settings: IngestSettings | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        stored = store.analyzer_identity()
-        if stored is not None and analyzer is None:
-            analyzer = Analyzer.from_identity(stored, subject=store.location)
-        elif stored is not None and analyzer is not None and analyzer.identity != stored:
-            raise IndexIdentityError(
-                f"collection {store.location} was built with analyzer {codec.encode(stored)}, "
-                f"not {analyzer.identity_json}; use the same options (or none) or ingest into "
-                "another --collection",
-                subject=store.location,
-                expected=codec.encode(stored),
-                found=analyzer.identity_json,
-            )
         self.store = store
-        self.analyzer = analyzer or Analyzer()
+        self.analyzer = bind_analyzer(store.location, store.analyzer_identity(), analyzer)
         self.settings = settings or IngestSettings()
         self.embedder = _bound_embedder(store, embedder)
         chunker = codec.encode(self.settings.chunker.identity())
@@ -218,19 +207,8 @@ class Indexer:
 def _bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
     """``embedder``, checked against the collection's manifest; or the one the manifest names."""
     manifest = store.embedding_identity()
-    if manifest is None:
-        return embedder
-    if embedder is not None:
-        if embedder.identity != manifest:
-            raise IndexIdentityError(
-                f"collection {store.location} is bound to embedding {manifest.to_json()}, not "
-                f"{embedder.identity.to_json()}; use the same embedder (or none) or ingest into "
-                "another --collection",
-                subject=store.location,
-                expected=manifest.to_json(),
-                found=embedder.identity.to_json(),
-            )
-        return embedder
+    if manifest is None or embedder is not None:
+        return bind_embedder(store.location, manifest, embedder)
     found = embedder_for(manifest)
     if found is None:
         raise ConfigurationError(

@@ -15,6 +15,7 @@ from collections.abc import Set as AbstractSet
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IndexIdentityError
+from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import CollectionReader
 from groundkit.vectors.base import TieKeys, VectorStore
@@ -38,17 +39,8 @@ class DenseLeg:
         self._location = location
         self.manifest: EmbeddingIdentity | None = reader.embedding_identity
         self._problem = ""
-        if embedder is not None and self.manifest is not None:
-            if embedder.identity != self.manifest:
-                raise IndexIdentityError(
-                    f"collection {location} is bound to embedding {self.manifest.to_json()}, but "
-                    f"search was given {embedder.identity.to_json()}; omit the embedder to use "
-                    "the collection's own, or open the collection it was built for",
-                    subject=location,
-                    expected=self.manifest.to_json(),
-                    found=embedder.identity.to_json(),
-                )
-        elif embedder is None and self.manifest is not None:
+        embedder = bind_embedder(location, self.manifest, embedder)
+        if embedder is None and self.manifest is not None:
             try:
                 embedder = embedder_for(self.manifest)
             except (IndexIdentityError, ConfigurationError) as exc:

@@ -28,12 +28,12 @@ from groundkit.contracts import Document, SearchResponse, SearchResult, SearchTr
 from groundkit.embedding.base import Embedder
 from groundkit.errors import (
     ConfigurationError,
-    IndexIdentityError,
     InvalidQueryError,
     MissingRecordError,
     RerankerNotConfiguredError,
     RetrievalError,
 )
+from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import Verification, citation_for, verify_citation
@@ -70,23 +70,8 @@ class Retriever:
         vector_store: str | None = None,
     ) -> None:
         location = reader.location
-        stored = reader.analyzer_identity
-        if stored is None:
-            self.analyzer = analyzer or Analyzer()
-        elif analyzer is None:
-            self.analyzer = Analyzer.from_identity(stored, subject=location)
-        elif analyzer.identity != stored:
-            reader.close()
-            raise IndexIdentityError(
-                f"collection {location} was built with analyzer {stored}, but search asked for "
-                f"{analyzer.identity}; omit the analyzer to use the collection's own",
-                subject=location,
-                expected=str(stored),
-                found=analyzer.identity_json,
-            )
-        else:
-            self.analyzer = analyzer
         try:  # identities are compared before any O(corpus) work
+            self.analyzer = bind_analyzer(location, reader.analyzer_identity, analyzer)
             self._dense = DenseLeg(reader, embedder, location=location, vector_store=vector_store)
         except BaseException:
             reader.close()

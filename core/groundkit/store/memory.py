@@ -13,10 +13,9 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
-from groundkit.errors import IndexIdentityError
+from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk, TieKey
-from groundkit.store.binding import check_embedding_write, decode_manifest
 
 __all__ = ["MemoryReader", "MemoryStore"]
 
@@ -99,16 +98,7 @@ class MemoryStore:
         replaces: str | None = None,
     ) -> int:
         # Every check runs before the first mutation, so a refusal leaves the state untouched.
-        wanted = codec.encode(dict(analyzer_identity))
-        stored = self._state.analyzer
-        if stored is not None and stored != wanted:
-            raise IndexIdentityError(
-                f"collection {self.location} was built with analyzer {stored}, not {wanted}; "
-                "use the same analyzer options or another collection",
-                subject=self.location,
-                expected=stored,
-                found=wanted,
-            )
+        wanted = check_analyzer_write(self.location, self._state.analyzer, analyzer_identity)
         if document.document_id in self._state.documents and document.document_id != replaces:
             raise ValueError(f"document {document.document_id} is already stored")
         manifest = check_embedding_write(

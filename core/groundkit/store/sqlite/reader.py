@@ -11,9 +11,9 @@ from typing import Any
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import StorageError
+from groundkit.identities import decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import TieKey
-from groundkit.store.binding import decode_manifest
 from groundkit.store.sqlite.checks import integrity_problems
 from groundkit.store.sqlite.schema import (
     CHUNK_COLUMNS,

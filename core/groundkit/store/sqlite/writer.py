@@ -10,10 +10,9 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.contracts import Document
-from groundkit.errors import IndexIdentityError
+from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk
-from groundkit.store.binding import check_embedding_write, decode_manifest
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
     APPLICATION_ID,
@@ -234,18 +233,10 @@ class SqliteStore:
         self._cache_generation = -1
 
     def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:
-        wanted = codec.encode(dict(identity))
         stored = self._meta("analyzer")
+        wanted = check_analyzer_write(str(self._path), stored, identity)
         if stored is None:
             self._db.execute("INSERT INTO meta (key, value) VALUES ('analyzer', ?)", (wanted,))
-        elif stored != wanted:
-            raise IndexIdentityError(
-                f"collection {self._path} was built with analyzer {stored}, not {wanted}; "
-                "use the same analyzer options or ingest into another --collection",
-                subject=str(self._path),
-                expected=stored,
-                found=wanted,
-            )
 
     def _bind_embedding(
         self,

@@ -9,8 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from groundkit.errors import ConfigurationError
-from groundkit.plugins import install_hint
+from groundkit.extend import ConfigurationError, install_hint
 
 __all__ = [
     "DEVICES",

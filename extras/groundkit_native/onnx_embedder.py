@@ -22,9 +22,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from groundkit.errors import ConfigurationError, IndexIdentityError
-from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import install_hint
+from groundkit.extend import ConfigurationError, EmbeddingIdentity, IndexIdentityError, install_hint
 from groundkit_native._runtime import (
     default_device,
     default_threads,

@@ -14,9 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from groundkit.contracts import SearchResult
-from groundkit.errors import ConfigurationError
-from groundkit.retrieval.rerank import rerank_by_logits
+from groundkit.extend import ConfigurationError, SearchResult, rerank_by_logits
 from groundkit_native._runtime import default_device, default_threads, load_tokenizer, make_session
 
 __all__ = ["OnnxCrossEncoder"]

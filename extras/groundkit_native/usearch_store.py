@@ -26,12 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import groundkit_native  # noqa: F401  (imports onnxruntime before usearch: the crash guard)
-from groundkit.errors import ConfigurationError, RetrievalError, StorageError
-from groundkit.index.topk import select_top_k
-from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import install_hint
-from groundkit.store.base import CollectionReader, TieKey
-from groundkit.vectors.base import TieKeys
+from groundkit.extend import (
+    CollectionReader,
+    ConfigurationError,
+    EmbeddingIdentity,
+    RetrievalError,
+    StorageError,
+    TieKey,
+    TieKeys,
+    install_hint,
+    select_top_k,
+)
 
 __all__ = ["RECORD", "UsearchSettings", "UsearchVectorStore", "load", "load_exact"]
 

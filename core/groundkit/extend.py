@@ -1,0 +1,58 @@
+"""The extension surface: everything an extra or a third-party plugin needs, in one import.
+
+An embedder, a vector store or a reranker implements its protocol here and registers itself
+by name; it reports failures through the error tree and tells users how to install what it
+needs with ``install_hint``. Extras import from this module only, never from internals, so
+the internals can move without breaking them.
+"""
+
+from __future__ import annotations
+
+from groundkit.contracts import SearchResult
+from groundkit.embedding.base import Embedder
+from groundkit.embedding.registry import EmbedderFactory, register_embedder
+from groundkit.errors import (
+    ConfigurationError,
+    GroundkitError,
+    IndexIdentityError,
+    RetrievalError,
+    StorageError,
+)
+from groundkit.index.topk import select_top_k
+from groundkit.manifest import EmbeddingIdentity
+from groundkit.plugins import EXTRAS, NamedExtra, install_hint
+from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
+from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
+from groundkit.store.base import CollectionReader, TieKey
+from groundkit.vectors import TieKeys, VectorStore, pack_vector, unpack_vector
+from groundkit.vectors.registry import VectorStoreLoader, register_vector_store
+
+__all__ = [
+    "EXTRAS",
+    "CollectionReader",
+    "ConfigurationError",
+    "Embedder",
+    "EmbedderFactory",
+    "EmbeddingIdentity",
+    "GroundkitError",
+    "IndexIdentityError",
+    "NamedExtra",
+    "Reranker",
+    "RerankerFactory",
+    "RetrievalError",
+    "SearchResult",
+    "StorageError",
+    "TieKey",
+    "TieKeys",
+    "VectorStore",
+    "VectorStoreLoader",
+    "install_hint",
+    "pack_vector",
+    "register_embedder",
+    "register_reranker",
+    "register_vector_store",
+    "rerank_by_logits",
+    "select_top_k",
+    "sigmoid",
+    "unpack_vector",
+]

@@ -22,12 +22,18 @@ from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.ingest import Indexer, IngestProgress
+from groundkit.ingest import Indexer, IngestProgress, ingest
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.request import SearchMode
 from groundkit.store import CollectionStore, MemoryStore
 
-__all__ = ["EvaluationResult", "build_collection", "evaluate", "evaluate_dataset"]
+__all__ = [
+    "EvaluationResult",
+    "build_collection",
+    "evaluate",
+    "evaluate_dataset",
+    "write_corpus",
+]
 
 WHOLE_DOCUMENT = ChunkerSettings(target_chars=100_000, overlap_chars=0)
 
@@ -65,6 +71,16 @@ def _write_if_changed(path: Path, text: str) -> None:
     path.write_bytes(data)
 
 
+def write_corpus(dataset: BeirDataset, workdir: Path) -> dict[str, str]:
+    """Write each document as a text file under ``workdir``; returns source -> corpus id."""
+    sources: dict[str, str] = {}
+    for number, document in enumerate(dataset.corpus()):
+        source = _file_for(number)
+        _write_if_changed(workdir / source, document.flat)
+        sources[source] = document.doc_id
+    return sources
+
+
 def build_collection(
     dataset: BeirDataset,
     store: CollectionStore,
@@ -75,12 +91,8 @@ def build_collection(
     progress: Callable[[IngestProgress], None] | None = None,
     embedder: Embedder | None = None,
 ) -> dict[str, str]:
-    """Write the corpus under ``workdir`` and ingest it; returns source -> corpus id."""
-    sources: dict[str, str] = {}
-    for number, document in enumerate(dataset.corpus()):
-        source = _file_for(number)
-        _write_if_changed(workdir / source, document.flat)
-        sources[source] = document.doc_id
+    """Write the corpus under ``workdir`` and ingest it into ``store``; source -> corpus id."""
+    sources = write_corpus(dataset, workdir)
     settings = IngestSettings(chunker=chunker, extensions=(".txt",))
     indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
     indexer.ingest(workdir, progress=progress)
@@ -174,14 +186,22 @@ def evaluate_dataset(
     from groundkit.collection import collection_file, open_store
 
     name = collection or f"beir-{dataset.root.name}"
-    store = open_store(index_dir, name)
+    workdir = collection_file(index_dir, name).parent / "corpus"
+    sources = write_corpus(dataset, workdir)
+    ingest(
+        workdir,
+        index_dir=index_dir,
+        collection=name,
+        analyzer=analyzer,
+        settings=IngestSettings(chunker=WHOLE_DOCUMENT, extensions=(".txt",)),
+        embedder=embedder,
+        vector_store=vector_store,
+        progress=progress,
+    )
+    kept = open_store(index_dir, name, create=False)
     try:
-        workdir = collection_file(index_dir, name).parent / "corpus"
-        sources = build_collection(
-            dataset, store, workdir, analyzer=analyzer, progress=progress, embedder=embedder
-        )
         return evaluate(
-            dataset, store, sources, bm25=bm25, mode=mode, top_k=top_k, vector_store=vector_store
+            dataset, kept, sources, bm25=bm25, mode=mode, top_k=top_k, vector_store=vector_store
         )
     finally:
-        store.close()
+        kept.close()

@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, get_args
 
-from groundkit.config import DEFAULT_RRF_K
+from groundkit.config import (
+    DEFAULT_LEG_DEPTH,
+    DEFAULT_RRF_K,
+    DEFAULT_TOP_K,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+)
 from groundkit.contracts import Chunk, Document
-from groundkit.errors import ConfigurationError
+from groundkit.errors import ConfigurationError, InvalidQueryError
 
 __all__ = [
     "MODES",
@@ -23,6 +29,11 @@ __all__ = [
     "RerankOptions",
     "SearchFilter",
     "SearchMode",
+    "bounded_depth",
+    "hybrid_options",
+    "leg_depth_for",
+    "rerank_options",
+    "validate_request",
 ]
 
 SearchMode: TypeAlias = Literal["bm25", "dense", "hybrid"]
@@ -118,3 +129,110 @@ class SearchFilter:
 
     def to_dict(self) -> dict[str, Any]:
         return {"source_prefix": self.source_prefix, "metadata": dict(self.metadata)}
+
+
+MAX_LEG_DEPTH = 100 * MAX_TOP_K
+"""The most candidates a hybrid leg may fetch."""
+
+
+def validate_request(
+    query: str, top_k: int | None, mode: str, score_threshold: float | None
+) -> int:
+    """The number of results wanted; ``InvalidQueryError`` for a request refused as given."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidQueryError("the query is empty; pass some words to search for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidQueryError(
+            f"the query is {len(query)} characters long, over the {MAX_QUERY_CHARS} limit; "
+            "shorten it (it is never truncated)"
+        )
+    k = DEFAULT_TOP_K if top_k is None else top_k
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOP_K:
+        raise InvalidQueryError(f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}")
+    if mode not in MODES:
+        raise InvalidQueryError(
+            f"unknown search mode {mode!r}; this version supports: {', '.join(MODES)}",
+            subject=str(mode),
+        )
+    if score_threshold is not None and (
+        isinstance(score_threshold, bool)
+        or not isinstance(score_threshold, int | float)
+        or not math.isfinite(score_threshold)
+    ):
+        raise InvalidQueryError(f"score_threshold must be a finite number, got {score_threshold!r}")
+    return k
+
+
+def _not_count(value: object) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int)
+
+
+def bounded_depth(
+    name: str, given: int | None, default: int, floor: str, low: int, high: int
+) -> int:
+    """``given``, or max(``default``, ``low``) when None; refused outside ``low``..``high``."""
+    chosen = max(default, low) if given is None else given
+    if _not_count(chosen) or not low <= chosen <= high:
+        raise ConfigurationError(f"{name} must be an integer from {floor} to {high}, got {given!r}")
+    return chosen
+
+
+def leg_depth_for(depth: int | None, want: int) -> int:
+    """Candidates per hybrid leg: ``depth``, or max(default, results wanted)."""
+    return bounded_depth(
+        "depth", depth, DEFAULT_LEG_DEPTH, f"the results wanted ({want})", want, MAX_LEG_DEPTH
+    )
+
+
+def hybrid_options(
+    mode: str,
+    hybrid: HybridOptions | None,
+    rrf_k: int | None,
+    depth: int | None,
+    weights: tuple[float, float] | None,
+    min_similarity: float | None,
+) -> HybridOptions | None:
+    """The fusion settings, from ``hybrid`` or the same settings given as keywords."""
+    loose = {
+        name: value
+        for name, value in (
+            ("rrf_k", rrf_k),
+            ("depth", depth),
+            ("weights", weights),
+            ("min_similarity", min_similarity),
+        )
+        if value is not None
+    }
+    if hybrid is not None and loose:
+        raise ConfigurationError(
+            f"pass the fusion settings once: hybrid=HybridOptions(...) or {', '.join(loose)} "
+            "as keywords, not both"
+        )
+    if mode != "hybrid":
+        if hybrid is not None or loose:
+            names = ", ".join(loose) or "hybrid"
+            raise ConfigurationError(
+                f"{names} applies to mode 'hybrid' only; in mode {mode!r} use score_threshold"
+            )
+        return None
+    if hybrid is not None:
+        return hybrid
+    return HybridOptions(
+        rrf_k=DEFAULT_RRF_K if rrf_k is None else rrf_k,
+        depth=depth,
+        weights=(1.0, 1.0) if weights is None else weights,
+        min_similarity=min_similarity,
+    )
+
+
+def rerank_options(rerank: bool | RerankOptions, depth: int | None) -> RerankOptions | None:
+    """The rerank settings, from ``rerank`` (True or ``RerankOptions``) and ``rerank_depth``."""
+    if isinstance(rerank, RerankOptions):
+        if depth is not None:
+            raise ConfigurationError("pass rerank_depth once: in RerankOptions or as a keyword")
+        return rerank
+    if not rerank:
+        if depth is not None:
+            raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank=True")
+        return None
+    return RerankOptions(depth=depth)

@@ -16,19 +16,13 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import (
     DEFAULT_COLLECTION,
     DEFAULT_INDEX_DIR,
-    DEFAULT_LEG_DEPTH,
     DEFAULT_RERANK_DEPTH,
-    DEFAULT_RRF_K,
-    DEFAULT_TOP_K,
-    MAX_QUERY_CHARS,
     MAX_TOP_K,
     BM25Params,
 )
 from groundkit.contracts import Document, SearchResponse, SearchResult, SearchTrace
 from groundkit.embedding.base import Embedder
 from groundkit.errors import (
-    ConfigurationError,
-    InvalidQueryError,
     MissingRecordError,
     RerankerNotConfiguredError,
     RetrievalError,
@@ -45,6 +39,11 @@ from groundkit.retrieval.request import (
     RerankOptions,
     SearchFilter,
     SearchMode,
+    bounded_depth,
+    hybrid_options,
+    leg_depth_for,
+    rerank_options,
+    validate_request,
 )
 from groundkit.retrieval.rerank import Reranker
 from groundkit.store.base import CollectionReader
@@ -52,7 +51,6 @@ from groundkit.store.base import CollectionReader
 __all__ = ["MODES", "Retriever"]
 
 _STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
-MAX_LEG_DEPTH = 100 * MAX_TOP_K
 _FILTERS_CACHED = 32  # chunk sets of recent filters kept per snapshot
 
 
@@ -155,11 +153,11 @@ class Retriever:
         ``top_k`` counts only those.
         """
         started = time.perf_counter()
-        k = self._validate(query, top_k, mode, score_threshold)
-        options = _hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
-        reranking = _rerank_options(rerank, rerank_depth)
+        k = validate_request(query, top_k, mode, score_threshold)
+        options = hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
+        reranking = rerank_options(rerank, rerank_depth)
         want = self._check_rerank(reranking, k)
-        leg_depth = want if options is None else _leg_depth(options.depth, want)
+        leg_depth = want if options is None else leg_depth_for(options.depth, want)
         if mode != "bm25":
             self._dense.require(mode)
         trace = SearchTrace(stage=_STAGES[mode], mode=mode, generation=self._reader.generation)
@@ -281,7 +279,7 @@ class Retriever:
                 "or search without rerank",
                 subject="reranker",
             )
-        return _depth(
+        return bounded_depth(
             "rerank_depth", reranking.depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
         )
 
@@ -297,36 +295,6 @@ class Retriever:
                 subject="reranker",
             )
         return reranked
-
-    def _validate(
-        self, query: str, top_k: int | None, mode: str, score_threshold: float | None
-    ) -> int:
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidQueryError("the query is empty; pass some words to search for")
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidQueryError(
-                f"the query is {len(query)} characters long, over the {MAX_QUERY_CHARS} limit; "
-                "shorten it (it is never truncated)"
-            )
-        k = DEFAULT_TOP_K if top_k is None else top_k
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOP_K:
-            raise InvalidQueryError(
-                f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}"
-            )
-        if mode not in MODES:
-            raise InvalidQueryError(
-                f"unknown search mode {mode!r}; this version supports: {', '.join(MODES)}",
-                subject=str(mode),
-            )
-        if score_threshold is not None and (
-            isinstance(score_threshold, bool)
-            or not isinstance(score_threshold, int | float)
-            or not math.isfinite(score_threshold)
-        ):
-            raise InvalidQueryError(
-                f"score_threshold must be a finite number, got {score_threshold!r}"
-            )
-        return k
 
     def _missing_record(self, key: int) -> MissingRecordError:
         return MissingRecordError(
@@ -383,79 +351,6 @@ class Retriever:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _not_count(value: object) -> bool:
-    return isinstance(value, bool) or not isinstance(value, int)
-
-
-def _depth(name: str, given: int | None, default: int, floor: str, low: int, high: int) -> int:
-    """``given``, or max(``default``, ``low``) when None; refused outside ``low``..``high``."""
-    chosen = max(default, low) if given is None else given
-    if _not_count(chosen) or not low <= chosen <= high:
-        raise ConfigurationError(f"{name} must be an integer from {floor} to {high}, got {given!r}")
-    return chosen
-
-
-def _leg_depth(depth: int | None, want: int) -> int:
-    """Candidates per hybrid leg: ``depth``, or max(default, results wanted)."""
-    return _depth(
-        "depth", depth, DEFAULT_LEG_DEPTH, f"the results wanted ({want})", want, MAX_LEG_DEPTH
-    )
-
-
-def _hybrid_options(
-    mode: str,
-    hybrid: HybridOptions | None,
-    rrf_k: int | None,
-    depth: int | None,
-    weights: tuple[float, float] | None,
-    min_similarity: float | None,
-) -> HybridOptions | None:
-    """The fusion settings, from ``hybrid`` or the same settings given as keywords."""
-    loose = {
-        name: value
-        for name, value in (
-            ("rrf_k", rrf_k),
-            ("depth", depth),
-            ("weights", weights),
-            ("min_similarity", min_similarity),
-        )
-        if value is not None
-    }
-    if hybrid is not None and loose:
-        raise ConfigurationError(
-            f"pass the fusion settings once: hybrid=HybridOptions(...) or {', '.join(loose)} "
-            "as keywords, not both"
-        )
-    if mode != "hybrid":
-        if hybrid is not None or loose:
-            names = ", ".join(loose) or "hybrid"
-            raise ConfigurationError(
-                f"{names} applies to mode 'hybrid' only; in mode {mode!r} use score_threshold"
-            )
-        return None
-    if hybrid is not None:
-        return hybrid
-    return HybridOptions(
-        rrf_k=DEFAULT_RRF_K if rrf_k is None else rrf_k,
-        depth=depth,
-        weights=(1.0, 1.0) if weights is None else weights,
-        min_similarity=min_similarity,
-    )
-
-
-def _rerank_options(rerank: bool | RerankOptions, depth: int | None) -> RerankOptions | None:
-    """The rerank settings, from ``rerank`` (True or ``RerankOptions``) and ``rerank_depth``."""
-    if isinstance(rerank, RerankOptions):
-        if depth is not None:
-            raise ConfigurationError("pass rerank_depth once: in RerankOptions or as a keyword")
-        return rerank
-    if not rerank:
-        if depth is not None:
-            raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank=True")
-        return None
-    return RerankOptions(depth=depth)
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

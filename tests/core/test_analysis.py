@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.stopwords import LUCENE_ENGLISH
 from groundkit.analysis.tokenize import tokenize
+from groundkit.analysis.tokenize import tokens as fast_tokens
 from groundkit.errors import ConfigurationError, IndexIdentityError
 
 
@@ -104,3 +105,13 @@ def test_from_identity_round_trips_and_refuses_what_it_cannot_reproduce() -> Non
     future = {**analyzer.identity, "version": 999}
     with pytest.raises(IndexIdentityError, match="cannot reproduce"):
         Analyzer.from_identity(future, subject="c")
+
+
+PIECES = [*"ab z09'.,-_ \n\u2019", "é", "ß", "Ａ", "ﬁ", "中文", "日本", "한", "क्षि", "ّ", "\u0301"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_the_fast_token_paths_equal_the_reference_tokenizer(text: str) -> None:
+    """ASCII, non-CJK and CJK text each take their own path; all give ``tokenize``'s tokens."""
+    assert fast_tokens(text) == list(tokenize(text))

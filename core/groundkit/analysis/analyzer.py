@@ -14,7 +14,7 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.analysis.stopwords import STOPWORD_SETS
-from groundkit.analysis.tokenize import tokenize
+from groundkit.analysis.tokenize import tokens
 from groundkit.errors import ConfigurationError, IndexIdentityError
 
 __all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
@@ -97,23 +97,25 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text``, in order, stopwords removed and stems applied."""
-        stop = self._stop
-        stem = self._stem
         cache = self._cache
         out: list[str] = []
         append = out.append
-        for word in tokenize(text):
-            token = word[:-2] if word.endswith(_POSSESSIVE) else word
-            if token in stop:
-                continue
-            if stem is None:
-                append(token)
-                continue
-            stemmed = cache.get(token)
-            if stemmed is None:
-                stemmed = stem(token) if token.isascii() else token
+        for word in tokens(text):
+            term = cache.get(word)
+            if term is None:
+                term = self._term(word)
                 if len(cache) >= _CACHE_LIMIT:
                     cache.clear()
-                cache[token] = stemmed
-            append(stemmed)
+                cache[word] = term
+            if term:
+                append(term)
         return out
+
+    def _term(self, word: str) -> str:
+        """The index term of one token; "" for a stopword (a cached "drop it")."""
+        token = word[:-2] if word.endswith(_POSSESSIVE) else word
+        if token in self._stop:
+            return ""
+        if self._stem is None or not token.isascii():
+            return token
+        return self._stem(token)

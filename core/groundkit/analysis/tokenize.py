@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-__all__ = ["tokenize"]
+__all__ = ["tokenize", "tokens"]
 
 # Han (incl. extensions and compatibility), Hiragana, Katakana (incl. phonetic extensions and
 # the prolonged sound mark), Hangul syllables and jamo.
@@ -57,6 +57,29 @@ _JOIN = r"(?:(?<=[^\W\d_])['\u2019.](?=[^\W\d_])|(?<=\d)[.,](?=\d))"
 def _word_pattern() -> re.Pattern[str]:
     part = rf"(?:(?![{_CJK}])[\w{_mark_ranges()}])+"
     return re.compile(rf"([{_CJK}]+)|({part}(?:{_JOIN}{part})*)")
+
+
+@lru_cache(maxsize=1)
+def _plain_word_pattern() -> re.Pattern[str]:
+    """The word alternative of ``_word_pattern`` for text without CJK characters, where its
+    per-character "not CJK" lookahead always holds and can be dropped."""
+    part = rf"[\w{_mark_ranges()}]+"
+    return re.compile(rf"{part}(?:{_JOIN}{part})*")
+
+
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+_ASCII_WORDS = re.compile(rf"\w+(?:{_JOIN}\w+)*")
+"""The word pattern on ASCII text, where no combining mark or CJK character can occur."""
+
+
+def tokens(text: str) -> list[str]:
+    """``list(tokenize(text))``, found in one ``findall`` when ``text`` holds no CJK."""
+    normalized = unicodedata.normalize("NFKC", text).casefold()
+    if normalized.isascii():
+        return _ASCII_WORDS.findall(normalized)
+    if _HAS_CJK.search(normalized) is None:
+        return _plain_word_pattern().findall(normalized)
+    return list(tokenize(text))
 
 
 def tokenize(text: str) -> Iterator[str]:

@@ -165,3 +165,27 @@ def test_a_closed_pipe_ends_the_output_quietly(index: str) -> None:
     reader.stdout.close()
     errors = reader.stderr.read().decode()
     assert reader.wait(timeout=60) == 141 and "Traceback" not in errors
+
+
+def test_progress_reaches_a_log_when_stderr_is_not_a_terminal() -> None:
+    """Long work prints a line every interval (rate, time left) to a pipe; short work nothing."""
+    import io
+
+    from groundkit.cli.render import ProgressBar
+    from groundkit.ingest import IngestProgress
+
+    now = [0.0]
+    stream = io.StringIO()
+    bar = ProgressBar(stream, enabled=True, interval=10.0, clock=lambda: now[0])
+    for done in range(1, 101):
+        now[0] = done * 0.5  # two files a second: 50 s in all
+        bar(IngestProgress(done=done, total=100, source=f"f{done}.md", outcome="indexed"))
+    lines = stream.getvalue().splitlines()
+    assert (
+        len(lines) == 5 and lines[0] == "groundkit: 20/100 files (2.0/s, 10 s elapsed, ~40 s left)"
+    )
+    assert lines[-1].startswith("groundkit: 100/100 files")
+    quick = io.StringIO()
+    fast = ProgressBar(quick, enabled=True, interval=10.0, clock=lambda: 1.0)
+    fast(IngestProgress(done=1, total=1, source="a.md", outcome="indexed"))
+    assert quick.getvalue() == ""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from groundkit.contracts import SearchResponse
@@ -20,15 +21,46 @@ def emit_json(value: Any) -> None:
 
 
 class ProgressBar:
-    """A one-line progress bar on a terminal; silent elsewhere."""
+    """Progress of a long ingest on stderr: a redrawn bar on a terminal; elsewhere (a log, a
+    pipe, CI) a plain line every ``interval`` seconds with the rate and the time left."""
 
-    def __init__(self, stream: TextIO, enabled: bool) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        enabled: bool,
+        *,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._stream = stream
-        self._enabled = enabled and stream.isatty()
+        self._enabled = enabled
+        self._terminal = stream.isatty()
+        self._interval = interval
+        self._clock = clock
+        self._started = clock()
+        self._last_line = self._started
 
     def __call__(self, event: IngestProgress) -> None:
         if not self._enabled:
             return
+        if self._terminal:
+            self._draw(event)
+            return
+        now = self._clock()
+        finished = event.done == event.total and now - self._started >= self._interval
+        if now - self._last_line < self._interval and not finished:
+            return
+        self._last_line = now
+        elapsed = now - self._started
+        rate = event.done / elapsed if elapsed > 0 else 0.0
+        left = (event.total - event.done) / rate if rate > 0 else 0.0
+        self._stream.write(
+            f"groundkit: {event.done}/{event.total} files ({rate:.1f}/s, "
+            f"{elapsed:.0f} s elapsed, ~{left:.0f} s left)\n"
+        )
+        self._stream.flush()
+
+    def _draw(self, event: IngestProgress) -> None:
         width = 30
         filled = width * event.done // max(event.total, 1)
         name = event.source if len(event.source) <= 40 else "…" + event.source[-39:]

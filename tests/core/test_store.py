@@ -92,6 +92,15 @@ def test_tie_keys_in_one_pass_equal_those_asked_for(store: CollectionStore) -> N
         ]
 
 
+def test_chunk_by_id_finds_a_chunk_or_none(store: CollectionStore) -> None:
+    put(store, "a.md", ["pump station", "valve"])
+    with store.reader() as reader:
+        every = list(reader.iter_chunks())
+        for chunk in every:
+            assert reader.chunk_by_id(chunk.chunk_id) == chunk
+        assert reader.chunk_by_id("chk_" + "0" * 32) is None
+
+
 def test_every_write_bumps_the_generation(store: CollectionStore) -> None:
     a = put(store, "a.md", ["one"])
     put(store, "b.md", ["two"])

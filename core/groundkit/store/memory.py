@@ -218,6 +218,9 @@ class MemoryReader:
         found = self._state.chunks
         return {key: found[key][0] for key in keys if key in found}
 
+    def chunk_by_id(self, chunk_id: str) -> Chunk | None:
+        return next((e[0] for e in self._state.chunks.values() if e[0].chunk_id == chunk_id), None)
+
     def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
         chunks = self._state.chunks
         return dict(self._tie_keys_of(key for key in keys if key in chunks))

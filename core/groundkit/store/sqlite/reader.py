@@ -131,6 +131,11 @@ class SqliteReader:
         sql = f"SELECT chunk_key, {CHUNK_COLUMNS} FROM chunks WHERE chunk_key IN ({{marks}})"
         return {row[0]: chunk_from_row(row[1:]) for row in self._in_batches(sql, keys)}
 
+    def chunk_by_id(self, chunk_id: str) -> Chunk | None:
+        sql = f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ?"
+        row = self._db.execute(sql, (chunk_id,)).fetchone()
+        return None if row is None else chunk_from_row(row)
+
     def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:
         sql = f"{TIE_KEYS_QUERY} WHERE c.chunk_key IN ({{marks}})"
         return {row[0]: (row[1], row[2], row[3]) for row in self._in_batches(sql, keys)}

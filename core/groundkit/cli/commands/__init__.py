@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from groundkit.cli.commands import build_site, evaluate, ingest, search, status, verify
+from groundkit.cli.commands import build_site, evaluate, ingest, search, serve, status, verify
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ingest, search, verify, evaluate, status, build_site)
+COMMANDS = (ingest, search, verify, evaluate, status, build_site, serve)
 """The commands in the order ``--help`` lists them."""

@@ -1,0 +1,183 @@
+"""``groundkit serve``: the service (MCP over stdio or HTTP, and REST), from the ``serve`` extra.
+
+The extra is imported only when the command runs; without it the command exits 2 naming the
+install. Every flag maps to a field of ``groundkit_serve.ServeSettings`` (adr/0020).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import Parents
+from groundkit.errors import ConfigurationError
+from groundkit.retrieval.rerankers import resolve_reranker
+
+__all__ = ["INSTALL", "NAME", "TOKEN_ENV", "add_parser", "run"]
+
+NAME = "serve"
+
+INSTALL = 'pip install ".[serve]"'
+TOKEN_ENV = "GROUNDKIT_SERVE_TOKEN"
+
+EPILOG = f"""\
+examples:
+  groundkit serve --stdio --index-dir .groundkit          # for an MCP client that spawns it
+  groundkit serve --http --port 8765                      # REST /v1/..., MCP /mcp, 127.0.0.1
+  curl 'http://127.0.0.1:8765/v1/search?q=report+a+leak&top_k=3'
+  {TOKEN_ENV}=... groundkit serve --http --host 0.0.0.0 --allow-host search.example.org
+
+Binding beyond loopback needs a bearer token (--token-file or ${TOKEN_ENV}). The service is
+read-only: ingest with `groundkit ingest`; a running server serves the new generation.
+"""
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text}")
+    return value
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    serve = commands.add_parser(
+        NAME,
+        parents=[parents.collection],
+        help="serve search over MCP (stdio or HTTP) and REST (needs the serve extra)",
+        description=(
+            "Serve the collections under --index-dir as one read-only tool registry: search, "
+            "fetch_chunk, verify, list_collections, status. --stdio speaks MCP on "
+            "stdin/stdout; --http serves REST (/v1/...) and MCP streamable HTTP (/mcp). "
+            "--collection names the default collection. Needs: " + INSTALL
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    how = serve.add_mutually_exclusive_group(required=True)
+    how.add_argument("--stdio", action="store_true", help="MCP over stdin/stdout")
+    how.add_argument("--http", action="store_true", help="REST and MCP over HTTP")
+    net = serve.add_argument_group("HTTP")
+    net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    net.add_argument("--port", type=_count, default=8765, help="port (default: 8765; 0: any)")
+    net.add_argument(
+        "--token-file",
+        metavar="FILE",
+        default=None,
+        help=f"require 'Authorization: Bearer <token>' with the token in FILE (or ${TOKEN_ENV});"
+        " required when binding beyond loopback",
+    )
+    net.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer for this Host name (a proxy's); repeatable",
+    )
+    net.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also accept requests from this Origin (scheme://host); repeatable",
+    )
+    limits = serve.add_argument_group("limits")
+    limits.add_argument("--max-top-k", type=_count, default=50, help="top_k cap (default: 50)")
+    limits.add_argument(
+        "--max-body", type=_count, default=64 * 1024, metavar="BYTES", help="request body cap"
+    )
+    limits.add_argument(
+        "--timeout", type=_seconds, default=10.0, metavar="S", help="per request (default: 10)"
+    )
+    limits.add_argument(
+        "--workers", type=_count, default=4, help="threads for search work (default: 4)"
+    )
+    limits.add_argument(
+        "--max-open",
+        type=_count,
+        default=8,
+        metavar="N",
+        help="collections kept open at once, least recently used closed first (default: 8)",
+    )
+    serve.add_argument(
+        "--connector",
+        action="store_true",
+        help="MCP tools in the two-tool connector shape (search -> ids, fetch -> text)",
+    )
+    serve.add_argument(
+        "--reranker",
+        metavar="NAME|DIR",
+        default=None,
+        help="a registered reranker, or an ONNX cross-encoder folder, for rerank requests",
+    )
+    serve.add_argument("--log-json", action="store_true", help="JSON log lines on stderr")
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot read the token file {args.token_file}: {exc.strerror}",
+                subject=args.token_file,
+            ) from None
+        if not token:
+            raise ConfigurationError(f"the token file {args.token_file} is empty")
+        return token
+    return os.environ.get(TOKEN_ENV) or None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the service until interrupted; 2 when the extra is missing or a flag is refused."""
+    try:
+        serve: Any = importlib.import_module("groundkit_serve")
+    except ImportError as exc:
+        print(
+            f"groundkit: error: `groundkit serve` needs the serve extra ({exc}); install it "
+            f"from a clone of groundkit with: {INSTALL} (PyPI's `groundkit` is another project)",
+            file=sys.stderr,
+        )
+        return ExitCode.USAGE
+    reranker = None if args.reranker is None else resolve_reranker(args.reranker)
+    settings = serve.ServeSettings(
+        index_dir=Path(args.index_dir),
+        collection=args.collection,
+        host=args.host,
+        port=args.port,
+        token=_token(args),
+        allowed_hosts=tuple(args.allow_host),
+        allowed_origins=tuple(args.allow_origin),
+        max_top_k=args.max_top_k,
+        max_body_bytes=args.max_body,
+        timeout_s=args.timeout,
+        workers=args.workers,
+        max_open_collections=args.max_open,
+        connector=args.connector,
+        json_logs=args.log_json,
+    )
+    try:
+        if args.stdio:
+            serve.run_stdio(settings, reranker=reranker)
+        else:
+            serve.run_http(settings, reranker=reranker)
+    except KeyboardInterrupt:  # Ctrl-C stops a server: no traceback, the shell's 130
+        return 130
+    return ExitCode.OK

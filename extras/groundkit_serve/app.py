@@ -1,0 +1,110 @@
+"""Putting it together: the HTTP app (REST + MCP at ``/mcp`` behind the guard) and the runners."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import uvicorn
+from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp
+
+from groundkit.retrieval.rerank import Reranker
+from groundkit_serve.logs import configure_logging
+from groundkit_serve.mcp_server import build_mcp_server
+from groundkit_serve.rest import rest_routes
+from groundkit_serve.runtime import Runtime
+from groundkit_serve.security import Guard
+from groundkit_serve.settings import ServeSettings
+from groundkit_serve.tools import Registry
+
+__all__ = ["create_app", "run_http", "run_stdio"]
+
+log = logging.getLogger("groundkit.serve")
+
+
+def _transport_security(settings: ServeSettings) -> TransportSecuritySettings:
+    """The SDK's own Host/Origin check on /mcp, with the same names as the guard."""
+    hosts = [f"[{h}]" if ":" in h else h for h in settings.host_patterns()]
+    origins = list(settings.origin_patterns())
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*hosts, *(f"{h}:*" for h in hosts)],
+        allowed_origins=[*origins, *(f"{o}:*" for o in origins)],
+    )
+
+
+def _parts(settings: ServeSettings, reranker: Reranker | None) -> tuple[Registry, MCPServer[Any]]:
+    registry = Registry(Runtime(settings, reranker=reranker))
+    return registry, build_mcp_server(registry)
+
+
+def create_app(
+    settings: ServeSettings, *, reranker: Reranker | None = None
+) -> tuple[ASGIApp, Registry]:
+    """The ASGI app: REST under /v1, MCP streamable HTTP at /mcp, all behind ``Guard``."""
+    registry, server = _parts(settings, reranker)
+    for route in rest_routes(registry):
+        server.custom_route(route.path, methods=sorted(route.methods or ()))(route.endpoint)
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        max_request_body_size=settings.max_body_bytes,
+        transport_security=_transport_security(settings),
+        host=settings.host,
+    )
+    return Guard(app, settings), registry
+
+
+class _Server(uvicorn.Server):
+    """Says where it listens once the socket is bound (port 0 picks a free one)."""
+
+    def __init__(self, config: uvicorn.Config, settings: ServeSettings) -> None:
+        super().__init__(config)
+        self._settings = settings
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets)
+        port = self._settings.port
+        for server in self.servers:
+            for sock in server.sockets:
+                port = sock.getsockname()[1]
+        host = self._settings.host
+        shown = f"[{host}]" if ":" in host else host
+        print(
+            f"groundkit serve: listening on http://{shown}:{port} (REST /v1, MCP /mcp, "
+            f"OpenAPI /openapi.json); index {self._settings.index_dir}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def run_http(settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
+    """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind first)."""
+    settings.require_safe_bind()
+    configure_logging(settings.json_logs)
+    app, registry = create_app(settings, reranker=reranker)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        access_log=False,  # access lines would carry GET query strings: the query text
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
+    try:
+        _Server(config, settings).run()
+    finally:
+        registry.runtime.close()
+
+
+def run_stdio(settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client closes it (logs go to stderr)."""
+    configure_logging(settings.json_logs)
+    registry, server = _parts(settings, reranker)
+    try:
+        server.run("stdio")
+    finally:
+        registry.runtime.close()

@@ -1,0 +1,269 @@
+"""The service's request and response shapes: pydantic models, whose JSON Schemas are the tools'.
+
+Result fields carry the names of ``groundkit search --json`` (``start_offset``, ``end_offset``,
+``source``, ...), so a client reads one shape from the CLI, REST and MCP.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from groundkit.config import MAX_QUERY_CHARS
+
+__all__ = [
+    "CHUNK_ID_PATTERN",
+    "COLLECTION_PATTERN",
+    "MAX_TOP_K_SERVED",
+    "CitationIn",
+    "CollectionInfo",
+    "CollectionList",
+    "ConnectorDocument",
+    "ConnectorFetchRequest",
+    "ConnectorHit",
+    "ConnectorResults",
+    "ConnectorSearchRequest",
+    "ErrorBody",
+    "FetchChunkRequest",
+    "FetchedChunk",
+    "NoArguments",
+    "SearchFilterIn",
+    "SearchHit",
+    "SearchReply",
+    "SearchRequest",
+    "ServiceStatus",
+    "VerificationOut",
+    "VerifyFailure",
+    "VerifyReply",
+    "VerifyRequest",
+]
+
+MAX_TOP_K_SERVED = 100
+"""The largest ``top_k`` the service accepts (the library's own cap is 1000); adr/0020."""
+COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+CHUNK_ID_PATTERN = r"^chk_[0-9a-f]{32}$"
+
+Mode = Literal["bm25", "dense", "hybrid"]
+Verdict = Literal["verified", "drifted", "unresolvable"]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchFilterIn(_Request):
+    """Only chunks whose source starts with ``source_prefix`` and whose metadata holds every
+    ``metadata`` pair are ranked; ``top_k`` counts matching hits only."""
+
+    source_prefix: str | None = Field(
+        default=None, max_length=1024, description="keep sources whose path starts with this"
+    )
+    metadata: dict[str, str | int | float | bool] | None = Field(
+        default=None, description="keep chunks whose metadata has each of these key/value pairs"
+    )
+
+
+class SearchRequest(_Request):
+    """A search over one collection (the server's default when ``collection`` is omitted)."""
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="words to search for")
+    collection: str | None = Field(
+        default=None,
+        pattern=COLLECTION_PATTERN,
+        description="collection name (default: the server's)",
+    )
+    mode: Mode = Field(default="bm25", description="bm25 (lexical), dense, or hybrid (both, fused)")
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K_SERVED, description="how many results")
+    score_threshold: float | None = Field(
+        default=None,
+        description="drop results scoring below this (BM25 score, similarity, fused score)",
+    )
+    rrf_k: int = Field(default=60, ge=1, le=10_000, description="hybrid: reciprocal-rank-fusion k")
+    depth: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="hybrid: candidates per leg (default max(100, top_k))",
+    )
+    lexical_weight: float = Field(
+        default=1.0, ge=0, le=1000, description="hybrid: weight of BM25 leg"
+    )
+    dense_weight: float = Field(
+        default=1.0, ge=0, le=1000, description="hybrid: weight of dense leg"
+    )
+    min_similarity: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="hybrid: the dense evidence floor (default the embedder's)",
+    )
+    rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
+    rerank_depth: int | None = Field(
+        default=None, ge=1, le=1000, description="rerank: how many candidates (default 50)"
+    )
+    verify: bool = Field(
+        default=False, description="re-read each result's source and add a fresh verdict"
+    )
+
+
+class VerificationOut(BaseModel):
+    verdict: Verdict = Field(description="verified, drifted or unresolvable")
+    reason: str
+
+
+class SearchHit(BaseModel):
+    """One ranked passage with its full citation (``groundkit search --json`` field names)."""
+
+    content: str
+    score: float
+    document_id: str
+    chunk_id: str
+    source: str
+    source_class: str
+    start_offset: int = Field(description="0-based code-point offset into the source")
+    end_offset: int = Field(description="end-exclusive code-point offset")
+    start_line: int
+    end_line: int
+    metadata: dict[str, Any]
+    verification: VerificationOut | None = None
+
+
+class SearchReply(BaseModel):
+    query: str
+    collection: str
+    generation: int = Field(description="the collection generation every result comes from")
+    results: list[SearchHit]
+    total_results: int
+    metadata: dict[str, Any]
+
+
+class FetchChunkRequest(_Request):
+    chunk_id: str = Field(pattern=CHUNK_ID_PATTERN, description="a chunk id from a search")
+    collection: str | None = Field(default=None, pattern=COLLECTION_PATTERN)
+
+
+class FetchedChunk(BaseModel):
+    """A chunk's text, its citation, and a verdict re-checked against the source just now."""
+
+    collection: str
+    generation: int
+    chunk_id: str
+    document_id: str
+    content: str
+    source: str
+    source_class: str
+    start_offset: int
+    end_offset: int
+    start_line: int
+    end_line: int
+    metadata: dict[str, Any]
+    verification: VerificationOut
+
+
+class CitationIn(_Request):
+    source: str = Field(min_length=1, max_length=4096)
+    start_offset: int = Field(ge=0)
+    end_offset: int = Field(ge=0)
+    text: str = Field(max_length=1_000_000, description="the cited text to compare")
+    document_id: str | None = Field(
+        default=None,
+        description="the document (from a search result), when two roots hold one source",
+    )
+
+
+class VerifyRequest(_Request):
+    """Verify one chunk, one citation, or (with neither) the whole collection."""
+
+    collection: str | None = Field(default=None, pattern=COLLECTION_PATTERN)
+    chunk_id: str | None = Field(default=None, pattern=CHUNK_ID_PATTERN)
+    citation: CitationIn | None = None
+
+
+class VerifyFailure(BaseModel):
+    source: str
+    start_offset: int
+    end_offset: int
+    verdict: Verdict
+    reason: str
+
+
+class VerifyReply(BaseModel):
+    collection: str
+    generation: int
+    checked: int
+    verified: int
+    drifted: int
+    unresolvable: int
+    integrity_problems: list[str]
+    failures: list[VerifyFailure] = Field(description="the first failures (at most 100)")
+    failures_total: int
+
+
+class CollectionInfo(BaseModel):
+    name: str
+    ok: bool
+    generation: int | None = None
+    documents: int | None = None
+    chunks: int | None = None
+    embedding: str | None = Field(default=None, description="the embedding model, None if lexical")
+    error: str | None = Field(default=None, description="why the collection cannot be served")
+
+
+class CollectionList(BaseModel):
+    index_dir: str
+    default_collection: str
+    collections: list[CollectionInfo]
+
+
+class ServiceStatus(BaseModel):
+    version: str
+    index_dir: str
+    default_collection: str
+    open_collections: dict[str, int] = Field(description="name -> generation of open snapshots")
+    max_open_collections: int
+    max_top_k: int
+    workers: int
+    timeout_s: float
+    requests: int
+    errors: int
+    refreshes: int
+    uptime_s: float
+
+
+class NoArguments(_Request):
+    """This tool takes no arguments."""
+
+
+class ConnectorSearchRequest(_Request):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to look for")
+
+
+class ConnectorFetchRequest(_Request):
+    id: str = Field(
+        min_length=1, max_length=200, description="an id from search: <collection>/<chunk_id>"
+    )
+
+
+class ConnectorHit(BaseModel):
+    id: str
+    title: str
+    url: str
+
+
+class ConnectorResults(BaseModel):
+    results: list[ConnectorHit]
+
+
+class ConnectorDocument(BaseModel):
+    id: str
+    title: str
+    text: str
+    url: str
+    metadata: dict[str, Any]
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="a stable code: not_found, invalid, unavailable, ...")
+    message: str
+    subject: str | None = None

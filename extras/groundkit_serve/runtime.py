@@ -1,0 +1,177 @@
+"""The long-lived side of the service: open snapshots per collection, refreshed as they change.
+
+Each collection has at most one current ``Retriever`` (a snapshot at one generation). A request
+leases it, uses it under its lock, and gives it back; one request's results therefore all come
+from one generation. When a probe finds a newer generation, one background thread builds the
+new snapshot (single-flight) while requests keep being answered from the old, complete one; the
+old one is closed when its last lease ends. An LRU cap bounds how many stay open. See adr/0020.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from groundkit.collection import FILE_NAME, collection_file, open_reader
+from groundkit.errors import ConfigurationError, GroundkitError
+from groundkit.retrieval import Retriever
+from groundkit.retrieval.rerank import Reranker
+from groundkit_serve.settings import ServeSettings
+
+__all__ = ["Lease", "Runtime"]
+
+log = logging.getLogger("groundkit.serve")
+
+
+@dataclass(eq=False)
+class _Entry:
+    retriever: Retriever
+    generation: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+    retired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A snapshot of one collection, held for one request."""
+
+    collection: str
+    retriever: Retriever
+    generation: int
+
+
+class Runtime:
+    """Snapshots cached per collection; every method is safe to call from worker threads."""
+
+    def __init__(self, settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
+        self.settings = settings
+        self._reranker = reranker
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+        self._refreshing: set[str] = set()
+        self.refresh_errors: dict[str, str] = {}
+        self.refreshes = 0
+        self.started = time.monotonic()
+
+    def name(self, collection: str | None) -> str:
+        """The collection asked for, or the default; the name is validated here."""
+        chosen = collection or self.settings.collection
+        collection_file(self.settings.index_dir, chosen)  # raises ConfigurationError if bad
+        return chosen
+
+    def collections(self) -> list[str]:
+        """Names of the collections under the index folder, sorted."""
+        root = self.settings.index_dir
+        if not root.is_dir():
+            return []
+        return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}") if p.is_file())
+
+    def probe(self, collection: str) -> int:
+        """The collection's committed generation now (raises if missing or unreadable)."""
+        with open_reader(self.settings.index_dir, collection) as reader:
+            return reader.generation
+
+    @contextmanager
+    def lease(self, collection: str | None) -> Iterator[Lease]:
+        """The current snapshot of ``collection``, locked for this request."""
+        name = self.name(collection)
+        entry = self._acquire(name)
+        try:
+            with entry.lock:
+                yield Lease(name, entry.retriever, entry.generation)
+        finally:
+            self._release(entry)
+
+    def _acquire(self, name: str) -> _Entry:
+        current = self.probe(name)  # a missing or corrupt collection fails here, closed
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is not None:
+                entry.users += 1
+                self._entries.move_to_end(name)
+                if entry.generation != current and name not in self._refreshing:
+                    self._refreshing.add(name)
+                    threading.Thread(
+                        target=self._refresh, args=(name,), name=f"refresh-{name}", daemon=True
+                    ).start()
+                return entry
+            building = self._building.setdefault(name, threading.Lock())
+        with building:  # single-flight: the first request builds, the others wait for it
+            with self._lock:
+                entry = self._entries.get(name)
+                if entry is not None:
+                    entry.users += 1
+                    return entry
+            entry = self._open(name)
+            with self._lock:
+                entry.users += 1
+                self._install(name, entry)
+            return entry
+
+    def _open(self, name: str) -> _Entry:
+        retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
+        return _Entry(retriever, retriever.generation)
+
+    def _refresh(self, name: str) -> None:
+        """Build the newer snapshot in the background and swap it in when complete."""
+        try:
+            building = self._building.setdefault(name, threading.Lock())
+            with building:
+                entry = self._open(name)
+            with self._lock:
+                self._install(name, entry)
+                self.refreshes += 1
+                self.refresh_errors.pop(name, None)
+            log.info("refreshed", extra={"collection": name, "generation": entry.generation})
+        except GroundkitError as exc:  # the old snapshot keeps serving; status shows why
+            self.refresh_errors[name] = exc.message
+            log.warning("refresh failed", extra={"collection": name, "error": exc.message})
+        finally:
+            with self._lock:
+                self._refreshing.discard(name)
+
+    def _install(self, name: str, entry: _Entry) -> None:
+        """Make ``entry`` current (caller holds ``_lock``); retire the old and the LRU excess."""
+        old = self._entries.pop(name, None)
+        self._entries[name] = entry
+        retired = [] if old is None else [old]
+        while len(self._entries) > self.settings.max_open_collections:
+            _, evicted = self._entries.popitem(last=False)
+            retired.append(evicted)
+        for stale in retired:
+            stale.retired = True
+            if stale.users == 0:
+                stale.retriever.close()
+
+    def _release(self, entry: _Entry) -> None:
+        with self._lock:
+            entry.users -= 1
+            if entry.retired and entry.users == 0:
+                entry.retriever.close()
+
+    def open_generations(self) -> dict[str, int]:
+        with self._lock:
+            return {name: e.generation for name, e in self._entries.items()}
+
+    def reranker_required(self) -> None:
+        if self._reranker is None:
+            raise ConfigurationError(
+                "rerank was asked for but this server has no reranker; start it with "
+                "--reranker DIR, or search without rerank",
+                subject="reranker",
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            for entry in self._entries.values():
+                entry.retired = True
+                if entry.users == 0:
+                    entry.retriever.close()
+            self._entries.clear()

@@ -1,0 +1,81 @@
+"""The guard in front of every HTTP route: Host, Origin, bearer token, body size.
+
+A foreign ``Host`` is answered 421 and a foreign ``Origin`` 403 (DNS-rebinding safe: a page on
+another site cannot reach a loopback server through a name it controls); with a token set,
+every request needs ``Authorization: Bearer <token>`` (401 otherwise); a body over the limit is
+answered 413 before it is read (a chunked body without a length, 411). adr/0020.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from groundkit_serve.settings import ServeSettings
+
+__all__ = ["Guard", "host_name"]
+
+
+def host_name(value: str) -> str:
+    """The host part of a ``Host`` header (``[::1]:8765`` -> ``::1``), lower-cased."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _origin(value: str) -> str:
+    parts = urlsplit(value.strip().lower())
+    host = parts.hostname or ""
+    return f"{parts.scheme}://[{host}]" if ":" in host else f"{parts.scheme}://{host}"
+
+
+class Guard:
+    """ASGI middleware applying the checks to every HTTP request, before any route runs."""
+
+    def __init__(self, app: ASGIApp, settings: ServeSettings) -> None:
+        self.app = app
+        self.hosts = frozenset(settings.host_patterns())
+        self.origins = frozenset(settings.origin_patterns())
+        self.token = None if settings.token is None else settings.token.encode()
+        self.max_body = settings.max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refusal(headers)
+        if refusal is not None:
+            await _reply(send, *refusal)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        if host_name(headers.get("host", "")) not in self.hosts:
+            return 421, "misdirected", "this server does not answer for that Host"
+        origin = headers.get("origin")
+        if origin is not None and _origin(origin) not in self.origins:
+            return 403, "forbidden_origin", "requests from that Origin are not allowed"
+        if self.token is not None:
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self.token):
+                return 401, "unauthorized", "a valid 'Authorization: Bearer <token>' is required"
+        length = headers.get("content-length")
+        if length is None and "chunked" in headers.get("transfer-encoding", "").lower():
+            return 411, "length_required", "send the body with a Content-Length"
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return 413, "too_large", f"the request body is over the {self.max_body}-byte limit"
+        return None
+
+
+async def _reply(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"error": code, "message": message, "subject": None}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

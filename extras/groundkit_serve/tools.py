@@ -1,0 +1,459 @@
+"""The one registry of tools: typed functions of the library that every transport serves.
+
+Each tool is a ``ToolSpec``: a name, a description, a pydantic request and reply model (their
+JSON Schemas are what MCP clients and the OpenAPI document show) and a synchronous function run
+in a bounded pool of worker threads under a timeout. Errors leave as ``ServiceError`` with the
+library's message. Logs carry the tool, collection, generation, counts and timings, never the
+query or document text.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel
+
+from groundkit import __version__
+from groundkit.collection import open_reader
+from groundkit.contracts import Chunk, Citation, Document
+from groundkit.errors import GroundkitError
+from groundkit.retrieval import Verification, citation_for, verify_citation
+from groundkit_serve.errors import ServiceError, from_library
+from groundkit_serve.models import (
+    CollectionInfo,
+    CollectionList,
+    ConnectorDocument,
+    ConnectorFetchRequest,
+    ConnectorHit,
+    ConnectorResults,
+    ConnectorSearchRequest,
+    FetchChunkRequest,
+    FetchedChunk,
+    NoArguments,
+    SearchHit,
+    SearchReply,
+    SearchRequest,
+    ServiceStatus,
+    VerificationOut,
+    VerifyFailure,
+    VerifyReply,
+    VerifyRequest,
+)
+from groundkit_serve.runtime import Lease, Runtime
+
+__all__ = ["CHUNK_URI", "Registry", "ToolSpec"]
+
+log = logging.getLogger("groundkit.serve")
+CHUNK_URI = "groundkit://chunks/{collection}/{chunk_id}"
+MAX_FAILURES_SHOWN = 100
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    request: type[BaseModel]
+    reply: type[BaseModel]
+    run: Callable[[Any], BaseModel]
+    long_running: bool = False
+
+
+def _verification(check: Verification) -> VerificationOut:
+    return VerificationOut(verdict=check.verdict, reason=check.reason)
+
+
+class Registry:
+    """The tools over one ``Runtime``; ``call`` is what transports use."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.settings = runtime.settings
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._counts = {"requests": 0, "errors": 0}
+        self._counts_lock = threading.Lock()
+        self.tools: dict[str, ToolSpec] = {
+            spec.name: spec
+            for spec in (
+                ToolSpec(
+                    "search",
+                    "Search a collection",
+                    "Ranked passages for a query, each with its full citation (source, "
+                    "0-based end-exclusive code-point offsets, line span) and, with verify, a "
+                    "fresh verdict. Modes: bm25, dense, hybrid.",
+                    SearchRequest,
+                    SearchReply,
+                    self.search,
+                ),
+                ToolSpec(
+                    "fetch_chunk",
+                    "Fetch a chunk",
+                    "A chunk's text and citation by chunk id, with a verdict re-checked "
+                    "against its source now: verified, drifted or unresolvable.",
+                    FetchChunkRequest,
+                    FetchedChunk,
+                    self.fetch_chunk,
+                ),
+                ToolSpec(
+                    "verify",
+                    "Verify citations",
+                    "Re-read sources and compare: one chunk (chunk_id), one citation, or the "
+                    "whole collection (neither), summarised as counts and the first failures.",
+                    VerifyRequest,
+                    VerifyReply,
+                    self.verify,
+                    long_running=True,
+                ),
+                ToolSpec(
+                    "list_collections",
+                    "List collections",
+                    "The collections this server can search, with generation and size, or "
+                    "why one cannot be served.",
+                    NoArguments,
+                    CollectionList,
+                    self.list_collections,
+                ),
+                ToolSpec(
+                    "status",
+                    "Server status",
+                    "The server's version, limits, open snapshots and request counts.",
+                    NoArguments,
+                    ServiceStatus,
+                    self.status,
+                ),
+            )
+        }
+        self.connector_tools: dict[str, ToolSpec] = {
+            "search": ToolSpec(
+                "search",
+                "Search",
+                "Search the default collection; returns ids, titles and urls for fetch.",
+                ConnectorSearchRequest,
+                ConnectorResults,
+                self.connector_search,
+            ),
+            "fetch": ToolSpec(
+                "fetch",
+                "Fetch",
+                "The text of a search result by id, with its citation and a fresh verdict.",
+                ConnectorFetchRequest,
+                ConnectorDocument,
+                self.connector_fetch,
+            ),
+        }
+
+    # --- calling -------------------------------------------------------------------------
+
+    async def call(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
+        """Run ``spec`` in a worker thread, bounded in number and time; errors as ServiceError."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.settings.workers)
+        limit = self.settings.verify_timeout_s if spec.long_running else self.settings.timeout_s
+        started = time.perf_counter()
+        status = 200
+        try:
+            with anyio.fail_after(limit):
+                return await anyio.to_thread.run_sync(
+                    self._run, spec, request, limiter=self._limiter, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            status = 504
+            raise ServiceError(
+                504,
+                "timeout",
+                f"{spec.name} did not finish within {limit:g} s (the server's limit); "
+                "try a narrower request",
+            ) from None
+        except ServiceError as exc:
+            status = exc.status
+            raise
+        except Exception:
+            status = 500
+            raise
+        finally:
+            elapsed = round((time.perf_counter() - started) * 1000, 3)
+            with self._counts_lock:
+                self._counts["requests"] += 1
+                self._counts["errors"] += status >= 400
+            log.info(
+                "request",
+                extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
+            )
+
+    def _run(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
+        try:
+            return spec.run(request)
+        except GroundkitError as exc:
+            raise from_library(exc) from None
+        except ValueError as exc:  # a value type refused what the request built
+            raise ServiceError(400, "invalid", str(exc)) from None
+
+    # --- the tools -----------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> SearchReply:
+        if request.top_k > self.settings.max_top_k:
+            raise ServiceError(
+                400,
+                "invalid",
+                f"top_k {request.top_k} is over this server's limit of "
+                f"{self.settings.max_top_k}; ask for fewer",
+                "top_k",
+            )
+        if request.rerank:
+            self.runtime.reranker_required()
+        hybrid: dict[str, Any] = {}
+        if request.mode == "hybrid":
+            hybrid = {
+                "rrf_k": request.rrf_k,
+                "depth": request.depth,
+                "weights": (request.lexical_weight, request.dense_weight),
+                "min_similarity": request.min_similarity,
+            }
+        with self.runtime.lease(request.collection) as lease:
+            response = lease.retriever.search(
+                request.query,
+                top_k=request.top_k,
+                mode=request.mode,
+                score_threshold=request.score_threshold,
+                rerank=request.rerank,
+                rerank_depth=request.rerank_depth,
+                **hybrid,
+            )
+            checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
+        payload = response.to_dict()
+        hits = [SearchHit(**item) for item in payload["results"]]
+        for hit, check in zip(hits, checks, strict=False):
+            hit.verification = _verification(check)
+        log.info(
+            "search",
+            extra={
+                "collection": lease.collection,
+                "generation": lease.generation,
+                "mode": request.mode,
+                "top_k": request.top_k,
+                "results": len(hits),
+            },
+        )
+        return SearchReply(
+            query=response.query,
+            collection=lease.collection,
+            generation=lease.generation,
+            results=hits,
+            total_results=len(hits),
+            metadata=payload["metadata"],
+        )
+
+    def _chunk(self, lease: Lease, chunk_id: str) -> tuple[Chunk, Document]:
+        reader = lease.retriever.reader
+        chunk = reader.chunk_by_id(chunk_id)
+        if chunk is None:
+            raise ServiceError(
+                404,
+                "not_found",
+                f"no chunk with id {chunk_id} in collection {lease.collection} at generation "
+                f"{lease.generation}; ids come from search results and change when a document "
+                "is re-ingested",
+                chunk_id,
+            )
+        document = reader.documents([chunk.document_id]).get(chunk.document_id)
+        if document is None:
+            raise ServiceError(
+                500,
+                "inconsistent",
+                f"collection {lease.collection}: chunk {chunk_id} has no document record; "
+                "run `groundkit verify` and re-ingest",
+                chunk_id,
+            )
+        return chunk, document
+
+    def fetch_chunk(self, request: FetchChunkRequest) -> FetchedChunk:
+        with self.runtime.lease(request.collection) as lease:
+            chunk, document = self._chunk(lease, request.chunk_id)
+        citation = citation_for(chunk, document)
+        check = verify_citation(citation, document.root)
+        return FetchedChunk(
+            collection=lease.collection,
+            generation=lease.generation,
+            chunk_id=chunk.chunk_id,
+            document_id=document.document_id,
+            content=chunk.text,
+            source=citation.source,
+            source_class=citation.source_class,
+            start_offset=citation.start_offset,
+            end_offset=citation.end_offset,
+            start_line=citation.start_line,
+            end_line=citation.end_line,
+            metadata={**chunk.metadata, "chunk_index": chunk.chunk_index},
+            verification=_verification(check),
+        )
+
+    def verify(self, request: VerifyRequest) -> VerifyReply:
+        if request.chunk_id is not None and request.citation is not None:
+            raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
+        problems: list[str] = []
+        with self.runtime.lease(request.collection) as lease:
+            if request.chunk_id is not None:
+                chunk, document = self._chunk(lease, request.chunk_id)
+                checks = [verify_citation(citation_for(chunk, document), document.root)]
+            elif request.citation is not None:
+                checks = [self._verify_citation(lease, request)]
+            else:
+                checks, problems = self._verify_all(lease)
+        failed = [c for c in checks if not c.ok]
+        count = {v: sum(c.verdict == v for c in checks) for v in ("verified", "drifted")}
+        return VerifyReply(
+            collection=lease.collection,
+            generation=lease.generation,
+            checked=len(checks),
+            verified=count["verified"],
+            drifted=count["drifted"],
+            unresolvable=len(checks) - count["verified"] - count["drifted"],
+            integrity_problems=problems,
+            failures=[
+                VerifyFailure(
+                    source=c.citation.source,
+                    start_offset=c.citation.start_offset,
+                    end_offset=c.citation.end_offset,
+                    verdict=c.verdict,
+                    reason=c.reason,
+                )
+                for c in failed[:MAX_FAILURES_SHOWN]
+            ],
+            failures_total=len(failed),
+        )
+
+    def _verify_citation(self, lease: Lease, request: VerifyRequest) -> Verification:
+        """A client's citation, checked only against a document of this collection."""
+        cited = request.citation
+        assert cited is not None
+        reader = lease.retriever.reader
+        if cited.document_id is not None:
+            found = reader.documents([cited.document_id]).get(cited.document_id)
+            candidates = [] if found is None or found.source != cited.source else [found]
+        else:
+            candidates = [d for d in reader.iter_documents() if d.source == cited.source]
+        if not candidates:
+            raise ServiceError(
+                404,
+                "not_found",
+                f"collection {lease.collection} has no document {cited.source!r}"
+                + (f" with id {cited.document_id}" if cited.document_id else "")
+                + "; only sources of the collection can be verified",
+                cited.source,
+            )
+        if len(candidates) > 1:
+            raise ServiceError(
+                400,
+                "ambiguous",
+                f"{len(candidates)} documents of collection {lease.collection} have source "
+                f"{cited.source!r} (different roots); pass the result's document_id",
+                cited.source,
+            )
+        document = candidates[0]
+        citation = Citation(  # lines are for people only; verification compares the span
+            source=document.source,
+            source_class=document.source_class,
+            start_offset=cited.start_offset,
+            end_offset=cited.end_offset,
+            text=cited.text,
+            start_line=1,
+            end_line=1,
+        )
+        return verify_citation(citation, document.root)
+
+    def _verify_all(self, lease: Lease) -> tuple[list[Verification], list[str]]:
+        reader = lease.retriever.reader
+        problems = reader.integrity_problems()
+        documents = {d.document_id: d for d in reader.iter_documents()}
+        checks: list[Verification] = []
+        for chunk in reader.iter_chunks():
+            document = documents.get(chunk.document_id)
+            if document is None:
+                problems.append(f"chunk {chunk.chunk_id} has no document record")
+                continue
+            checks.append(verify_citation(citation_for(chunk, document), document.root))
+        return checks, problems
+
+    def list_collections(self, _: NoArguments | None = None) -> CollectionList:
+        infos: list[CollectionInfo] = []
+        for name in self.runtime.collections():
+            try:
+                with open_reader(self.settings.index_dir, name) as reader:
+                    status = reader.status()
+            except GroundkitError as exc:
+                infos.append(CollectionInfo(name=name, ok=False, error=exc.message))
+                continue
+            embedding = status.get("embedding")
+            infos.append(
+                CollectionInfo(
+                    name=name,
+                    ok=True,
+                    generation=status["generation"],
+                    documents=status["documents"],
+                    chunks=status["chunks"],
+                    embedding=None if not embedding else str(embedding.get("model")),
+                )
+            )
+        return CollectionList(
+            index_dir=str(self.settings.index_dir),
+            default_collection=self.settings.collection,
+            collections=infos,
+        )
+
+    def status(self, _: NoArguments | None = None) -> ServiceStatus:
+        with self._counts_lock:
+            counts = dict(self._counts)
+        return ServiceStatus(
+            version=__version__,
+            index_dir=str(self.settings.index_dir),
+            default_collection=self.settings.collection,
+            open_collections=self.runtime.open_generations(),
+            max_open_collections=self.settings.max_open_collections,
+            max_top_k=self.settings.max_top_k,
+            workers=self.settings.workers,
+            timeout_s=self.settings.timeout_s,
+            requests=counts["requests"],
+            errors=counts["errors"],
+            refreshes=self.runtime.refreshes,
+            uptime_s=round(time.monotonic() - self.runtime.started, 3),
+        )
+
+    # --- the two-tool connector shape ----------------------------------------------------
+
+    def connector_search(self, request: ConnectorSearchRequest) -> ConnectorResults:
+        reply = self.search(SearchRequest(query=request.query))
+        return ConnectorResults(
+            results=[
+                ConnectorHit(
+                    id=f"{reply.collection}/{hit.chunk_id}",
+                    title=f"{hit.source}:{hit.start_line}-{hit.end_line}",
+                    url=CHUNK_URI.format(collection=reply.collection, chunk_id=hit.chunk_id),
+                )
+                for hit in reply.results
+            ]
+        )
+
+    def connector_fetch(self, request: ConnectorFetchRequest) -> ConnectorDocument:
+        collection, _, chunk_id = request.id.rpartition("/")
+        try:
+            fetch = FetchChunkRequest(chunk_id=chunk_id, collection=collection or None)
+        except ValueError:
+            raise ServiceError(
+                400, "invalid", f"{request.id!r} is not an id from search", request.id
+            ) from None
+        chunk = self.fetch_chunk(fetch)
+        metadata = chunk.model_dump(exclude={"content", "chunk_id"})
+        return ConnectorDocument(
+            id=request.id,
+            title=f"{chunk.source}:{chunk.start_line}-{chunk.end_line}",
+            text=chunk.content,
+            url=CHUNK_URI.format(collection=chunk.collection, chunk_id=chunk.chunk_id),
+            metadata=metadata,
+        )

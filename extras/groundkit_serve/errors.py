@@ -8,6 +8,7 @@ from groundkit.errors import (
     GroundkitError,
     IndexIdentityError,
     IngestionError,
+    MissingRecordError,
     RetrievalError,
     StorageError,
 )
@@ -32,15 +33,16 @@ class ServiceError(Exception):
 def from_library(exc: GroundkitError) -> ServiceError:
     """The status and code of a library error; the message is the library's own."""
     status, code = 500, "internal"
-    if isinstance(exc, CollectionNotFoundError):
+    if isinstance(exc, MissingRecordError):
+        status, code = 500, "inconsistent"
+    elif isinstance(exc, CollectionNotFoundError):
         status, code = 404, "not_found"
     elif isinstance(exc, IndexIdentityError):
         status, code = 409, "identity_mismatch"
     elif isinstance(exc, StorageError):
         status, code = 503, "collection_unavailable"
-    elif isinstance(exc, ConfigurationError | IngestionError):
+    elif isinstance(exc, ConfigurationError | IngestionError):  # InvalidQueryError is one
         status, code = 400, "invalid"
-    elif isinstance(exc, RetrievalError):
-        # a refused query is the caller's; a hit without a record is the collection's fault
+    elif isinstance(exc, RetrievalError):  # a refused query, or a citation that failed
         status, code = (400, "invalid") if exc.verdict is None else (500, "inconsistent")
     return ServiceError(status, code, exc.message, exc.subject)

@@ -28,7 +28,6 @@ __all__ = [
     "FetchChunkRequest",
     "FetchedChunk",
     "NoArguments",
-    "SearchFilterIn",
     "SearchHit",
     "SearchReply",
     "SearchRequest",
@@ -50,18 +49,6 @@ Verdict = Literal["verified", "drifted", "unresolvable"]
 
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class SearchFilterIn(_Request):
-    """Only chunks whose source starts with ``source_prefix`` and whose metadata holds every
-    ``metadata`` pair are ranked; ``top_k`` counts matching hits only."""
-
-    source_prefix: str | None = Field(
-        default=None, max_length=1024, description="keep sources whose path starts with this"
-    )
-    metadata: dict[str, str | int | float | bool] | None = Field(
-        default=None, description="keep chunks whose metadata has each of these key/value pairs"
-    )
 
 
 class SearchRequest(_Request):
@@ -101,6 +88,18 @@ class SearchRequest(_Request):
     rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
     rerank_depth: int | None = Field(
         default=None, ge=1, le=1000, description="rerank: how many candidates (default 50)"
+    )
+    source_prefix: str | None = Field(
+        default=None,
+        max_length=1024,
+        description="only sources whose path starts with this (e.g. 'billing/'); exact: "
+        "top_k counts matching chunks only",
+    )
+    where: dict[str, str | int | float | bool] | None = Field(
+        default=None,
+        max_length=32,
+        description="only chunks whose metadata has each KEY equal to VALUE (or, for a list "
+        "such as heading_path, containing it)",
     )
     verify: bool = Field(
         default=False, description="re-read each result's source and add a fresh verdict"

@@ -54,6 +54,8 @@ def _from_query(request: Request) -> dict[str, Any]:
                 values[name] = float(value)
             except ValueError:
                 values[name] = value
+        elif name == "where":
+            raise ServiceError(400, "invalid", "send a 'where' filter in a POST body (JSON)")
         elif name in {"verify", "rerank"}:
             values[name] = value.lower() in {"1", "true", "yes"}
         else:
@@ -186,7 +188,7 @@ def openapi(registry: Registry) -> dict[str, Any]:
 
     tools = registry.tools
     search_query = [query("q", True), query("collection"), query("mode"), query("top_k"),
-                    query("verify")]  # fmt: skip
+                    query("source_prefix"), query("verify")]  # fmt: skip
     chunk_id = {"name": "chunk_id", "in": "path", "required": True, "schema": {"type": "string"}}
     paths = {
         "/v1/search": {

@@ -24,7 +24,8 @@ from groundkit import __version__
 from groundkit.collection import open_reader
 from groundkit.contracts import Chunk, Citation, Document
 from groundkit.errors import GroundkitError
-from groundkit.retrieval import Verification, citation_for, verify_citation
+from groundkit.retrieval import SearchFilter, Verification, citation_for, verify_citation
+from groundkit.retrieval.audit import CollectionVerification, verify_reader
 from groundkit_serve.errors import ServiceError, from_library
 from groundkit_serve.models import (
     CollectionInfo,
@@ -68,6 +69,19 @@ class ToolSpec:
 
 def _verification(check: Verification) -> VerificationOut:
     return VerificationOut(verdict=check.verdict, reason=check.reason)
+
+
+def _audit(checks: list[Verification]) -> CollectionVerification:
+    """Single checks in the shape of the library's collection verification."""
+    counts = {v: sum(c.verdict == v for c in checks) for v in ("verified", "drifted")}
+    return CollectionVerification(
+        checked=len(checks),
+        verified=counts["verified"],
+        drifted=counts["drifted"],
+        unresolvable=len(checks) - counts["verified"] - counts["drifted"],
+        integrity_problems=(),
+        failures=tuple(c for c in checks if not c.ok),
+    )
 
 
 class Registry:
@@ -216,6 +230,9 @@ class Registry:
                 "weights": (request.lexical_weight, request.dense_weight),
                 "min_similarity": request.min_similarity,
             }
+        where = None
+        if request.source_prefix is not None or request.where:
+            where = SearchFilter(source_prefix=request.source_prefix, metadata=request.where or {})
         with self.runtime.lease(request.collection) as lease:
             response = lease.retriever.search(
                 request.query,
@@ -224,6 +241,7 @@ class Registry:
                 score_threshold=request.score_threshold,
                 rerank=request.rerank,
                 rerank_depth=request.rerank_depth,
+                where=where,
                 **hybrid,
             )
             checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
@@ -297,25 +315,22 @@ class Registry:
     def verify(self, request: VerifyRequest) -> VerifyReply:
         if request.chunk_id is not None and request.citation is not None:
             raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
-        problems: list[str] = []
         with self.runtime.lease(request.collection) as lease:
             if request.chunk_id is not None:
                 chunk, document = self._chunk(lease, request.chunk_id)
-                checks = [verify_citation(citation_for(chunk, document), document.root)]
+                audit = _audit([verify_citation(citation_for(chunk, document), document.root)])
             elif request.citation is not None:
-                checks = [self._verify_citation(lease, request)]
-            else:
-                checks, problems = self._verify_all(lease)
-        failed = [c for c in checks if not c.ok]
-        count = {v: sum(c.verdict == v for c in checks) for v in ("verified", "drifted")}
+                audit = _audit([self._verify_citation(lease, request)])
+            else:  # the library's whole-collection check, on this request's snapshot
+                audit = verify_reader(lease.retriever.reader)
         return VerifyReply(
             collection=lease.collection,
             generation=lease.generation,
-            checked=len(checks),
-            verified=count["verified"],
-            drifted=count["drifted"],
-            unresolvable=len(checks) - count["verified"] - count["drifted"],
-            integrity_problems=problems,
+            checked=audit.checked,
+            verified=audit.verified,
+            drifted=audit.drifted,
+            unresolvable=audit.unresolvable,
+            integrity_problems=list(audit.integrity_problems),
             failures=[
                 VerifyFailure(
                     source=c.citation.source,
@@ -324,9 +339,9 @@ class Registry:
                     verdict=c.verdict,
                     reason=c.reason,
                 )
-                for c in failed[:MAX_FAILURES_SHOWN]
+                for c in audit.failures[:MAX_FAILURES_SHOWN]
             ],
-            failures_total=len(failed),
+            failures_total=len(audit.failures),
         )
 
     def _verify_citation(self, lease: Lease, request: VerifyRequest) -> Verification:
@@ -367,19 +382,6 @@ class Registry:
             end_line=1,
         )
         return verify_citation(citation, document.root)
-
-    def _verify_all(self, lease: Lease) -> tuple[list[Verification], list[str]]:
-        reader = lease.retriever.reader
-        problems = reader.integrity_problems()
-        documents = {d.document_id: d for d in reader.iter_documents()}
-        checks: list[Verification] = []
-        for chunk in reader.iter_chunks():
-            document = documents.get(chunk.document_id)
-            if document is None:
-                problems.append(f"chunk {chunk.chunk_id} has no document record")
-                continue
-            checks.append(verify_citation(citation_for(chunk, document), document.root))
-        return checks, problems
 
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []

@@ -60,6 +60,10 @@ async def exercise_registry(session: ClientSession) -> None:
         assert key in first
     assert {r["verification"]["verdict"] for r in reply["results"]} == {"verified"}
 
+    filtered = await session.call_tool("search", {"query": "bill", "source_prefix": "billing/"})
+    assert filtered.structured_content is not None and filtered.structured_content["results"]
+    assert all(r["source"].startswith("billing/") for r in filtered.structured_content["results"])
+
     fetched = await session.call_tool("fetch_chunk", {"chunk_id": first["chunk_id"]})
     assert fetched.structured_content is not None
     assert fetched.structured_content["content"] == first["content"]

@@ -13,6 +13,7 @@ import pytest
 from serving import Server, serve_command, start_server, wait_for, write_corpus, write_marked
 
 import groundkit
+from groundkit import SearchFilter
 
 pytestmark = pytest.mark.subprocess
 TIMEOUT = httpx.Timeout(30.0)
@@ -40,6 +41,27 @@ def test_search_returns_the_librarys_cited_results(server: Server, index_dir: Pa
     ).json()
     assert [r["chunk_id"] for r in posted["results"]] == [r["chunk_id"] for r in body["results"]]
     assert {r["verification"]["verdict"] for r in posted["results"]} == {"verified"}
+
+
+def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
+    query = "how do I pay my bill"
+    prefixed = get(server, "/v1/search", params={"q": query, "source_prefix": "billing/"}).json()
+    where = {"heading_path": "Payment methods"}
+    posted = httpx.post(
+        server.url + "/v1/search",
+        json={"query": query, "top_k": 3, "where": where},
+        timeout=TIMEOUT,
+    ).json()
+    with groundkit.Retriever.open(index_dir, "default") as retriever:
+        by_prefix = retriever.search(query, where=SearchFilter(source_prefix="billing/"))
+        by_metadata = retriever.search(query, top_k=3, where=SearchFilter(metadata=where))
+    assert prefixed["results"] and all(
+        r["source"].startswith("billing/") for r in prefixed["results"]
+    )
+    assert [r["chunk_id"] for r in prefixed["results"]] == [r.chunk_id for r in by_prefix.results]
+    assert posted["results"]
+    assert [r["chunk_id"] for r in posted["results"]] == [r.chunk_id for r in by_metadata.results]
+    assert all("Payment methods" in r["metadata"]["heading_path"] for r in posted["results"])
 
 
 def test_fetch_chunk_verify_collections_status(server: Server) -> None:

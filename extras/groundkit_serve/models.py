@@ -66,18 +66,20 @@ class SearchRequest(_Request):
         default=None,
         description="drop results scoring below this (BM25 score, similarity, fused score)",
     )
-    rrf_k: int = Field(default=60, ge=1, le=10_000, description="hybrid: reciprocal-rank-fusion k")
+    rrf_k: int | None = Field(
+        default=None, ge=1, le=10_000, description="hybrid: reciprocal-rank-fusion k (default 60)"
+    )
     depth: int | None = Field(
         default=None,
         ge=1,
         le=10_000,
         description="hybrid: candidates per leg (default max(100, top_k))",
     )
-    lexical_weight: float = Field(
-        default=1.0, ge=0, le=1000, description="hybrid: weight of BM25 leg"
+    lexical_weight: float | None = Field(
+        default=None, ge=0, le=1000, description="hybrid: weight of BM25 leg"
     )
-    dense_weight: float = Field(
-        default=1.0, ge=0, le=1000, description="hybrid: weight of dense leg"
+    dense_weight: float | None = Field(
+        default=None, ge=0, le=1000, description="hybrid: weight of dense leg"
     )
     min_similarity: float | None = Field(
         default=None,

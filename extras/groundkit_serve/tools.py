@@ -222,14 +222,12 @@ class Registry:
             )
         if request.rerank:
             self.runtime.reranker_required()
-        hybrid: dict[str, Any] = {}
-        if request.mode == "hybrid":
-            hybrid = {
-                "rrf_k": request.rrf_k,
-                "depth": request.depth,
-                "weights": (request.lexical_weight, request.dense_weight),
-                "min_similarity": request.min_similarity,
-            }
+        weights = None  # hybrid settings go to the library as given: it refuses them elsewhere
+        if request.lexical_weight is not None or request.dense_weight is not None:
+            weights = (
+                1.0 if request.lexical_weight is None else request.lexical_weight,
+                1.0 if request.dense_weight is None else request.dense_weight,
+            )
         where = None
         if request.source_prefix is not None or request.where:
             where = SearchFilter(source_prefix=request.source_prefix, metadata=request.where or {})
@@ -242,7 +240,10 @@ class Registry:
                 rerank=request.rerank,
                 rerank_depth=request.rerank_depth,
                 where=where,
-                **hybrid,
+                rrf_k=request.rrf_k,
+                depth=request.depth,
+                weights=weights,
+                min_similarity=request.min_similarity,
             )
             checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
         payload = response.to_dict()

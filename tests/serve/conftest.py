@@ -40,6 +40,8 @@ def index_dir(corpus: Path) -> Path:
     index = corpus.parent / "index"
     groundkit.ingest(corpus, index_dir=index, collection="default")
     groundkit.ingest(corpus / "billing", index_dir=index, collection="billing")
+    hashed = groundkit.get_embedder("hash")
+    groundkit.ingest(corpus / "customers", index_dir=index, collection="dense", embedder=hashed)
     broken = index / "broken"
     broken.mkdir()
     (broken / "collection.sqlite").write_bytes(b"this is not a SQLite database" * 100)

@@ -64,6 +64,19 @@ def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
     assert all("Payment methods" in r["metadata"]["heading_path"] for r in posted["results"])
 
 
+def test_hybrid_search_on_a_dense_collection(server: Server, index_dir: Path) -> None:
+    params = {"query": "report a leak", "collection": "dense", "mode": "hybrid", "top_k": 4,
+              "rrf_k": 30, "dense_weight": 0.5}  # fmt: skip
+    body = httpx.post(server.url + "/v1/search", json=params, timeout=TIMEOUT).json()
+    with groundkit.Retriever.open(index_dir, "dense") as retriever:
+        expected = retriever.search(
+            "report a leak", top_k=4, mode="hybrid", rrf_k=30, weights=(1.0, 0.5)
+        )
+    assert body["metadata"]["mode"] == "hybrid"
+    assert [r["chunk_id"] for r in body["results"]] == [r.chunk_id for r in expected.results]
+    assert [r["score"] for r in body["results"]] == [r.score for r in expected.results]
+
+
 def test_fetch_chunk_verify_collections_status(server: Server) -> None:
     hit = get(server, "/v1/search", params={"q": "leak", "top_k": 1}).json()["results"][0]
     chunk = get(server, f"/v1/chunks/{hit['chunk_id']}").json()
@@ -100,6 +113,7 @@ def test_fetch_chunk_verify_collections_status(server: Server) -> None:
 
     listed = {c["name"]: c for c in get(server, "/v1/collections").json()["collections"]}
     assert listed["default"]["ok"] and listed["billing"]["ok"]
+    assert listed["dense"]["embedding"] is not None
     assert not listed["broken"]["ok"] and "corrupt" in listed["broken"]["error"]
     status = get(server, "/v1/status").json()
     assert status["max_top_k"] == 20 and status["requests"] > 0
@@ -121,6 +135,8 @@ def test_errors_carry_the_librarys_messages(server: Server) -> None:
     )
     dense = get(server, "/v1/search", params={"q": "leak", "mode": "dense"})
     assert dense.status_code == 400 and "dense" in dense.json()["message"]
+    wrong_mode = get(server, "/v1/search", params={"q": "leak", "rrf_k": 10})
+    assert wrong_mode.status_code == 400 and "mode 'hybrid' only" in wrong_mode.json()["message"]
     assert get(server, "/v1/search", params={"q": "leak", "top_k": 21}).status_code == 400
     assert get(server, "/v1/search", params={"q": "leak", "top_k": 101}).status_code == 422
     assert get(server, "/v1/search", params={"q": "leak", "mode": "magic"}).status_code == 422

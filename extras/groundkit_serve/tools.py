@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+from opentelemetry.trace import Span
 from pydantic import BaseModel
 
 from groundkit import __version__
@@ -26,6 +27,7 @@ from groundkit.contracts import Chunk, Citation, Document
 from groundkit.errors import GroundkitError
 from groundkit.retrieval import SearchFilter, Verification, citation_for, verify_citation
 from groundkit.retrieval.audit import CollectionVerification, verify_reader
+from groundkit_serve import telemetry
 from groundkit_serve.errors import ServiceError, from_library
 from groundkit_serve.models import (
     CollectionInfo,
@@ -69,6 +71,18 @@ class ToolSpec:
 
 def _verification(check: Verification) -> VerificationOut:
     return VerificationOut(verdict=check.verdict, reason=check.reason)
+
+
+def _trace_reply(span: Span, reply: BaseModel) -> None:
+    """The reply's ids and counts on the tool's span; a search's stages as child spans."""
+    telemetry.record(
+        span,
+        collection=getattr(reply, "collection", None),
+        generation=getattr(reply, "generation", None),
+        results=getattr(reply, "total_results", None),
+    )
+    if isinstance(reply, SearchReply):
+        telemetry.stage_spans(reply.metadata.get("timings_ms", {}))
 
 
 def _audit(checks: list[Verification]) -> CollectionVerification:
@@ -171,35 +185,46 @@ class Registry:
             self._limiter = anyio.CapacityLimiter(self.settings.workers)
         limit = self.settings.verify_timeout_s if spec.long_running else self.settings.timeout_s
         started = time.perf_counter()
-        status = 200
-        try:
-            with anyio.fail_after(limit):
-                return await anyio.to_thread.run_sync(
-                    self._run, spec, request, limiter=self._limiter, abandon_on_cancel=True
-                )
-        except TimeoutError:
-            status = 504
-            raise ServiceError(
-                504,
-                "timeout",
-                f"{spec.name} did not finish within {limit:g} s (the server's limit); "
-                "try a narrower request",
-            ) from None
-        except ServiceError as exc:
-            status = exc.status
-            raise
-        except Exception:
-            status = 500
-            raise
-        finally:
-            elapsed = round((time.perf_counter() - started) * 1000, 3)
-            with self._counts_lock:
-                self._counts["requests"] += 1
-                self._counts["errors"] += status >= 400
-            log.info(
-                "request",
-                extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
+        status, code = 200, "ok"
+        with telemetry.tool_span(spec.name) as span:
+            telemetry.record(
+                span,
+                collection=getattr(request, "collection", None),
+                mode=getattr(request, "mode", None),
+                top_k=getattr(request, "top_k", None),
+                chunk_id=getattr(request, "chunk_id", None),
             )
+            try:
+                with anyio.fail_after(limit):
+                    reply = await anyio.to_thread.run_sync(
+                        self._run, spec, request, limiter=self._limiter, abandon_on_cancel=True
+                    )
+                _trace_reply(span, reply)
+                return reply
+            except TimeoutError:
+                status, code = 504, "timeout"
+                raise ServiceError(
+                    504,
+                    "timeout",
+                    f"{spec.name} did not finish within {limit:g} s (the server's limit); "
+                    "try a narrower request",
+                ) from None
+            except ServiceError as exc:
+                status, code = exc.status, exc.code
+                raise
+            except Exception:
+                status, code = 500, "internal"
+                raise
+            finally:
+                elapsed = round((time.perf_counter() - started) * 1000, 3)
+                telemetry.record(span, status=status, error=code, duration_ms=elapsed)
+                with self._counts_lock:
+                    self._counts["requests"] += 1
+                    self._counts["errors"] += status >= 400
+                log.info(
+                    "request",
+                    extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
+                )
 
     def _run(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
         try:

@@ -19,7 +19,7 @@ import groundkit
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # serving
 from serving import Server, start_server, write_corpus
 
-NEEDED = ("groundkit_serve", "mcp", "pydantic", "starlette", "uvicorn", "httpx")
+NEEDED = ("groundkit_serve", "mcp", "pydantic", "starlette", "uvicorn", "httpx", "opentelemetry")
 MISSING = [name for name in NEEDED if importlib.util.find_spec(name) is None]
 
 

@@ -173,13 +173,31 @@ def test_a_token_is_required_off_loopback_and_checked_when_set(
     token = "s3cret-" + "x" * 20
     token_file = tmp_path / "token"
     token_file.write_text(token + "\n", encoding="utf-8")
-    server = start_server("--index-dir", str(index_dir), "--token-file", str(token_file))
+    server = start_server(
+        "--index-dir", str(index_dir), "--token-file", str(token_file), "--max-open", "1"
+    )
+    auth = {"Authorization": f"Bearer {token}"}
     try:
         assert get(server, "/v1/status").status_code == 401
         wrong = get(server, "/v1/status", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401
-        right = get(server, "/v1/status", headers={"Authorization": f"Bearer {token}"})
-        assert right.status_code == 200
+        assert get(server, "/v1/status", headers=auth).status_code == 200
+        for collection in ("default", "billing"):
+            found = get(server, "/v1/search", params={"q": "bill", "collection": collection},
+                        headers=auth)  # fmt: skip
+            assert found.status_code == 200
+        opened = get(server, "/v1/status", headers=auth).json()["open_collections"]
+        assert list(opened) == ["billing"]  # the LRU cap closed the other
+    finally:
+        server.stop()
+
+
+def test_a_request_past_the_timeout_is_answered_504(index_dir: Path) -> None:
+    server = start_server("--index-dir", str(index_dir), "--timeout", "0.000001")
+    try:
+        late = get(server, "/v1/search", params={"q": "leak"})
+        assert late.status_code == 504
+        assert "did not finish within" in late.json()["message"]
     finally:
         server.stop()
 

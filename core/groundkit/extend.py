@@ -3,11 +3,14 @@
 An embedder, a vector store or a reranker implements its protocol here and registers itself
 by name; it reports failures through the error tree and tells users how to install what it
 needs with ``install_hint``. Extras import from this module only, never from internals, so
-the internals can move without breaking them.
+the internals can move without breaking them. A service over stored collections (the ``serve``
+extra) also finds here how collections are located, opened as snapshots and audited.
 """
 
 from __future__ import annotations
 
+from groundkit.collection import collection_file, collection_status, open_reader
+from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.contracts import SearchResult
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import EmbedderFactory, register_embedder
@@ -21,6 +24,8 @@ from groundkit.errors import (
 from groundkit.index.topk import select_top_k
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import EXTRAS, NamedExtra, install_hint
+from groundkit.retrieval.audit import verify_reader
+from groundkit.retrieval.citations import citation_for
 from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
 from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
 from groundkit.store.base import CollectionReader, TieKey
@@ -28,6 +33,8 @@ from groundkit.vectors import TieKeys, VectorStore, pack_vector, unpack_vector
 from groundkit.vectors.registry import VectorStoreLoader, register_vector_store
 
 __all__ = [
+    "DEFAULT_COLLECTION",
+    "DEFAULT_INDEX_DIR",
     "EXTRAS",
     "CollectionReader",
     "ConfigurationError",
@@ -46,7 +53,11 @@ __all__ = [
     "TieKeys",
     "VectorStore",
     "VectorStoreLoader",
+    "citation_for",
+    "collection_file",
+    "collection_status",
     "install_hint",
+    "open_reader",
     "pack_vector",
     "register_embedder",
     "register_reranker",
@@ -55,4 +66,5 @@ __all__ = [
     "select_top_k",
     "sigmoid",
     "unpack_vector",
+    "verify_reader",
 ]

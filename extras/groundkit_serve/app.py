@@ -11,7 +11,7 @@ from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from groundkit.retrieval.rerank import Reranker
+from groundkit import Reranker
 from groundkit_serve.logs import configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
 from groundkit_serve.rest import rest_routes

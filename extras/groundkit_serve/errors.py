@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groundkit.errors import (
+from groundkit import (
     CollectionNotFoundError,
     ConfigurationError,
     GroundkitError,

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from groundkit.config import MAX_QUERY_CHARS
+from groundkit import MAX_QUERY_CHARS
 
 __all__ = [
     "CHUNK_ID_PATTERN",
@@ -229,6 +229,10 @@ class ServiceStatus(BaseModel):
     requests: int
     errors: int
     refreshes: int
+    refresh_errors: dict[str, str] = Field(
+        description="collection -> why its newer generation could not be opened (the older "
+        "snapshot keeps serving)"
+    )
     uptime_s: float
 
 

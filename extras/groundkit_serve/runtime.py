@@ -17,10 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from groundkit.collection import FILE_NAME, collection_file, open_reader
-from groundkit.errors import ConfigurationError, GroundkitError
-from groundkit.retrieval import Retriever
-from groundkit.retrieval.rerank import Reranker
+from groundkit import ConfigurationError, GroundkitError, Reranker, Retriever
+from groundkit.extend import collection_file, open_reader
 from groundkit_serve.settings import ServeSettings
 
 __all__ = ["Lease", "Runtime"]
@@ -71,7 +69,8 @@ class Runtime:
         root = self.settings.index_dir
         if not root.is_dir():
             return []
-        return sorted(p.parent.name for p in root.glob(f"*/{FILE_NAME}") if p.is_file())
+        file_name = collection_file(root, self.settings.collection).name
+        return sorted(p.parent.name for p in root.glob(f"*/{file_name}") if p.is_file())
 
     def probe(self, collection: str) -> int:
         """The collection's committed generation now (raises if missing or unreadable)."""

@@ -6,8 +6,8 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
-from groundkit.errors import ConfigurationError
+from groundkit import ConfigurationError
+from groundkit.extend import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit_serve.models import MAX_TOP_K_SERVED
 
 __all__ = ["LOOPBACK_NAMES", "ServeSettings", "is_loopback"]

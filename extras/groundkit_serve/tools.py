@@ -21,12 +21,18 @@ import anyio.to_thread
 from opentelemetry.trace import Span
 from pydantic import BaseModel
 
-from groundkit import __version__
-from groundkit.collection import open_reader
-from groundkit.contracts import Chunk, Citation, Document
-from groundkit.errors import GroundkitError
-from groundkit.retrieval import SearchFilter, Verification, citation_for, verify_citation
-from groundkit.retrieval.audit import CollectionVerification, verify_reader
+from groundkit import (
+    Chunk,
+    Citation,
+    CollectionVerification,
+    Document,
+    GroundkitError,
+    SearchFilter,
+    Verification,
+    __version__,
+    verify_citation,
+)
+from groundkit.extend import citation_for, collection_status, verify_reader
 from groundkit_serve import telemetry
 from groundkit_serve.errors import ServiceError, from_library
 from groundkit_serve.models import (
@@ -413,8 +419,7 @@ class Registry:
         infos: list[CollectionInfo] = []
         for name in self.runtime.collections():
             try:
-                with open_reader(self.settings.index_dir, name) as reader:
-                    status = reader.status()
+                status = collection_status(self.settings.index_dir, name)
             except GroundkitError as exc:
                 infos.append(CollectionInfo(name=name, ok=False, error=exc.message))
                 continue
@@ -450,6 +455,7 @@ class Registry:
             requests=counts["requests"],
             errors=counts["errors"],
             refreshes=self.runtime.refreshes,
+            refresh_errors=dict(self.runtime.refresh_errors),
             uptime_s=round(time.monotonic() - self.runtime.started, 3),
         )
 

@@ -17,6 +17,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from serving import Server, start_server
 
+import groundkit
+
 pytestmark = pytest.mark.subprocess
 TOOLS = {"search", "fetch_chunk", "verify", "list_collections", "status"}
 LIMIT_S = 90
@@ -43,7 +45,13 @@ def stdio(index_dir: Path, *extra: str) -> AbstractAsyncContextManager[Any]:
     return stdio_client(params, errlog=sys.stderr)
 
 
-async def exercise_registry(session: ClientSession) -> None:
+def library_results(index_dir: Path) -> list[dict[str, Any]]:
+    with groundkit.Retriever.open(index_dir) as retriever:
+        response = retriever.search("how do I report a leak", top_k=3)
+    return [result.to_dict() for result in response.results]
+
+
+async def exercise_registry(session: ClientSession, expected: list[dict[str, Any]]) -> None:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(tools) == TOOLS
     assert tools["search"].input_schema["properties"]["top_k"]["maximum"] == 100
@@ -55,6 +63,8 @@ async def exercise_registry(session: ClientSession) -> None:
     assert not found.is_error, found.content
     reply = found.structured_content
     assert reply is not None and len(reply["results"]) == 3
+    for got, want in zip(reply["results"], expected, strict=True):
+        assert {k: got[k] for k in want} == want  # the library's results, field for field
     first = reply["results"][0]
     for key in ("source", "start_offset", "end_offset", "start_line", "end_line", "chunk_id"):
         assert key in first
@@ -91,11 +101,14 @@ async def exercise_registry(session: ClientSession) -> None:
 
 
 def test_stdio_serves_the_registry(index_dir: Path) -> None:
-    run_session(stdio(index_dir), exercise_registry)
+    expected = library_results(index_dir)
+    run_session(stdio(index_dir), lambda session: exercise_registry(session, expected))
 
 
-def test_streamable_http_serves_the_registry(server: Server) -> None:
-    run_session(streamable_http_client(server.url + "/mcp"), exercise_registry)
+def test_streamable_http_serves_the_registry(server: Server, index_dir: Path) -> None:
+    expected = library_results(index_dir)
+    transport = streamable_http_client(server.url + "/mcp")
+    run_session(transport, lambda session: exercise_registry(session, expected))
 
 
 def test_the_two_tool_connector_shape(index_dir: Path) -> None:

@@ -11,7 +11,8 @@ from groundkit_serve.app import create_app, run_http, run_stdio
 from groundkit_serve.errors import ServiceError
 from groundkit_serve.runtime import Runtime
 from groundkit_serve.settings import ServeSettings
-from groundkit_serve.tools import Registry, ToolSpec
+from groundkit_serve.spec import ToolSpec
+from groundkit_serve.tools import Registry
 
 __all__ = [
     "Registry",

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field, ValidationError
 from groundkit import __version__
 from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import FetchChunkRequest
-from groundkit_serve.tools import CHUNK_URI, Registry, ToolSpec
+from groundkit_serve.spec import CHUNK_URI, ToolSpec
+from groundkit_serve.tools import Registry
 
 __all__ = ["build_mcp_server"]
 

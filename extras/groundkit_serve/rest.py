@@ -18,7 +18,8 @@ from starlette.routing import Route
 from groundkit import __version__
 from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import ErrorBody, NoArguments
-from groundkit_serve.tools import Registry, ToolSpec
+from groundkit_serve.spec import ToolSpec
+from groundkit_serve.tools import Registry
 
 __all__ = ["openapi", "rest_routes"]
 

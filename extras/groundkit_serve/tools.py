@@ -12,9 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -34,15 +31,11 @@ from groundkit import (
 )
 from groundkit.extend import citation_for, collection_status, verify_reader
 from groundkit_serve import telemetry
+from groundkit_serve.connector import connector_tools
 from groundkit_serve.errors import ServiceError, from_library
 from groundkit_serve.models import (
     CollectionInfo,
     CollectionList,
-    ConnectorDocument,
-    ConnectorFetchRequest,
-    ConnectorHit,
-    ConnectorResults,
-    ConnectorSearchRequest,
     FetchChunkRequest,
     FetchedChunk,
     NoArguments,
@@ -56,23 +49,12 @@ from groundkit_serve.models import (
     VerifyRequest,
 )
 from groundkit_serve.runtime import Lease, Runtime
+from groundkit_serve.spec import ToolSpec
 
-__all__ = ["CHUNK_URI", "Registry", "ToolSpec"]
+__all__ = ["Registry"]
 
 log = logging.getLogger("groundkit.serve")
-CHUNK_URI = "groundkit://chunks/{collection}/{chunk_id}"
 MAX_FAILURES_SHOWN = 100
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    title: str
-    description: str
-    request: type[BaseModel]
-    reply: type[BaseModel]
-    run: Callable[[Any], BaseModel]
-    long_running: bool = False
 
 
 def _verification(check: Verification) -> VerificationOut:
@@ -164,24 +146,7 @@ class Registry:
                 ),
             )
         }
-        self.connector_tools: dict[str, ToolSpec] = {
-            "search": ToolSpec(
-                "search",
-                "Search",
-                "Search the default collection; returns ids, titles and urls for fetch.",
-                ConnectorSearchRequest,
-                ConnectorResults,
-                self.connector_search,
-            ),
-            "fetch": ToolSpec(
-                "fetch",
-                "Fetch",
-                "The text of a search result by id, with its citation and a fresh verdict.",
-                ConnectorFetchRequest,
-                ConnectorDocument,
-                self.connector_fetch,
-            ),
-        }
+        self.connector_tools = connector_tools(self)
 
     # --- calling -------------------------------------------------------------------------
 
@@ -457,37 +422,4 @@ class Registry:
             refreshes=self.runtime.refreshes,
             refresh_errors=dict(self.runtime.refresh_errors),
             uptime_s=round(time.monotonic() - self.runtime.started, 3),
-        )
-
-    # --- the two-tool connector shape ----------------------------------------------------
-
-    def connector_search(self, request: ConnectorSearchRequest) -> ConnectorResults:
-        reply = self.search(SearchRequest(query=request.query))
-        return ConnectorResults(
-            results=[
-                ConnectorHit(
-                    id=f"{reply.collection}/{hit.chunk_id}",
-                    title=f"{hit.source}:{hit.start_line}-{hit.end_line}",
-                    url=CHUNK_URI.format(collection=reply.collection, chunk_id=hit.chunk_id),
-                )
-                for hit in reply.results
-            ]
-        )
-
-    def connector_fetch(self, request: ConnectorFetchRequest) -> ConnectorDocument:
-        collection, _, chunk_id = request.id.rpartition("/")
-        try:
-            fetch = FetchChunkRequest(chunk_id=chunk_id, collection=collection or None)
-        except ValueError:
-            raise ServiceError(
-                400, "invalid", f"{request.id!r} is not an id from search", request.id
-            ) from None
-        chunk = self.fetch_chunk(fetch)
-        metadata = chunk.model_dump(exclude={"content", "chunk_id"})
-        return ConnectorDocument(
-            id=request.id,
-            title=f"{chunk.source}:{chunk.start_line}-{chunk.end_line}",
-            text=chunk.content,
-            url=CHUNK_URI.format(collection=chunk.collection, chunk_id=chunk.chunk_id),
-            metadata=metadata,
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 import zipfile
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import collection_file, open_reader
@@ -58,11 +60,12 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-APP_FILES = ("index.html", "app.js", "offsets.js", "style.css")
+APP_FILES = ("index.html", "app.js", "worker.js", "offsets.js", "style.css")
 SITE_JSON = "site.json"
 # Parts of the package the browser never needs: the app itself and the sample corpus.
 _WHEEL_EXCLUDE = ("web_app", "sample")
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+_HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
 @dataclass
@@ -206,6 +209,33 @@ def _pyodide_version(pyodide_dir: Path) -> str:
     return version
 
 
+def page_html(html: str, pyodide_url: str) -> str:
+    """``index.html`` with the runtime's origin added to its Content-Security-Policy.
+
+    The page allows only its own origin; a runtime the build names on another origin (a CDN)
+    is added to ``script-src`` and ``connect-src``, and nothing else ever is (ADR 0018).
+    """
+    origin = _origin(pyodide_url)
+    if origin is None:
+        return html
+    for directive in ("script-src", "connect-src"):
+        html = html.replace(f"{directive} 'self';", f"{directive} 'self' {origin};", 1)
+    return html
+
+
+def _origin(url: str) -> str | None:
+    parts = urlsplit(url)
+    if not parts.scheme and not parts.netloc:
+        return None  # a path relative to the site: same origin
+    host_ok = bool(parts.netloc) and _HOST.fullmatch(parts.netloc) is not None
+    if parts.scheme not in ("https", "http") or not host_ok:
+        raise ConfigurationError(
+            f"--pyodide-url {url}: give an http(s) URL or a path relative to the site",
+            subject=url,
+        )
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def _tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -236,6 +266,8 @@ def build_site(
         raise ConfigurationError(f"{path}: no such file or folder", subject=str(path))
     _check_out(source, target, force)
     pyodide_version = None if pyodide_dir is None else _pyodide_version(Path(pyodide_dir))
+    if pyodide_url is not None:
+        _origin(pyodide_url)  # refuse a bad URL before any work
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     work.chmod(0o755)  # mkdtemp makes it 0700; a static host must read it
@@ -334,6 +366,9 @@ def _write_site(
         pyodide = "pyodide/"
     else:
         pyodide = pyodide_url or DEFAULT_PYODIDE_URL
+    (work / "index.html").write_text(
+        page_html((app / "index.html").read_text("utf-8"), pyodide), encoding="utf-8"
+    )
     manifest = {
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",

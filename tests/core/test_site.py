@@ -6,6 +6,7 @@ The browser itself is exercised by ``tox -e web`` (web/e2e, ADR 0011).
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -49,6 +50,38 @@ def test_layout_and_manifest(tmp_path: Path, write_corpus: WriteCorpus) -> None:
         assert (out / path).is_file()
     assert not list(out.parent.glob(".site.*")), "no temporary folder left behind"
     assert (out.stat().st_mode & 0o755) == 0o755
+
+
+def _csp(out: Path) -> str:
+    html = (out / "index.html").read_text("utf-8")
+    match = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert match is not None
+    return match.group(1)
+
+
+def test_page_policy_names_only_the_built_runtime_origin(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    cdn = _csp(_site(tmp_path, write_corpus))
+    assert "script-src 'self' https://cdn.jsdelivr.net;" in cdn
+    assert "connect-src 'self' https://cdn.jsdelivr.net;" in cdn
+    assert "default-src 'self';" in cdn and "worker-src 'self';" in cdn
+    local = _csp(_site(tmp_path, write_corpus, pyodide_url="runtime/"))
+    assert "https:" not in local and "script-src 'self';" in local
+    assert json.loads((tmp_path / "site" / "site.json").read_text("utf-8"))["pyodide"]["url"] == (
+        "runtime/"
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)/", "https://x.example'; script-src *", "//cdn.example/p/"]
+)
+def test_refuses_a_runtime_url_that_is_not_http(
+    tmp_path: Path, write_corpus: WriteCorpus, url: str
+) -> None:
+    with pytest.raises(ConfigurationError, match="--pyodide-url"):
+        _site(tmp_path, write_corpus, pyodide_url=url)
+    assert not (tmp_path / "site").exists()
 
 
 def test_wheel_is_a_pure_python_wheel_of_the_package(tmp_path: Path) -> None:

@@ -84,15 +84,49 @@ const astralBefore = (text, cp) => [...text].slice(0, cp).filter((ch) => ch.code
 async function search(page, query) {
   await page.fill("#query", query);
   await page.click("#search-button");
-  await page.waitForFunction((q) => document.querySelector("#search-meta").textContent !== "" &&
-    document.querySelector("#query").value === q, query);
+  await page.waitForFunction((q) => document.querySelector("#search-meta").dataset.query === q, query);
   await page.waitForSelector("#cited", { timeout: 10_000 }).catch(() => {});
-  return page.$$eval("#results .result", (lis) => lis.map((li) => ({
-    source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
-    cite: li.querySelector(".cite").textContent,
-    score: Number(li.querySelector(".score").textContent.replace("score ", "")),
-  })));
+  return results(page);
 }
+
+const results = (page) => page.$$eval("#results .result", (lis) => lis.map((li) => ({
+  source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
+  cite: li.querySelector(".cite").textContent,
+  score: Number(li.querySelector(".score").textContent.replace("score ", "")),
+  title: li.querySelector(".title").textContent,
+  marks: [...li.querySelectorAll(".snippet mark")].map((m) => m.textContent),
+})));
+
+// A browser context whose every request off 127.0.0.1:<port> is aborted and recorded (the
+// page's and its worker's), with long main-thread tasks and console errors collected.
+async function openPage(browser, origin, offsite, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  await context.route("**/*", (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin + "/")) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    window.__cspViolations = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: "longtask", buffered: true });
+    document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push(e.blockedURI));
+  });
+  const page = await context.newPage();
+  page.consoleErrors = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") page.consoleErrors.push(m.text());
+    if (m.type() === "error" || m.type() === "warning") console.log(`[console.${m.type()}] ${m.text()}`);
+  });
+  page.on("pageerror", (e) => console.log(`[pageerror] ${e}`));
+  return page;
+}
+
+const noHorizontalScroll = (page) => page.evaluate(() =>
+  document.documentElement.scrollWidth <= window.innerWidth && document.body.scrollWidth <= window.innerWidth);
 
 async function showAndVerify(page, index) {
   await page.click(`#results .result[data-index="${index}"] .cite`);
@@ -171,35 +205,38 @@ try {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
       "--disable-dev-shm-usage", "--enable-precise-memory-info"],
   });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const offsite = [];
+  const page = await openPage(browser, origin, offsite);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
-  const offsite = [];
-  await page.route("**/*", (route) => {
-    const u = route.request().url();
-    if (u.startsWith(origin + "/")) return route.continue();
-    offsite.push(u);
-    return route.abort();
-  });
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") console.log(`[console.${m.type()}] ${m.text()}`); });
-  page.on("pageerror", (e) => console.log(`[pageerror] ${e}`));
+  const benchQueries = BENCH_ONLY ? JSON.parse(fs.readFileSync(BENCH_ONLY, "utf-8")) : SAMPLE_QUERIES;
+  const q1 = BENCH_ONLY ? benchQueries[0] : "how do I report a leak";
 
-  // ---- cold start: navigation to the first result on screen ----
+  // ---- cold start: the page draws at once, takes a query while Python loads in the worker ----
   const tNav = performance.now();
-  await page.goto(`${origin}/`);
+  await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector("#query:not([disabled])", { timeout: 10_000 });
+  const early = await page.evaluate(() => document.body.dataset.state);
+  await page.fill("#query", q1);
+  await page.press("#query", "Enter");
+  const tTyped = performance.now();
   await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), null, { timeout: TIMEOUT });
   const state = await page.evaluate(() => document.body.dataset.state);
   if (state !== "ready") {
     throw new Error(`the page did not start: ${await page.textContent("#error")}`);
   }
   const tReady = performance.now();
-  const benchQueries = BENCH_ONLY ? JSON.parse(fs.readFileSync(BENCH_ONLY, "utf-8")) : SAMPLE_QUERIES;
-  const q1 = BENCH_ONLY ? benchQueries[0] : "how do I report a leak";
-  const got1 = await search(page, q1);
+  // The query typed before the index was ready runs by itself once it is.
+  await page.waitForFunction((q) => document.querySelector("#search-meta").dataset.query === q, q1, { timeout: TIMEOUT });
   const tFirst = performance.now();
+  await page.waitForSelector("#cited", { timeout: 10_000 }).catch(() => {});
+  const got1 = await results(page);
+  const start = await page.evaluate(() => ({ phases: window.groundkit.phases, longTasks: window.__longTasks }));
   measured.cold_start = {
     navigation_to_ready_ms: Math.round(tReady - tNav),
     navigation_to_first_result_ms: Math.round(tFirst - tNav),
+    typed_before_ready_ms: Math.round(tTyped - tNav),
+    long_tasks_ms: start.longTasks,
     page: await page.evaluate(() => ({ ...window.groundkit.metrics })),
   };
   console.log(`cold start: ready ${measured.cold_start.navigation_to_ready_ms} ms, first result ` +
@@ -214,6 +251,15 @@ try {
     check(offsite.length === 0, "no request left 127.0.0.1");
     throw { done: true };
   }
+
+  // ---- the worker start: typing before ready, progress through each phase, no long task ----
+  check(early === "loading", `the search box took typing while the page was still loading (state ${early})`);
+  const wantPhases = ["site", "runtime", "install", "collection", "ready"];
+  check(wantPhases.every((p) => start.phases.includes(p)), `progress went through ${wantPhases} (saw ${start.phases})`);
+  check(Math.max(0, ...start.longTasks) <= 200,
+    `no main-thread task over 200 ms during start and the first search (long tasks: ${JSON.stringify(start.longTasks)} ms)`);
+  check(await page.evaluate(() => !!document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content.includes("default-src 'self'")),
+    "the page carries a Content-Security-Policy");
 
   // ---- results match CPython on the same collection file ----
   const want1 = cpython(CPY_SEARCH, indexDir, name, q1);
@@ -248,6 +294,53 @@ try {
   await page.screenshot({ path: path.join(OUT, "site.png") });
   console.log(`screenshot: ${path.join(OUT, "site.png")}`);
 
+  // ---- the result list: heading paths as titles, query words marked, count announced ----
+  const got4 = await search(page, "boil water notice");
+  check(got4.every((r) => r.title.trim().length > 0), `every result has a title (${got4.slice(0, 3).map((r) => r.title).join(" | ")})`);
+  check(got4.some((r) => r.title.includes(" › ")), "results are headed by their heading path");
+  const marked = got4.flatMap((r) => r.marks.map((m) => m.toLowerCase()));
+  check(marked.length > 0 && marked.every((m) => /^(boil|water|notice)/.test(m)),
+    `query words are marked in the snippets (${[...new Set(marked)].join(", ")})`);
+  check(got4.every((r) => r.marks.length > 0), "every snippet shows a matched word");
+  const live = await page.$eval("#search-meta", (m) => [m.getAttribute("aria-live"), m.textContent]);
+  check(live[0] === "polite" && /^\d+ results? for/.test(live[1]), `the result count is announced in a live region ("${live[1]}")`);
+  check(await page.$eval("#query", (q) => q.labels.length > 0 && q.labels[0].textContent.trim() !== ""), "the search box is labelled");
+  await page.fill("#query", "");
+  await page.click("#search-button");
+  const empty = await page.textContent("#search-meta");
+  check(/type a few words/i.test(empty), `an empty query says so ("${empty}")`);
+  check(await noHorizontalScroll(page), "desktop: no horizontal scroll");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await search(page, "boil water notice");
+  const dark = await page.evaluate(() => {
+    const rgb = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
+    return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+  });
+  check(dark < 0.2, `prefers-color-scheme: dark gives a dark page (background luminance ${dark.toFixed(2)})`);
+  await page.screenshot({ path: path.join(OUT, "site-dark.png") });
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // ---- a 390 px phone: no horizontal scroll, the citation viewer reachable ----
+  const phone = await openPage(browser, origin, offsite, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  await phone.goto(`${origin}/`);
+  await phone.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: TIMEOUT });
+  const gotPhone = await search(phone, "how to prepare");
+  check(gotPhone.length > 1, `phone: results (${gotPhone.length})`);
+  check(await noHorizontalScroll(phone), `phone: no horizontal scroll (scrollWidth ${await phone.evaluate(() => document.documentElement.scrollWidth)})`);
+  const verifyBox = await phone.$eval('#results .result[data-index="0"] .verify', (b) => b.getBoundingClientRect().right);
+  check(verifyBox <= 390, `phone: Verify lies on screen (right edge ${Math.round(verifyBox)} px)`);
+  await phone.screenshot({ path: path.join(OUT, "site-phone.png") });
+  await phone.click('#results .result[data-index="1"] .cite');
+  await phone.waitForFunction(() => document.querySelector("#viewer").dataset.index === "1" &&
+    document.querySelector("#viewer").getBoundingClientRect().top < window.innerHeight &&
+    document.querySelector("#viewer").getBoundingClientRect().top >= -1);
+  check(true, "phone: a citation opens the viewer in view");
+  check(await noHorizontalScroll(phone), "phone: no horizontal scroll with the viewer open");
+  await phone.screenshot({ path: path.join(OUT, "site-phone-viewer.png") });
+  const phoneLong = await phone.evaluate(() => window.__longTasks);
+  check(Math.max(0, ...phoneLong) <= 200, `phone: no main-thread task over 200 ms (${JSON.stringify(phoneLong)})`);
+  await phone.context().close();
+
   // ---- dense and hybrid in the page (the site carries hash-embedder vectors) ----
   const modes = await page.$$eval("#mode option", (os) => os.map((o) => o.value));
   check(modes.join() === "bm25,dense,hybrid", `the page offers bm25, dense and hybrid (${modes})`);
@@ -275,7 +368,7 @@ try {
   ];
   await page.click("#drop-panel summary");
   await page.setInputFiles("#file-input", dropped.map((f) => ({ name: f.name.split("/").pop(), mimeType: "text/plain", buffer: Buffer.from(f.text, "utf-8") })));
-  await page.waitForFunction(() => document.querySelector("#collection-info").textContent.startsWith("your dropped files"), null, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector("#collection-info").textContent.includes("your dropped files"), null, { timeout: 30_000 });
   const info = await page.textContent("#collection-info");
   check(/2 documents/.test(info), `dropped files indexed in the page (${info})`);
   const got3 = await search(page, "quokka numbat");
@@ -289,14 +382,38 @@ try {
   await page.screenshot({ path: path.join(OUT, "site-dropped.png") });
   if (MEASURE) measured.memory_after_drop = await memory(page, cdp);
 
-  // ---- a clear message when the runtime cannot load ----
-  const bad = await browser.newPage();
+  // ---- a clear message when the runtime cannot load; the owner's fix in the console ----
+  const bad = await openPage(browser, origin, offsite);
   await bad.goto(`${origin}/?pyodide=/no-such-pyodide/`);
   await bad.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 });
   const message = await bad.textContent("#error");
-  check(/could not start/.test(message) && /no-such-pyodide/.test(message) && /--pyodide-dir/.test(message),
-    `a missing Pyodide gives a clear error (${message.trim().replace(/\s+/g, " ").slice(0, 120)}…)`);
-  await bad.close();
+  check(/could not start/.test(message) && !/pyodide/i.test(message),
+    `a missing runtime gives the visitor a plain message ("${message.trim()}")`);
+  check(bad.consoleErrors.some((m) => /no-such-pyodide/.test(m) && /--pyodide-dir/.test(m)),
+    "and the site owner's fix goes to the console");
+  await bad.context().close();
+
+  // ---- cross-origin ?pyodide= / ?site= are refused, nothing is fetched from there ----
+  const foreign = `http://localhost:${s.port}`; // another origin (host differs), same server
+  for (const q of [`?pyodide=${foreign}/pyodide/`, `?site=${foreign}/site.json`, "?pyodide=//evil.invalid/x/",
+    `?site=${encodeURIComponent(foreign + "/site.json")}`]) {
+    const tried = [];
+    const evil = await openPage(browser, origin, tried);
+    await evil.goto(`${origin}/${q}`);
+    await evil.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 });
+    const reason = await evil.$eval("#error", (e) => e.dataset.reason);
+    check(reason === "refused" && tried.length === 0,
+      `${q} is refused without a request to it (${reason}; off-site requests: ${tried.join(", ") || "none"})`);
+    await evil.context().close();
+  }
+  // The page's own policy stops a script from fetching elsewhere too.
+  const blocked = await page.evaluate(async (u) => {
+    try { await fetch(u); return "fetched"; } catch { /* refused: the violation event follows */ }
+    await new Promise((ok) => setTimeout(ok, 200));
+    return window.__cspViolations.join(",");
+  }, `${foreign}/site.json`);
+  check(blocked.includes("localhost"), `the Content-Security-Policy blocks a cross-origin fetch (${blocked})`);
+  await page.evaluate(() => (window.__longTasks = []));
 
   check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
   console.log(`browser: chromium ${browser.version()}`);

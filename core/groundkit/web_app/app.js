@@ -1,210 +1,108 @@
-// groundkit static search app: Pyodide + the groundkit wheel, in the page, no server code.
-// site.json (written by `groundkit build-site`) names the Pyodide URL, the wheel, the collection
-// and the shipped sources. URL parameters: ?site=URL (another site.json), ?pyodide=URL (another
-// Pyodide base URL, ending in /). See ADR 0011.
+// groundkit static search app. The page only draws: Python (Pyodide, the groundkit wheel, the
+// collection) runs in a Web Worker (worker.js), so the search box takes typing from the first
+// frame and a query typed early runs as soon as the index is ready (ADR 0018).
+// URLs: site.json and the runtime come from the build (`groundkit build-site`); ?site= and
+// ?pyodide= are honoured only when same-origin, never to load code from elsewhere (ADR 0019).
 import { decodeSource, spanToUtf16 } from "./offsets.js";
 
 const $ = (sel) => document.querySelector(sel);
 const params = new URLSearchParams(location.search);
-const SITE_DIR = "/site"; // where the bundled collection and sources live in Pyodide's MEMFS
-const DROP_DIR = "/drop";
 const t0 = performance.now();
-const metrics = { pageStartMs: 0 };
-window.groundkit = { metrics, ready: null };
+const metrics = {};
+const phases = [];
+window.groundkit = { metrics, phases, ready: null };
+const mark = (name) => (metrics[name] = Math.round(performance.now() - t0));
 
-let py = null; // the Pyodide instance
-let gk = null; // the Python glue module (proxy)
 let site = null; // site.json
-let results = []; // the last search's results (plain objects)
+let siteUrl = null;
+let results = []; // the last search's results
 let current = "bundled"; // "bundled" | "dropped"
-const droppedBytes = new Map(); // source -> Uint8Array, for the dropped collection
+let ready = false;
+let searchSeq = 0;
+const sourceCache = new Map(); // source -> Uint8Array (bundled: fetched; dropped: read)
+const sentToWorker = new Set(); // bundled sources the worker holds for verify
 
-// ---------- status and progress ----------
-function setState(state) {
-  document.body.dataset.state = state;
+// ---------- the worker ----------
+const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+const pending = new Map();
+let nextId = 1;
+worker.onmessage = ({ data }) => {
+  if (data.type === "progress") return progress(data.phase, data.text, data.fraction);
+  const p = pending.get(data.id);
+  pending.delete(data.id);
+  if (data.ok) p.resolve(data.value);
+  else p.reject(new Error(data.error));
+};
+worker.onerror = (e) => console.error("groundkit: the search worker failed to load", e.message ?? e);
+function ask(op, args, transfer = []) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, op, args }, transfer);
+  });
 }
-function progress(text, fraction = null) {
+
+// ---------- status ----------
+const setState = (state) => (document.body.dataset.state = state);
+function progress(phase, text, fraction = null) {
+  if (phases.at(-1) !== phase) phases.push(phase);
   $("#progress-text").textContent = text;
   const bar = $("#progress-bar");
   if (fraction === null) bar.removeAttribute("value");
   else bar.value = fraction;
 }
-function fail(what, err) {
-  console.error(err);
+/** Tell the visitor what happened in plain words; the site owner's fix goes to the console. */
+function fail(visitorText, ownerDetail, reason = "error") {
+  console.error(`groundkit: ${ownerDetail}`);
   setState("error");
   const box = $("#error");
   box.hidden = false;
-  box.querySelector(".what").textContent = what;
-  box.querySelector(".detail").textContent = String(err?.message ?? err).split("\n").slice(-8).join("\n");
+  box.dataset.reason = reason;
+  box.querySelector(".what").textContent = visitorText;
+  $("#progress-text").textContent = "";
 }
-const mark = (name) => (metrics[name] = Math.round(performance.now() - t0));
 
-async function fetchBytes(url, label) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${label}: HTTP ${response.status} for ${response.url}`);
-  const total = Number(response.headers.get("content-length")) || 0;
-  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-  const out = new Uint8Array(total);
-  const reader = response.body.getReader();
-  let got = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (got + value.length > total) throw new Error(`${label}: more bytes than announced`);
-    out.set(value, got);
-    got += value.length;
-    progress(`${label}: ${(got / 1024).toFixed(0)} of ${(total / 1024).toFixed(0)} KiB`, got / total);
+/** A URL from a query parameter, accepted only on this page's own origin. */
+function sameOrigin(name, fallback) {
+  const given = params.get(name);
+  if (given === null) return fallback;
+  let url;
+  try {
+    url = new URL(given, location.href);
+  } catch {
+    url = null;
   }
-  return got === total ? out : out.subarray(0, got);
+  if (url && url.origin === location.origin) return given;
+  const err = new Error(`?${name}=${given} refused: only same-origin URLs are accepted from the ` +
+    `address bar; a site's runtime and index URLs are set when it is built (groundkit build-site ` +
+    `--pyodide-url / --pyodide-dir)`);
+  err.refused = true;
+  throw err;
 }
 
-// ---------- Python side ----------
-const GLUE = String.raw`
-import json, time
-from pathlib import Path
-import groundkit
-from groundkit.retrieval.citations import verify_citation
-
-_state = {"retriever": None, "results": [], "sources_root": None, "stored_root": None}
-
-def _close():
-    if _state["retriever"] is not None:
-        _state["retriever"].close()
-    _state.update(retriever=None, results=[])
-
-def _info(kind):
-    r = _state["retriever"]
-    status = r.reader.status()
-    return json.dumps({
-        "kind": kind,
-        "documents": status.get("documents"),
-        "chunks": status.get("chunks"),
-        "modes": ["bm25", "dense", "hybrid"] if r.embedder is not None else ["bm25"],
-        "embedder": None if r.embedder is None else r.embedder.identity.to_dict(),
-        "groundkit": groundkit.__version__,
-    })
-
-def open_bundled(index_dir, name, sources_root, stored_root):
-    _close()
-    _state["retriever"] = groundkit.Retriever.open(index_dir, name)
-    _state.update(sources_root=sources_root, stored_root=stored_root)
-    return _info("bundled")
-
-def index_folder(folder, embedder):
-    from groundkit.store.memory import MemoryStore
-    from groundkit.retrieval import Retriever
-    _close()
-    store = MemoryStore("dropped")
-    emb = groundkit.get_embedder(embedder) if embedder else None
-    report = groundkit.Indexer(store, embedder=emb).ingest(folder)
-    _state["retriever"] = Retriever(store.reader())
-    _state.update(sources_root=None, stored_root=None)
-    info = json.loads(_info("dropped"))
-    info["report"] = {"summary": report.summary(),
-                      "refused": [{"source": x.source, "message": x.message} for x in report.refused]}
-    return json.dumps(info)
-
-def search(query, mode, top_k):
-    r = _state["retriever"]
-    started = time.perf_counter()
-    response = r.search(query, top_k=top_k, mode=mode)
-    elapsed = (time.perf_counter() - started) * 1000
-    _state["results"] = list(response.results)
-    out = []
-    for rank, result in enumerate(response.results, start=1):
-        c = result.citation
-        out.append({
-            "rank": rank, "score": result.score, "chunk_id": result.chunk_id,
-            "source": c.source, "start_offset": c.start_offset, "end_offset": c.end_offset,
-            "start_line": c.start_line, "end_line": c.end_line, "text": c.text,
-            "heading": list(result.metadata.get("heading_path", [])),
-        })
-    return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"]})
-
-def verify(index):
-    r = _state["retriever"]
-    result = _state["results"][index]
-    if _state["sources_root"] is None:  # dropped files: the stored root is the MEMFS folder
-        check = r.verify(result)
-    else:  # bundled: the stored root is the build machine's; the site ships a copy of it
-        stored = r.document_of(result).root
-        if stored != _state["stored_root"]:
-            return json.dumps({"verdict": "unresolvable",
-                               "reason": f"document root {stored} is not the one this site ships"})
-        check = verify_citation(result.citation, _state["sources_root"])
-    return json.dumps({"verdict": check.verdict, "reason": check.reason})
-
-def bench(queries, repeats, mode, top_k):
-    r = _state["retriever"]
-    per_query = {q: [] for q in queries}
-    for _ in range(repeats):
-        for q in queries:
-            started = time.perf_counter()
-            r.search(q, top_k=top_k, mode=mode)
-            per_query[q].append((time.perf_counter() - started) * 1000)
-    medians = {q: sorted(t)[len(t) // 2] for q, t in per_query.items()}
-    times = sorted(x for t in per_query.values() for x in t)
-    return json.dumps({"n": len(times), "median_ms": times[len(times) // 2],
-                       "p95_ms": times[int(len(times) * 0.95)], "total_ms": sum(times),
-                       "sum_of_medians_ms": sum(medians.values()), "per_query_median_ms": medians})
-`;
-
-const call = (name, ...args) => JSON.parse(gk[name](...args));
-
-async function boot() {
+async function start() {
   setState("loading");
-  progress("Reading site.json…");
-  const siteUrl = new URL(params.get("site") ?? "site.json", location.href);
-  const response = await fetch(siteUrl).catch((e) => { throw new Error(`cannot fetch ${siteUrl}: ${e}`); });
+  progress("site", "Loading the search index…");
+  siteUrl = new URL(sameOrigin("site", "site.json"), location.href);
+  const pyodideParam = sameOrigin("pyodide", null);
+  const response = await fetch(siteUrl);
   if (!response.ok) throw new Error(`cannot fetch ${siteUrl}: HTTP ${response.status}`);
   site = await response.json();
-  const base = (u) => new URL(u, siteUrl).href;
-  document.title = `${site.title} · groundkit search`;
+  document.title = `${site.title} · search`;
   $("#title").textContent = site.title;
-
-  let pyodideUrl = params.get("pyodide") ?? site.pyodide.url;
+  let pyodideUrl = pyodideParam ?? site.pyodide.url; // the build's URL, or a same-origin override
   if (!pyodideUrl.endsWith("/")) pyodideUrl += "/";
-  pyodideUrl = base(pyodideUrl);
-  progress(`Loading the Python runtime (Pyodide ${site.pyodide.version}) from ${pyodideUrl}…`);
-  let loadPyodide;
-  try {
-    ({ loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`));
-  } catch (e) {
-    throw new Error(`cannot load Pyodide from ${pyodideUrl}pyodide.mjs (${e.message}); ` +
-      "rebuild the site with --pyodide-dir, or pass ?pyodide=URL");
-  }
-  // The wheel and the collection download while Pyodide starts.
-  const wheelP = fetchBytes(base(site.wheel), "groundkit wheel");
-  const dbP = fetchBytes(base(site.collection.url), "collection");
-  wheelP.catch(() => {}); dbP.catch(() => {});
-  py = await loadPyodide({ indexURL: pyodideUrl, stdout: console.log, stderr: console.warn });
-  mark("pyodideMs");
-
-  progress("Installing groundkit…");
-  const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-  py.unpackArchive(await wheelP, "wheel", { extractDir: sitePackages });
-  py.runPython("import sys; sys.dont_write_bytecode = True");
-  py.FS.mkdirTree("/gkapp");
-  py.FS.writeFile("/gkapp/gk_app.py", GLUE);
-  py.runPython("import sys; sys.path.insert(0, '/gkapp')");
-  gk = py.pyimport("gk_app");
-  mark("wheelMs");
-
-  progress("Opening the collection…");
-  const c = site.collection;
-  const dbDir = `${SITE_DIR}/collection/${c.name}`;
-  py.FS.mkdirTree(dbDir);
-  // canOwn: MEMFS keeps this buffer instead of a second copy of the whole collection.
-  py.FS.writeFile(`${dbDir}/collection.sqlite`, await dbP, { canOwn: true });
-  const info = call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, site.sources.root);
-  mark("collectionMs");
+  pyodideUrl = new URL(pyodideUrl, pyodideParam === null ? siteUrl : location.href).href;
+  const { info, timings } = await ask("boot", { siteUrl: siteUrl.href, pyodideUrl, site });
+  Object.assign(metrics, timings);
+  mark("readyMs");
+  ready = true;
   showCollection(info);
   setState("ready");
-  progress(`Ready in ${(metrics.collectionMs / 1000).toFixed(1)} s`, 1);
-  $("#query").disabled = false;
-  $("#search-button").disabled = false;
-  $("#query").focus();
-  if (params.get("q")) {
+  progress("ready", "Ready.", 1);
+  const typed = $("#query").value.trim();
+  if (typed) await runSearch();
+  else if (params.get("q")) {
     $("#query").value = params.get("q");
     await runSearch();
   }
@@ -212,70 +110,153 @@ async function boot() {
 
 function showCollection(info) {
   current = info.kind;
-  const what = info.kind === "bundled" ? `${site.title} (bundled)` : "your dropped files";
+  const what = info.kind === "bundled" ? site.title : "your dropped files";
   $("#collection-info").textContent =
-    `${what}: ${info.documents} documents, ${info.chunks} passages` +
+    `Searching ${what}: ${info.documents} documents, ${info.chunks} passages` +
     (info.embedder ? `, vectors by ${info.embedder.model ?? info.embedder.provider}` : "");
   const modes = $("#mode");
   modes.replaceChildren(...info.modes.map((m) => new Option(m, m)));
   modes.disabled = info.modes.length < 2;
   $("#results").replaceChildren();
+  $("#search-meta").textContent = "";
   $("#viewer").hidden = true;
   $("#back-to-bundled").hidden = info.kind === "bundled";
 }
 
 // ---------- search and results ----------
+let debounce = null;
+function onInput() {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => ready && $("#query").value.trim() && runSearch(), 250);
+}
+
 async function runSearch(event) {
   event?.preventDefault();
+  clearTimeout(debounce);
   const query = $("#query").value.trim();
-  if (!query) return;
-  let out;
-  try {
-    out = call("search", query, $("#mode").value, 10);
-  } catch (e) {
-    showMessage(`Search failed: ${String(e.message).split("\n").filter(Boolean).at(-1)}`);
+  const meta = $("#search-meta");
+  if (!query) {
+    results = [];
+    $("#results").replaceChildren();
+    meta.textContent = "Type a few words to search.";
+    meta.dataset.query = "";
     return;
   }
+  if (!ready) {
+    meta.textContent = "Your search will run as soon as the index has loaded.";
+    return;
+  }
+  const seq = ++searchSeq;
+  let out;
+  try {
+    out = await ask("search", { query, mode: $("#mode").value, topK: 10 });
+  } catch (e) {
+    if (seq !== searchSeq) return;
+    console.error(`groundkit: search for ${JSON.stringify(query)} failed: ${e.message}`);
+    showMessage("Something went wrong with this search. Try other words.");
+    meta.textContent = "";
+    return;
+  }
+  if (seq !== searchSeq) return; // a newer search is on its way
   results = out.results;
   if (metrics.firstResultMs === undefined) mark("firstResultMs");
   metrics.lastQueryMs = out.ms;
-  $("#search-meta").textContent = `${results.length} result${results.length === 1 ? "" : "s"} in ${out.ms.toFixed(1)} ms · ${out.stage}`;
-  $("#search-meta").dataset.stage = out.stage;
+  const n = results.length;
+  meta.textContent = n ? `${n} result${n === 1 ? "" : "s"} for “${query}”` : `No results for “${query}”`;
+  Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2) });
+  meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}`;
   const list = $("#results");
   list.replaceChildren();
-  if (!results.length) showMessage(`No passage matches “${query}”.`);
-  for (const [i, r] of results.entries()) {
-    const li = document.createElement("li");
-    li.className = "result";
-    Object.assign(li.dataset, { index: i, source: r.source, start: r.start_offset, end: r.end_offset });
-    const head = document.createElement("div");
-    head.className = "head";
-    const cite = document.createElement("button");
-    cite.className = "cite";
-    cite.textContent = `${r.source}:${r.start_line}–${r.end_line}`;
-    cite.title = `code points ${r.start_offset}..${r.end_offset}; show the passage in its source`;
-    cite.addEventListener("click", () => showSource(i));
-    const score = document.createElement("span");
-    score.className = "score";
-    score.textContent = `score ${r.score.toFixed(4)}`;
-    const verify = document.createElement("button");
-    verify.className = "verify";
-    verify.textContent = "Verify";
-    verify.addEventListener("click", () => verifyResult(i, li));
-    const verdict = document.createElement("span");
-    verdict.className = "verdict";
-    head.append(cite, score, verdict, verify);
-    const heading = document.createElement("div");
-    heading.className = "heading";
-    heading.textContent = r.heading.length ? `§ ${r.heading.join(" › ")}` : "";
-    const snippet = document.createElement("p");
-    snippet.className = "snippet";
-    const flat = r.text.split(/\s+/).join(" ").trim();
-    snippet.textContent = [...flat].length > 260 ? [...flat].slice(0, 259).join("") + "…" : flat;
-    li.append(head, heading, snippet);
-    list.append(li);
+  if (!n) showMessage(`No passage matches “${query}”. Try fewer or different words.`);
+  for (const [i, r] of results.entries()) list.append(resultItem(r, i));
+  if (n) await showSource(0, { scroll: false });
+}
+
+function resultItem(r, i) {
+  const li = document.createElement("li");
+  li.className = "result";
+  Object.assign(li.dataset, { index: i, source: r.source, start: r.start_offset, end: r.end_offset });
+  const title = document.createElement("h3");
+  title.className = "title";
+  title.textContent = r.heading.length ? r.heading.join(" › ") : r.source.split("/").pop();
+  const snippet = document.createElement("p");
+  snippet.className = "snippet";
+  snippet.append(...snippetNodes(r.text, r.marks));
+  const head = document.createElement("div");
+  head.className = "head";
+  const cite = document.createElement("button");
+  cite.type = "button";
+  cite.className = "cite";
+  cite.textContent = `${r.source}:${r.start_line}–${r.end_line}`;
+  cite.title = "Show this passage in its source";
+  cite.addEventListener("click", () => showSource(i, { scroll: true }));
+  const score = document.createElement("span");
+  score.className = "score";
+  score.textContent = `score ${r.score.toFixed(4)}`;
+  const verdict = document.createElement("span");
+  verdict.className = "verdict";
+  verdict.setAttribute("aria-live", "polite");
+  const verify = document.createElement("button");
+  verify.type = "button";
+  verify.className = "verify";
+  verify.textContent = "Verify";
+  verify.title = "Re-read the source and check it still holds this passage";
+  verify.addEventListener("click", () => verifyResult(i, li));
+  head.append(cite, score, verdict, verify);
+  li.append(title, snippet, head);
+  return li;
+}
+
+/**
+ * The snippet: about `width` characters of `text` centred on the marked query words, the
+ * words in <mark>. `marks` are code-point spans into `text` (from the worker); newlines are
+ * left to CSS to fold, so the marked text stays an exact slice of the cited text.
+ */
+function snippetNodes(text, marks, width = 240) {
+  const spans = marks.map(([s, e]) => spanToUtf16(text, s, e));
+  let from = 0;
+  let to = text.length;
+  if (text.length > width) {
+    // The window of `width` holding the most marks; then centred on them.
+    let best = [0, 0];
+    for (let i = 0; i < spans.length; i++) {
+      let j = i;
+      while (j + 1 < spans.length && spans[j + 1][1] - spans[i][0] <= width) j++;
+      if (j - i + 1 > best[1] - best[0]) best = [i, j + 1];
+    }
+    const centre = spans.length ? (spans[best[0]][0] + spans[best[1] - 1][1]) / 2 : 0;
+    from = Math.max(0, Math.min(text.length - width, Math.round(centre - width / 2)));
+    to = Math.min(text.length, from + width);
+    if (from > 0) from = nextBoundary(text, from);
+    if (to < text.length) to = prevBoundary(text, to);
   }
-  if (results.length) await showSource(0);
+  const nodes = [];
+  if (from > 0) nodes.push("… ");
+  let at = from;
+  for (const [s, e] of spans) {
+    if (e <= at || s >= to) continue;
+    const a = Math.max(s, at);
+    const b = Math.min(e, to);
+    if (a > at) nodes.push(text.slice(at, a));
+    const m = document.createElement("mark");
+    m.textContent = text.slice(a, b);
+    nodes.push(m);
+    at = b;
+  }
+  if (at < to) nodes.push(text.slice(at, to));
+  if (to < text.length) nodes.push(" …");
+  return nodes;
+}
+const isSpace = (ch) => /\s/.test(ch);
+function nextBoundary(text, i) {
+  const stop = Math.min(text.length, i + 20);
+  for (let k = i; k < stop; k++) if (isSpace(text[k])) return k + 1;
+  return i;
+}
+function prevBoundary(text, i) {
+  const stop = Math.max(0, i - 20);
+  for (let k = i; k > stop; k--) if (isSpace(text[k - 1])) return k - 1;
+  return i;
 }
 
 function showMessage(text) {
@@ -285,36 +266,35 @@ function showMessage(text) {
   $("#results").replaceChildren(li);
 }
 
-// The source's bytes, in Pyodide's FS (for verify) and decoded (for display).
 async function sourceBytes(source) {
-  if (current === "dropped") return droppedBytes.get(source);
-  const path = `${SITE_DIR}/sources/${source}`;
-  if (py.FS.analyzePath(path).exists) return py.FS.readFile(path);
-  const url = new URL(site.sources.url + source.split("/").map(encodeURIComponent).join("/"),
-    new URL(params.get("site") ?? "site.json", location.href));
+  const have = sourceCache.get(source);
+  if (have || current === "dropped") return have;
+  const url = new URL(site.sources.url + source.split("/").map(encodeURIComponent).join("/"), siteUrl);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
-  py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-  py.FS.writeFile(path, bytes);
+  sourceCache.set(source, bytes);
   return bytes;
 }
 
-async function showSource(i) {
+async function showSource(i, { scroll }) {
   const r = results[i];
   const viewer = $("#viewer");
   document.querySelectorAll(".result.selected").forEach((el) => el.classList.remove("selected"));
   document.querySelector(`.result[data-index="${i}"]`)?.classList.add("selected");
   viewer.hidden = false;
+  viewer.dataset.index = i;
   $("#viewer-title").textContent = `${r.source}, lines ${r.start_line}–${r.end_line}`;
   const pre = $("#source-text");
   let text;
   try {
     text = decodeSource(await sourceBytes(r.source));
   } catch (e) {
-    pre.replaceChildren(`The source could not be loaded: ${e.message}`);
+    console.error(`groundkit: source ${r.source} could not be loaded: ${e.message}`);
+    pre.replaceChildren("This source could not be loaded right now.");
     return;
   }
+  if (results[i] !== r) return; // a newer search replaced the results
   const [s, e] = spanToUtf16(text, r.start_offset, r.end_offset);
   const cited = document.createElement("mark");
   cited.id = "cited";
@@ -322,11 +302,13 @@ async function showSource(i) {
   Object.assign(cited.dataset, { start: r.start_offset, end: r.end_offset, utf16Start: s, utf16End: e });
   cited.dataset.matches = String(text.slice(s, e) === r.text);
   pre.replaceChildren(text.slice(0, s), cited, text.slice(e));
-  $("#viewer-offsets").textContent =
-    `code points [${r.start_offset}:${r.end_offset}] = UTF-16 [${s}:${e}]` +
-    (cited.dataset.matches === "true" ? "" : " — the source no longer holds the cited text here");
-  // Scroll the source pane only (scrollIntoView would scroll the page too).
+  $("#viewer-offsets").textContent = cited.dataset.matches === "true" ? "" :
+    "The source has changed since it was indexed: the passage is no longer here.";
+  $("#viewer-offsets").title = `code points [${r.start_offset}:${r.end_offset}] = UTF-16 [${s}:${e}]`;
+  // Scroll the source pane only (scrollIntoView would scroll the page too) ...
   pre.scrollTop = Math.max(0, cited.offsetTop - pre.clientHeight / 4);
+  // ... unless the viewer sits below the results (a phone): then bring it into view.
+  if (scroll && matchMedia("(max-width: 800px)").matches) viewer.scrollIntoView({ block: "start" });
 }
 
 async function verifyResult(i, li) {
@@ -334,19 +316,25 @@ async function verifyResult(i, li) {
   out.textContent = "checking…";
   out.dataset.verdict = "";
   try {
-    if (current === "bundled") await sourceBytes(results[i].source);
-    const v = call("verify", i);
+    const r = results[i];
+    let bytes = null;
+    if (current === "bundled" && !sentToWorker.has(r.source)) {
+      bytes = await sourceBytes(r.source);
+      sentToWorker.add(r.source);
+    }
+    const v = await ask("verify", { index: i, source: r.source, bytes });
     out.textContent = v.verdict;
     out.dataset.verdict = v.verdict;
     out.title = v.reason;
   } catch (e) {
-    out.textContent = "error";
+    console.error(`groundkit: verify failed: ${e.message}`);
+    out.textContent = "could not check";
     out.dataset.verdict = "error";
     out.title = String(e.message);
   }
 }
 
-// ---------- dropped files: indexed in memory ----------
+// ---------- dropped files: indexed in memory, in the worker ----------
 function safePath(name) {
   const parts = name.replaceAll("\\", "/").split("/").filter((p) => p && p !== ".");
   if (!parts.length || parts.includes("..")) throw new Error(`refusing the path ${name}`);
@@ -368,30 +356,31 @@ async function entriesOf(entry, prefix, out) {
 }
 
 async function indexFiles(pairs) {
-  if (!gk) return;
-  const stamp = Date.now();
-  const folder = `${DROP_DIR}/${stamp}`;
-  droppedBytes.clear();
-  progress(`Indexing ${pairs.length} file${pairs.length === 1 ? "" : "s"} in the page…`);
+  if (!ready) {
+    $("#drop-report").textContent = "Please wait until the search has loaded, then drop the files again.";
+    return;
+  }
+  const files = [];
+  const started = performance.now();
+  progress("index", `Indexing ${pairs.length} file${pairs.length === 1 ? "" : "s"} in this page…`);
   try {
     for (const [name, file] of pairs) {
-      const rel = safePath(name);
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      const path = `${folder}/${rel}`;
-      py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-      py.FS.writeFile(path, bytes);
-      droppedBytes.set(rel, bytes);
+      files.push({ rel: safePath(name), bytes: new Uint8Array(await file.arrayBuffer()) });
     }
-    const started = performance.now();
-    const info = call("index_folder", folder, $("#drop-embedder").checked ? "hash" : null);
+    const info = await ask("index", { files, embedder: $("#drop-embedder").checked ? "hash" : null });
+    sourceCache.clear();
+    sentToWorker.clear();
+    for (const f of files) sourceCache.set(f.rel, f.bytes);
     showCollection(info);
     const refused = info.report.refused.map((r) => `${r.source}: ${r.message}`);
     $("#drop-report").textContent = `${info.report.summary}` +
-      (refused.length ? `\nrefused:\n${refused.join("\n")}` : "");
-    progress(`Indexed in ${((performance.now() - started) / 1000).toFixed(2)} s`, 1);
+      (refused.length ? `\nNot indexed:\n${refused.join("\n")}` : "");
+    progress("ready", `Indexed in ${((performance.now() - started) / 1000).toFixed(2)} s`, 1);
     if ($("#query").value.trim()) await runSearch();
   } catch (e) {
-    fail("Indexing the dropped files failed.", e);
+    console.error(`groundkit: indexing the dropped files failed: ${e.message}`);
+    $("#drop-report").textContent = "These files could not be indexed.";
+    progress("ready", "", 1);
   }
 }
 
@@ -412,18 +401,29 @@ function setupDrop() {
     await indexFiles([...e.target.files].map((f) => [f.webkitRelativePath || f.name, f]));
     e.target.value = "";
   });
-  $("#back-to-bundled").addEventListener("click", () => {
-    const c = site.collection;
-    showCollection(call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, site.sources.root));
+  $("#back-to-bundled").addEventListener("click", async () => {
+    sourceCache.clear();
+    sentToWorker.clear();
+    showCollection(await ask("openBundled"));
     $("#drop-report").textContent = "";
   });
 }
 
-// ---------- measurement hook (used by web/e2e; harmless otherwise) ----------
-window.groundkit.wasmHeapBytes = () => py?._module?.HEAPU8?.byteLength ?? null; // private API: measurement only
+// ---------- measurement hooks (used by web/e2e and bench/; harmless otherwise) ----------
+window.groundkit.wasmHeapBytes = () => ask("wasmHeapBytes");
 window.groundkit.bench = (queries, repeats = 3, mode = "bm25", topK = 10) =>
-  JSON.parse(gk.bench(py.toPy(queries), repeats, mode, topK));
+  ask("bench", { queries, repeats, mode, topK });
 
 $("#search").addEventListener("submit", runSearch);
+$("#query").addEventListener("input", onInput);
+$("#back-to-results").addEventListener("click", () => $("#results").scrollIntoView({ block: "start" }));
 setupDrop();
-window.groundkit.ready = boot().catch((e) => fail("The search app could not start.", e));
+window.groundkit.ready = start().catch((e) => {
+  if (e.refused) {
+    fail("This link asks the search to load files from another website, which it refuses. " +
+      "Open the page without the extra address parameters.", e.message, "refused");
+  } else {
+    fail("Search could not start in this browser. Reload the page to try again.",
+      `the search app could not start: ${e.message}`);
+  }
+});

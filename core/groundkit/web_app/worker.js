@@ -1,0 +1,228 @@
+// groundkit search worker: Pyodide, the groundkit wheel and the collection load and run here, off
+// the page's main thread, so the page draws and takes typing from its first frame (ADR 0018).
+// Protocol: the page posts {id, op, args}; the worker answers {id, ok, value} or {id, ok: false,
+// error}, and posts {type: "progress", phase, text, fraction} while it starts. The page has
+// already checked every URL it hands over (same origin, or named by the build; app.js).
+const SITE_DIR = "/site"; // the bundled collection and sources in Pyodide's MEMFS
+const DROP_DIR = "/drop";
+
+let py = null; // the Pyodide instance
+let gk = null; // the Python glue module (proxy)
+let boot = null; // {siteUrl, pyodideUrl, site}
+const timings = {};
+const t0 = performance.now();
+const mark = (name) => (timings[name] = Math.round(performance.now() - t0));
+const progress = (phase, text, fraction = null) => self.postMessage({ type: "progress", phase, text, fraction });
+
+async function fetchBytes(url, label, phase) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${label}: HTTP ${response.status} for ${response.url}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+  const out = new Uint8Array(total);
+  const reader = response.body.getReader();
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (got + value.length > total) throw new Error(`${label}: more bytes than announced`);
+    out.set(value, got);
+    got += value.length;
+    progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} of ${(total / 1024).toFixed(0)} KiB`, got / total);
+  }
+  return got === total ? out : out.subarray(0, got);
+}
+
+// ---------- the Python side ----------
+const GLUE = String.raw`
+import json, re, time
+import groundkit
+from groundkit.analysis.tokenize import _word_pattern
+from groundkit.retrieval.citations import verify_citation
+
+_state = {"retriever": None, "results": [], "sources_root": None, "stored_root": None}
+
+def _close():
+    if _state["retriever"] is not None:
+        _state["retriever"].close()
+    _state.update(retriever=None, results=[])
+
+def _info(kind):
+    r = _state["retriever"]
+    status = r.reader.status()
+    return json.dumps({
+        "kind": kind,
+        "documents": status.get("documents"),
+        "chunks": status.get("chunks"),
+        "modes": ["bm25", "dense", "hybrid"] if r.embedder is not None else ["bm25"],
+        "embedder": None if r.embedder is None else r.embedder.identity.to_dict(),
+        "groundkit": groundkit.__version__,
+    })
+
+def open_bundled(index_dir, name, sources_root, stored_root):
+    _close()
+    _state["retriever"] = groundkit.Retriever.open(index_dir, name)
+    _state.update(sources_root=sources_root, stored_root=stored_root)
+    return _info("bundled")
+
+def index_folder(folder, embedder):
+    from groundkit.store.memory import MemoryStore
+    from groundkit.retrieval import Retriever
+    _close()
+    store = MemoryStore("dropped")
+    emb = groundkit.get_embedder(embedder) if embedder else None
+    report = groundkit.Indexer(store, embedder=emb).ingest(folder)
+    _state["retriever"] = Retriever(store.reader())
+    _state.update(sources_root=None, stored_root=None)
+    info = json.loads(_info("dropped"))
+    info["report"] = {"summary": report.summary(),
+                      "refused": [{"source": x.source, "message": x.message} for x in report.refused]}
+    return json.dumps(info)
+
+def query_word_spans(text, wanted):
+    """Code-point spans of the words of text whose analyzed terms are query terms.
+
+    Words are found with the analyzer's own word pattern on the text as cited, and each word
+    is analyzed alone, so a mark means "this word indexes as a term of the query".
+    """
+    analyzer = _state["retriever"].analyzer
+    spans = []
+    for match in _word_pattern().finditer(text):
+        if any(term in wanted for term in analyzer.terms(match.group())):
+            spans.append([match.start(), match.end()])
+    return spans
+
+def search(query, mode, top_k):
+    r = _state["retriever"]
+    started = time.perf_counter()
+    response = r.search(query, top_k=top_k, mode=mode)
+    elapsed = (time.perf_counter() - started) * 1000
+    _state["results"] = list(response.results)
+    wanted = set(r.analyzer.terms(query))
+    out = []
+    for rank, result in enumerate(response.results, start=1):
+        c = result.citation
+        out.append({
+            "rank": rank, "score": result.score, "chunk_id": result.chunk_id,
+            "source": c.source, "start_offset": c.start_offset, "end_offset": c.end_offset,
+            "start_line": c.start_line, "end_line": c.end_line, "text": c.text,
+            "heading": list(result.metadata.get("heading_path", [])),
+            "marks": query_word_spans(c.text, wanted),
+        })
+    return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"],
+                       "terms": sorted(wanted)})
+
+def verify(index):
+    r = _state["retriever"]
+    result = _state["results"][index]
+    if _state["sources_root"] is None:  # dropped files: the stored root is the MEMFS folder
+        check = r.verify(result)
+    else:  # bundled: the stored root is the build machine's; the site ships a copy of it
+        stored = r.document_of(result).root
+        if stored != _state["stored_root"]:
+            return json.dumps({"verdict": "unresolvable",
+                               "reason": f"document root {stored} is not the one this site ships"})
+        check = verify_citation(result.citation, _state["sources_root"])
+    return json.dumps({"verdict": check.verdict, "reason": check.reason})
+
+def bench(queries, repeats, mode, top_k):
+    r = _state["retriever"]
+    per_query = {q: [] for q in queries}
+    for _ in range(repeats):
+        for q in queries:
+            started = time.perf_counter()
+            r.search(q, top_k=top_k, mode=mode)
+            per_query[q].append((time.perf_counter() - started) * 1000)
+    medians = {q: sorted(t)[len(t) // 2] for q, t in per_query.items()}
+    times = sorted(x for t in per_query.values() for x in t)
+    return json.dumps({"n": len(times), "median_ms": times[len(times) // 2],
+                       "p95_ms": times[int(len(times) * 0.95)], "total_ms": sum(times),
+                       "sum_of_medians_ms": sum(medians.values()), "per_query_median_ms": medians})
+`;
+
+const call = (name, ...args) => JSON.parse(gk[name](...args));
+
+function writeFile(path, bytes, opts) {
+  py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+  py.FS.writeFile(path, bytes, opts);
+}
+
+const ops = {
+  async boot(args) {
+    boot = args;
+    const { site, pyodideUrl } = args;
+    const base = (u) => new URL(u, args.siteUrl).href;
+    progress("runtime", `Downloading the Python runtime (Pyodide ${site.pyodide.version})…`);
+    let loadPyodide;
+    try {
+      ({ loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`));
+    } catch (e) {
+      throw new Error(`cannot load Pyodide from ${pyodideUrl}pyodide.mjs (${e.message}); ` +
+        "rebuild the site with --pyodide-dir, or give a working --pyodide-url");
+    }
+    // The wheel and the collection download while Pyodide starts.
+    const wheelP = fetchBytes(base(site.wheel), "search engine", "download");
+    const dbP = fetchBytes(base(site.collection.url), "index", "download");
+    wheelP.catch(() => {}); dbP.catch(() => {});
+    py = await loadPyodide({ indexURL: pyodideUrl, stdout: console.log, stderr: console.warn });
+    mark("pyodideMs");
+
+    progress("install", "Installing the search engine…");
+    const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+    py.unpackArchive(await wheelP, "wheel", { extractDir: sitePackages });
+    py.runPython("import sys; sys.dont_write_bytecode = True");
+    writeFile("/gkapp/gk_app.py", GLUE);
+    py.runPython("import sys; sys.path.insert(0, '/gkapp')");
+    gk = py.pyimport("gk_app");
+    mark("wheelMs");
+
+    progress("collection", "Opening the index…");
+    const c = site.collection;
+    // canOwn: MEMFS keeps this buffer instead of a second copy of the whole collection.
+    writeFile(`${SITE_DIR}/collection/${c.name}/collection.sqlite`, await dbP, { canOwn: true });
+    const info = call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, site.sources.root);
+    mark("collectionMs");
+    return { info, timings };
+  },
+  search({ query, mode, topK }) {
+    return call("search", query, mode, topK);
+  },
+  // bytes: the source file as the page fetched it (written once into MEMFS for verify).
+  verify({ index, source, bytes }) {
+    if (bytes) {
+      const path = `${SITE_DIR}/sources/${source}`;
+      if (!py.FS.analyzePath(path).exists) writeFile(path, bytes);
+    }
+    return call("verify", index);
+  },
+  index({ files, embedder }) {
+    const folder = `${DROP_DIR}/${Date.now()}`;
+    for (const { rel, bytes } of files) writeFile(`${folder}/${rel}`, bytes);
+    return call("index_folder", folder, embedder);
+  },
+  openBundled() {
+    const c = boot.site.collection;
+    return call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, boot.site.sources.root);
+  },
+  bench({ queries, repeats, mode, topK }) {
+    return JSON.parse(gk.bench(py.toPy(queries), repeats, mode, topK));
+  },
+  wasmHeapBytes() {
+    return py?._module?.HEAPU8?.byteLength ?? null; // private API: measurement only
+  },
+};
+
+// One request at a time, in order: Python is single-threaded and the glue keeps state.
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  const { id, op, args } = event.data;
+  queue = queue.then(async () => {
+    try {
+      const value = await ops[op](args ?? {});
+      self.postMessage({ id, ok: true, value });
+    } catch (e) {
+      console.error(`groundkit worker: ${op} failed:`, e);
+      self.postMessage({ id, ok: false, error: String(e?.message ?? e) });
+    }
+  });
+};

@@ -5,12 +5,15 @@ The site (ADR 0011) is plain files that any static host can serve::
     index.html app.js offsets.js style.css   the app (package data: groundkit/web_app)
     site.json                                what the app loads, written here
     groundkit-<version>-py3-none-any.whl     the core, zipped from the installed package
-    collection/<name>/collection.sqlite      the collection, as ``groundkit ingest`` writes it
+    index/                                   the collection as small static files, fetched
+                                             per query (``groundkit.store.static``)
     sources/<source>                         each document's file, for highlighting and verify
     pyodide/                                 the Pyodide runtime (only with ``pyodide_dir``)
 
-A collection stores each document's absolute ``root``; the app maps every root to the site's
-``sources/`` copy (``site.json`` ``sources.root``) and verifies against that copy.
+The collection is ingested into SQLite first (as ``groundkit ingest`` does), every citation is
+verified against the copies, and it is then exported to ``index/`` (ADR 0018); the SQLite file
+is not shipped. A collection stores each document's absolute ``root``; the app maps every root
+to the site's ``sources/`` copy (``site.json`` ``sources.root``) and verifies against that copy.
 """
 
 from __future__ import annotations
@@ -36,8 +39,12 @@ from groundkit.errors import ConfigurationError, GroundkitError
 from groundkit.ingest import IngestReport
 from groundkit.ingest import ingest as ingest_path
 from groundkit.ingest.indexer import ProgressCallback
+from groundkit.retrieval import Retriever
 from groundkit.retrieval.audit import verify_reader
 from groundkit.sources import contained_path
+from groundkit.store.static import FORMAT as STATIC_FORMAT
+from groundkit.store.static import StaticReader
+from groundkit.store.static_export import export_static
 
 __all__ = [
     "DEFAULT_PYODIDE_URL",
@@ -46,6 +53,7 @@ __all__ = [
     "SiteReport",
     "build_site",
     "build_wheel",
+    "open_site",
 ]
 
 SITE_FORMAT = 1
@@ -98,6 +106,15 @@ class SiteReport:
             "pyodide": self.pyodide,
             "pyodide_copied": self.pyodide_copied,
         }
+
+
+def open_site(site: str | Path) -> Retriever:
+    """A retriever over a built site's ``index/``, as the page searches it (files on disk)."""
+    root = Path(site)
+    reader = StaticReader(
+        lambda path: contained_path(root, path).read_bytes(), index="index/", location=str(root)
+    )
+    return Retriever(reader)
 
 
 def package_dir() -> Path:
@@ -325,7 +342,7 @@ def _write_site(
     embedder: Embedder | None,
     progress: ProgressCallback | None,
 ) -> SiteReport:
-    index_dir = work / "collection"
+    index_dir = work / ".collection"  # the SQLite collection: exported, then removed
     ingest = ingest_path(
         source,
         index_dir=index_dir,
@@ -335,9 +352,6 @@ def _write_site(
         embedder=embedder,
         progress=progress,
     )
-    db = collection_file(index_dir, collection)
-    for suffix in ("-wal", "-shm"):  # a closed store leaves none; never ship a stale one
-        db.with_name(db.name + suffix).unlink(missing_ok=True)
 
     sources_dir = work / "sources"
     roots: set[str] = set()
@@ -350,6 +364,8 @@ def _write_site(
             shutil.copyfile(contained_path(Path(document.root), document.source), dest)
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
+        exported = export_static(reader, work / "index", sources_dir)
+    shutil.rmtree(index_dir)
     verified = checked.verified
     failed = [check.reason for check in checked.failures] + list(checked.integrity_problems)
     if len(roots) > 1:  # one build-site ingests one path, so one root
@@ -377,8 +393,11 @@ def _write_site(
         "wheel": wheel.name,
         "collection": {
             "name": collection,
-            "url": f"collection/{collection}/collection.sqlite",
-            "bytes": db.stat().st_size,
+            "format": f"static-{STATIC_FORMAT}",
+            "url": "index/",
+            "bytes": exported.bytes,
+            "files": exported.files,
+            "shards": exported.shards,
             "documents": status.get("documents"),
             "chunks": status.get("chunks"),
             "embedder": embedder.identity.to_dict() if embedder is not None else None,
@@ -397,7 +416,7 @@ def _write_site(
         ingest=ingest,
         wheel=wheel.name,
         wheel_bytes=wheel.stat().st_size,
-        collection_bytes=db.stat().st_size,
+        collection_bytes=exported.bytes,
         sources=len(documents),
         sources_bytes=_tree_bytes(sources_dir) if sources_dir.exists() else 0,
         citations_verified=verified,

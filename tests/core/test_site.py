@@ -17,7 +17,7 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import verify_citation
-from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel
+from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel, open_site
 
 CORPUS = {
     "guide/intro.md": "# 💧 Intro\n\nThe quokka 🦘 lives on Rottnest Island.\n",
@@ -33,21 +33,24 @@ def _site(tmp_path: Path, write_corpus: WriteCorpus, **kwargs: object) -> Path:
 
 def test_layout_and_manifest(tmp_path: Path, write_corpus: WriteCorpus) -> None:
     out = _site(tmp_path, write_corpus, collection="docs", title="Docs")
-    for name in (*APP_FILES, "site.json", "collection/docs/collection.sqlite"):
+    for name in (*APP_FILES, "site.json", "index/collection.bin", "index/postings/0000.bin"):
         assert (out / name).is_file(), name
+    assert not (out / "collection").exists() and not (out / ".collection").exists()
+    assert not list(out.rglob("*.sqlite*")), "the SQLite collection is not shipped"
     assert (out / "sources/guide/intro.md").read_bytes() == CORPUS["guide/intro.md"].encode()
     site = json.loads((out / "site.json").read_text("utf-8"))
     assert site["generator"].startswith("groundkit build-site")
     assert site["title"] == "Docs"
-    assert site["collection"]["url"] == "collection/docs/collection.sqlite"
+    assert site["collection"]["url"] == "index/"
+    assert site["collection"]["format"] == "static-1"
+    assert site["collection"]["name"] == "docs"
     assert site["collection"]["documents"] == 2
     assert site["sources"]["files"] == ["guide/intro.md", "notes.txt"]
     assert site["sources"]["root"] == str((tmp_path / "corpus").resolve())
     assert site["pyodide"]["url"].startswith("https://")  # no --pyodide-dir: a URL
     assert not (out / "pyodide").exists()
-    for name in ("wheel", "collection"):
-        path = site[name] if name == "wheel" else site[name]["url"]
-        assert (out / path).is_file()
+    assert (out / site["wheel"]).is_file()
+    assert (out / site["collection"]["url"]).is_dir()
     assert not list(out.parent.glob(".site.*")), "no temporary folder left behind"
     assert (out.stat().st_mode & 0o755) == 0o755
 
@@ -123,13 +126,12 @@ def test_collection_opens_and_verifies_against_the_shipped_sources(
     tmp_path: Path, write_corpus: WriteCorpus
 ) -> None:
     out = _site(tmp_path, write_corpus)
-    with groundkit.Retriever.open(out / "collection", "default") as retriever:
+    with open_site(out) as retriever:
         response = retriever.search("quokka island")
         top = response.results[0]
         assert top.citation.source == "guide/intro.md"
         # the app verifies against the site's copy, not the build machine's folder
         assert verify_citation(top.citation, out / "sources").verdict == "verified"
-    assert not list((out / "collection/default").glob("*-wal"))
 
 
 def test_refuses_a_foreign_non_empty_folder_unless_forced(
@@ -192,6 +194,10 @@ def test_cli_build_site_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str
     site = json.loads((out / "site.json").read_text("utf-8"))
     assert site["pyodide"]["url"] == "/pyodide/"
     assert site["title"] == "groundkit sample"
+    # Without the runtime and the wheel, the site stays within 2.5x its sources (ADR 0018).
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    sources = sum(p.stat().st_size for p in (out / "sources").rglob("*") if p.is_file())
+    assert (total - report["wheel_bytes"]) / sources <= 2.5
 
 
 def test_cli_refusal_is_a_usage_error(
@@ -213,5 +219,5 @@ def test_cli_build_site_with_vectors(tmp_path: Path) -> None:
     assert main(["build-site", str(corpus), "-o", str(out), "--embedder", "hash", "--json"]) == 0
     site = json.loads((out / "site.json").read_text("utf-8"))
     assert site["collection"]["embedder"]["provider"]
-    with groundkit.Retriever.open(out / "collection") as retriever:
+    with open_site(out) as retriever:
         assert retriever.search("burst main", mode="hybrid").results

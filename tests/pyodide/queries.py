@@ -4,7 +4,10 @@ The cross-runtime check (``test_cross_runtime.py``) runs this same file twice ov
 SQLite file: in CPython and inside Pyodide. Scores are written with ``float.hex`` so equal text
 means bit-identical floats. Standard library and groundkit only; runs on Python 3.11+.
 
-    python tests/pyodide/queries.py INDEX_DIR OUT.json
+    python tests/pyodide/queries.py INDEX_DIR OUT.json [--site SITE_DIR OUT2.json]
+
+With ``--site``, the same queries also run over a built site's static index (``index/``, read
+with ``groundkit.site.open_site``, as the browser page reads it), in the same process.
 """
 
 from __future__ import annotations
@@ -39,10 +42,16 @@ QUERIES: tuple[tuple[str, int, float | None], ...] = (
 )
 
 
-def run(index_dir: str) -> dict[str, Any]:
+def run(index_dir: str, *, site: bool = False) -> dict[str, Any]:
     """Everything the queries return, minus timings; ``runtime`` says where it ran."""
     answers: list[dict[str, Any]] = []
-    with groundkit.Retriever.open(index_dir) as retriever:
+    if site:
+        from groundkit.site import open_site
+
+        opened = open_site(index_dir)
+    else:
+        opened = groundkit.Retriever.open(index_dir)
+    with opened as retriever:
         for query, top_k, threshold in QUERIES:
             response = retriever.search(query, top_k=top_k, score_threshold=threshold)
             metadata = {k: v for k, v in response.metadata.items() if k != "timings_ms"}
@@ -82,12 +91,13 @@ def run(index_dir: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: queries.py INDEX_DIR OUT.json", file=sys.stderr)
+    if len(argv) not in (2, 5) or (len(argv) == 5 and argv[2] != "--site"):
+        print("usage: queries.py INDEX_DIR OUT.json [--site SITE_DIR OUT2.json]", file=sys.stderr)
         return 2
-    index_dir, out = argv
-    text = json.dumps(run(index_dir), ensure_ascii=False, indent=1, sort_keys=True)
-    Path(out).write_text(text + "\n", encoding="utf-8")
+    jobs = [(argv[0], argv[1], False)] + ([(argv[3], argv[4], True)] if len(argv) == 5 else [])
+    for where, out, site in jobs:
+        text = json.dumps(run(where, site=site), ensure_ascii=False, indent=1, sort_keys=True)
+        Path(out).write_text(text + "\n", encoding="utf-8")
     return 0
 
 

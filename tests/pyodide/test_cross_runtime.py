@@ -5,6 +5,9 @@ CPython ingests the bundled sample corpus (``python -m groundkit ingest sample``
 Pyodide (``web/pyodide/run.mjs``, Node.js). Rankings, scores (bit for bit), cited text, offsets,
 lines and verification verdicts must be equal, and the file must be left as it was.
 
+The same queries also run in Pyodide over ``groundkit build-site sample``'s static index
+(``index/``, the browser's format, ADR 0018), which must answer exactly as the SQLite file.
+
 Only ``tox run -e pyodide`` runs this (tests/conftest.py leaves tests/pyodide out of a plain
 ``pytest``); it needs ``bash web/pyodide/setup.sh`` to have been run first.
 """
@@ -104,6 +107,8 @@ def both_runtimes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, A
     collection = index / "default"
     before = fingerprint(collection)
     assert "collection.sqlite" in before
+    site = work / "site"  # the same corpus as a static site's index (what the browser reads)
+    run_checked([sys.executable, "-m", "groundkit", "build-site", "sample", "-o", str(site)], 300)
 
     run_checked([sys.executable, str(QUERIES), str(index), str(work / "cpython.json")], 300)
     run_checked(
@@ -119,13 +124,17 @@ def both_runtimes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, A
             "--",
             str(index),
             str(work / "pyodide.json"),
+            "--site",
+            str(site),
+            str(work / "pyodide-site.json"),
         ],
         600,
     )
     after = fingerprint(collection)
     cpython = json.loads((work / "cpython.json").read_text(encoding="utf-8"))
     pyodide = json.loads((work / "pyodide.json").read_text(encoding="utf-8"))
-    return cpython, pyodide, before, after
+    pyodide_site = json.loads((work / "pyodide-site.json").read_text(encoding="utf-8"))
+    return cpython, pyodide, before, after, pyodide_site
 
 
 def test_both_sides_ran_where_they_should(both_runtimes: tuple[dict[str, Any], ...]) -> None:
@@ -151,8 +160,18 @@ def test_pyodide_answers_exactly_as_cpython_over_the_same_file(
 def test_pyodide_leaves_the_collection_file_as_it_was(
     both_runtimes: tuple[dict[str, Any], ...],
 ) -> None:
-    *_, before, after = both_runtimes
+    *_, before, after, _ = both_runtimes
     assert after == before
+
+
+def test_pyodide_over_the_static_site_answers_exactly_as_cpython_over_sqlite(
+    both_runtimes: tuple[dict[str, Any], ...],
+) -> None:
+    cpython, *_, pyodide_site = both_runtimes
+    assert pyodide_site["runtime"]["platform"] == "emscripten"
+    found = differences(cpython, pyodide_site)
+    assert not found, "the static index in Pyodide answered differently:\n" + "\n".join(found[:60])
+    assert comparable(cpython) == comparable(pyodide_site)
 
 
 def test_the_comparison_sees_a_one_ulp_score_change(

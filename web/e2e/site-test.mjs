@@ -43,17 +43,17 @@ function cpython(code, ...args) {
   return JSON.parse(r.stdout);
 }
 const CPY_SEARCH = `
-import json, sys, groundkit
-with groundkit.Retriever.open(sys.argv[1], sys.argv[2]) as r:
+import json, sys, groundkit.site
+with groundkit.site.open_site(sys.argv[1]) as r:  # the site's index/, as the page reads it
     res = r.search(sys.argv[3], top_k=10, mode=sys.argv[4] if len(sys.argv) > 4 else "bm25")
     print(json.dumps([{"source": x.citation.source, "start": x.citation.start_offset,
         "end": x.citation.end_offset, "start_line": x.citation.start_line,
         "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
         "verdict": r.verify(x).verdict} for x in res.results]))`;
 const CPY_BENCH = `
-import json, sys, time, groundkit
+import json, sys, time, groundkit.site
 queries, repeats = json.loads(sys.argv[3]), int(sys.argv[4])
-with groundkit.Retriever.open(sys.argv[1], sys.argv[2]) as r:
+with groundkit.site.open_site(sys.argv[1]) as r:
     for q in queries: r.search(q, top_k=10)  # warm, as the page is after its first query
     per_query = {q: [] for q in queries}
     for _ in range(repeats):
@@ -193,7 +193,7 @@ let srv, browser;
 const measured = {};
 try {
   const site = JSON.parse(fs.readFileSync(path.join(SITE, "site.json"), "utf-8"));
-  const indexDir = path.join(SITE, "collection");
+  const indexDir = SITE; // CPython reads the site's own index/ (groundkit.site.open_site)
   const name = site.collection.name;
   const s = await startServer(SITE);
   srv = s.srv;
@@ -271,6 +271,17 @@ try {
     "each result shows its source and line span");
   check(got1.every((r, i) => r.score.toFixed(4) === want1[i].score.toFixed(4)), "scores equal CPython's (4 places)");
   check(got1[0]?.source === "customers/report-a-leak.md", `top result is customers/report-a-leak.md (got ${got1[0]?.source})`);
+  // ---- the index is fetched lazily: the head, then only the shards a query's terms need ----
+  const fetched1 = await page.evaluate(() => window.groundkit.fetched());
+  const shards1 = fetched1.filter(([p]) => p.startsWith("index/postings/"));
+  check(fetched1[0]?.[0] === "index/collection.bin" && shards1.length > 0 && shards1.length < site.collection.shards,
+    `the first query fetched the index head and ${shards1.length} of ${site.collection.shards} postings shards ` +
+    `(${fetched1.reduce((n, [, b]) => n + b, 0)} bytes of index and sources; the index is ${site.collection.bytes})`);
+  await search(page, "leak report"); // the same terms: nothing more to fetch for postings
+  const fetched2 = await page.evaluate(() => window.groundkit.fetched());
+  check(fetched2.slice(fetched1.length).every(([p]) => !p.startsWith("index/postings/")),
+    "a query whose terms' shards are loaded fetches no postings");
+  await search(page, q1);
   const v1 = await showAndVerify(page, 0);
   check(v1.cited.text === want1[0].text, "the highlighted span is exactly the cited text");
   check(v1.verdict.verdict === "verified", `verify says verified (${v1.verdict.verdict}: ${v1.verdict.reason})`);

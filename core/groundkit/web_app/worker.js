@@ -28,7 +28,7 @@ async function fetchBytes(url, label, phase) {
     if (got + value.length > total) throw new Error(`${label}: more bytes than announced`);
     out.set(value, got);
     got += value.length;
-    progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} of ${(total / 1024).toFixed(0)} KiB`, got / total);
+    if (phase) progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} of ${(total / 1024).toFixed(0)} KiB`, got / total);
   }
   return got === total ? out : out.subarray(0, got);
 }
@@ -40,7 +40,8 @@ import groundkit
 from groundkit.analysis.tokenize import _word_pattern
 from groundkit.retrieval.citations import verify_citation
 
-_state = {"retriever": None, "results": [], "sources_root": None, "stored_root": None}
+_state = {"retriever": None, "reader": None, "results": [], "sources_root": None,
+          "stored_root": None, "fetched": []}
 
 def _close():
     if _state["retriever"] is not None:
@@ -59,11 +60,47 @@ def _info(kind):
         "groundkit": groundkit.__version__,
     })
 
-def open_bundled(index_dir, name, sources_root, stored_root):
+def _xhr_fetch(base):
+    """fetch(path) -> bytes by synchronous XHR: allowed in a worker, and what lets the
+    core's synchronous reader fetch a postings shard or a source the moment it needs one."""
+    from urllib.parse import quote
+    from js import XMLHttpRequest
+    def fetch(path):
+        xhr = XMLHttpRequest.new()
+        xhr.open("GET", base + quote(path), False)
+        xhr.responseType = "arraybuffer"
+        xhr.send()
+        if xhr.status != 200:
+            raise OSError(f"HTTP {xhr.status} for {base + quote(path)}")
+        data = xhr.response.to_bytes()
+        _state["fetched"].append([path, len(data)])
+        return data
+    return fetch
+
+def open_bundled(site_url, index_url, sources_url, sources_root, stored_root):
+    from groundkit.store.static import StaticReader
     _close()
-    _state["retriever"] = groundkit.Retriever.open(index_dir, name)
+    reader = StaticReader(_xhr_fetch(site_url), index=index_url, sources=sources_url,
+                          location="this site's index")
+    _state["reader"] = reader
+    _state["retriever"] = groundkit.Retriever(reader)
     _state.update(sources_root=sources_root, stored_root=stored_root)
     return _info("bundled")
+
+def missing(query):
+    """Shards the query's terms need that are not loaded yet (fetched ahead, in parallel)."""
+    r, reader = _state["retriever"], _state["reader"]
+    if reader is None or r.reader is not reader:
+        return json.dumps([])
+    return json.dumps(reader.missing(r.analyzer.terms(query)))
+
+def put(path, data):
+    data = data.to_bytes()
+    _state["fetched"].append([path, len(data)])
+    _state["reader"].put(path, data)
+
+def fetched():
+    return json.dumps(_state["fetched"])
 
 def index_folder(folder, embedder):
     from groundkit.store.memory import MemoryStore
@@ -160,10 +197,9 @@ const ops = {
       throw new Error(`cannot load Pyodide from ${pyodideUrl}pyodide.mjs (${e.message}); ` +
         "rebuild the site with --pyodide-dir, or give a working --pyodide-url");
     }
-    // The wheel and the collection download while Pyodide starts.
+    // The wheel downloads while Pyodide starts; the index is fetched a shard at a time, later.
     const wheelP = fetchBytes(base(site.wheel), "search engine", "download");
-    const dbP = fetchBytes(base(site.collection.url), "index", "download");
-    wheelP.catch(() => {}); dbP.catch(() => {});
+    wheelP.catch(() => {});
     py = await loadPyodide({ indexURL: pyodideUrl, stdout: console.log, stderr: console.warn });
     mark("pyodideMs");
 
@@ -177,15 +213,20 @@ const ops = {
     mark("wheelMs");
 
     progress("collection", "Opening the index…");
-    const c = site.collection;
-    // canOwn: MEMFS keeps this buffer instead of a second copy of the whole collection.
-    writeFile(`${SITE_DIR}/collection/${c.name}/collection.sqlite`, await dbP, { canOwn: true });
-    const info = call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, site.sources.root);
+    const info = ops.openBundled();
     mark("collectionMs");
     return { info, timings };
   },
-  search({ query, mode, topK }) {
+  async search({ query, mode, topK }) {
+    // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
+    const paths = call("missing", query);
+    const base = (u) => new URL(u, boot.siteUrl).href;
+    const got = await Promise.all(paths.map((p) => fetchBytes(base(p), "index", null)));
+    paths.forEach((p, i) => gk.put(p, got[i]));
     return call("search", query, mode, topK);
+  },
+  fetched() {
+    return call("fetched");
   },
   // bytes: the source file as the page fetched it (written once into MEMFS for verify).
   verify({ index, source, bytes }) {
@@ -201,8 +242,9 @@ const ops = {
     return call("index_folder", folder, embedder);
   },
   openBundled() {
-    const c = boot.site.collection;
-    return call("open_bundled", `${SITE_DIR}/collection`, c.name, `${SITE_DIR}/sources`, boot.site.sources.root);
+    const site = boot.site;
+    return call("open_bundled", new URL(".", boot.siteUrl).href, site.collection.url, site.sources.url,
+      `${SITE_DIR}/sources`, site.sources.root);
   },
   bench({ queries, repeats, mode, topK }) {
     return JSON.parse(gk.bench(py.toPy(queries), repeats, mode, topK));

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"wrote a static search site of {report.ingest.root} to {report.out}")
         print(report.ingest.summary())
         print(
-            f"wheel {report.wheel} ({report.wheel_bytes} bytes), collection "
+            f"wheel {report.wheel} ({report.wheel_bytes} bytes), index "
             f"{report.collection_bytes} bytes, {report.sources} source files "
             f"({report.sources_bytes} bytes); Pyodide: "
             + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)

@@ -1,0 +1,189 @@
+"""Write a collection as a static collection (``groundkit.store.static``) for the browser.
+
+The postings are re-derived from each chunk's text with the collection's own analyzer and then
+compared, term by term, with the store's: an export that would rank differently fails
+(``StorageError``) instead of shipping.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.config import IngestSettings
+from groundkit.contracts import Document, chunk_id_for
+from groundkit.errors import StorageError
+from groundkit.sources import contained_path, read_text
+from groundkit.store.base import CollectionReader
+from groundkit.store.static import BLOCK, FORMAT, HEAD, block_path, pack, shard_of, shard_path
+
+__all__ = ["POSTINGS_PER_SHARD", "StaticExport", "export_static"]
+
+POSTINGS_PER_SHARD = 2048
+"""Aim for about this many postings a shard (a few KB deflated): the shard count is the
+smallest power of two that reaches it, so a query fetches a few small files."""
+_MAX_SHARDS = 1 << 16
+_BATCH = 512
+
+
+@dataclass(frozen=True)
+class StaticExport:
+    """What ``export_static`` wrote."""
+
+    files: int
+    bytes: int
+    shards: int
+    postings_bytes: int
+    chunks_bytes: int
+    head_bytes: int
+    vectors_bytes: int
+
+
+def _shard_count(postings: int) -> int:
+    shards = 1
+    while shards < _MAX_SHARDS and postings / shards > POSTINGS_PER_SHARD:
+        shards *= 2
+    return shards
+
+
+def export_static(reader: CollectionReader, out: str | Path, sources: str | Path) -> StaticExport:
+    """Write ``reader``'s collection under ``out``; ``sources`` holds each document's file at
+    its ``source`` path (the site's copies), from which the chunk text is sliced."""
+    target = Path(out)
+    identity = reader.analyzer_identity
+    analyzer = (
+        Analyzer() if identity is None else Analyzer.from_identity(identity, subject="export")
+    )
+    documents = sorted(reader.iter_documents(), key=lambda d: (d.root, d.source))
+    position = {d.document_id: i for i, d in enumerate(documents)}
+    lengths = dict(reader.chunk_lengths())
+    keys = sorted(lengths)
+    texts: dict[str, str] = {}
+    rows: list[list[Any]] = []
+    doc_of: list[int] = []
+    index_of: list[int] = []
+    postings: dict[str, list[tuple[int, int]]] = {}
+    max_bytes = IngestSettings().max_file_bytes
+    for at in range(0, len(keys), _BATCH):
+        batch = keys[at : at + _BATCH]
+        found = reader.chunks(batch)
+        for key in batch:
+            chunk = found.get(key)
+            if chunk is None or chunk.document_id not in position:
+                raise StorageError(f"chunk {key} has no record or document; verify the collection")
+            document = documents[position[chunk.document_id]]
+            text = texts.get(document.source)
+            if text is None:
+                texts.clear()  # documents' chunks come in key order, mostly one file at a time
+                path = contained_path(Path(sources), document.source)
+                text = read_text(path, name=document.source, max_bytes=max_bytes)
+                texts[document.source] = text
+            start, end = chunk.start_offset, chunk.end_offset
+            own_id = chunk_id_for(document.document_id, chunk.chunk_index, start, end)
+            rows.append(
+                [
+                    start,
+                    end,
+                    chunk.start_line,
+                    chunk.end_line,
+                    dict(chunk.metadata),
+                    None if own_id == chunk.chunk_id else chunk.chunk_id,
+                    None if text[start:end] == chunk.text else chunk.text,
+                ]
+            )
+            doc_of.append(position[chunk.document_id])
+            index_of.append(chunk.chunk_index)
+            terms = analyzer.terms(chunk.text)
+            if len(terms) != lengths[key]:
+                raise StorageError(
+                    f"chunk {chunk.chunk_id}: {len(terms)} terms, the store says {lengths[key]}; "
+                    "the collection was built with another analyzer: re-ingest it"
+                )
+            for term, tf in Counter(terms).items():
+                postings.setdefault(term, []).append((key, tf))
+    _check_postings(reader, postings)
+    shards = _shard_count(sum(len(p) for p in postings.values()))
+    by_shard: dict[int, dict[str, list[list[int]]]] = {}
+    for term in sorted(postings):
+        pairs = sorted(postings[term])
+        ordered = [key for key, _ in pairs]
+        gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
+        by_shard.setdefault(shard_of(term, shards), {})[term] = [gaps, [tf for _, tf in pairs]]
+    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0}
+    count = 0
+
+    def write(name: str, data: bytes, kind: str) -> None:
+        nonlocal count
+        path = target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        sizes[kind] += len(data)
+        count += 1
+
+    for shard, terms_of in sorted(by_shard.items()):
+        write(shard_path(shard), pack(terms_of), "postings")
+    for block in range(0, len(rows), BLOCK):
+        write(block_path(block // BLOCK), pack(rows[block : block + BLOCK]), "chunks")
+    vector_keys: list[int] | None = None
+    embedding = reader.embedding_identity
+    if embedding is not None:
+        vectors = list(reader.vectors())
+        vector_keys = [key for key, _ in vectors]
+        write("vectors.bin", zlib.compress(b"".join(v for _, v in vectors), 9), "vectors")
+    head = {
+        "format": FORMAT,
+        "generation": reader.generation,
+        "analyzer": identity,
+        "embedding": None if embedding is None else embedding.to_dict(),
+        "total_length": reader.total_length,
+        "terms": len(postings),
+        "shards": shards,
+        "documents": [_document_row(d) for d in documents],
+        "keys": keys,
+        "lengths": [lengths[key] for key in keys],
+        "document": doc_of,
+        "chunk_index": index_of,
+        "vector_keys": vector_keys,
+    }
+    write(HEAD, pack(head), "head")
+    return StaticExport(
+        files=count,
+        bytes=sum(sizes.values()),
+        shards=shards,
+        postings_bytes=sizes["postings"],
+        chunks_bytes=sizes["chunks"],
+        head_bytes=sizes["head"],
+        vectors_bytes=sizes["vectors"],
+    )
+
+
+def _document_row(d: Document) -> list[Any]:
+    return [
+        d.document_id,
+        d.source,
+        d.root,
+        d.content_hash,
+        d.char_count,
+        d.line_count,
+        d.fingerprint,
+        d.source_class,
+    ]
+
+
+def _check_postings(reader: CollectionReader, postings: dict[str, list[tuple[int, int]]]) -> None:
+    stored_terms = reader.status().get("terms")
+    if stored_terms is not None and stored_terms != len(postings):
+        raise StorageError(
+            f"the chunks' text gives {len(postings)} terms, the store holds {stored_terms}; "
+            "verify the collection (groundkit verify) or re-ingest it"
+        )
+    for term, pairs in postings.items():
+        if sorted(reader.postings(term)) != sorted(pairs):
+            raise StorageError(
+                f"term {term!r}: the store's postings differ from the chunks' text; "
+                "verify the collection or re-ingest it"
+            )

@@ -1,0 +1,159 @@
+"""The static collection (``groundkit.store.static``): ranks, scores and cites exactly as the
+SQLite collection it was exported from, fetching only the files a query needs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import groundkit
+from groundkit.collection import open_reader
+from groundkit.errors import StorageError
+from groundkit.retrieval import Retriever
+from groundkit.store.base import CollectionReader
+from groundkit.store.static import HEAD, StaticReader, shard_of, shard_path
+from groundkit.store.static_export import export_static
+
+SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
+QUERIES = (
+    ("how do I report a leak", 5, None),
+    ("chlorine residual target", 10, None),
+    ("Avis aux résidents rinçage du réseau", 5, None),
+    ("water interruption – Orchard Road", 5, None),
+    ("payment options direct debit late fee", 20, None),
+    ("the of and", 5, None),
+    ("zyzzyva quokka", 5, None),
+    ("hydrant flushing discoloured water", 10, 2.0),
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    root = tmp_path_factory.mktemp("static")
+    index = root / "idx"
+    groundkit.ingest(SAMPLE, index_dir=index, embedder=groundkit.get_embedder("hash"))
+    with open_reader(index, "default") as reader:
+        export_static(reader, root / "site" / "index", SAMPLE)
+    yield index, root / "site"
+
+
+class Files:
+    """fetch(path) over a site folder (sources from the sample), recording every path."""
+
+    def __init__(self, site: Path) -> None:
+        self.site = site
+        self.paths: list[str] = []
+
+    def __call__(self, path: str) -> bytes:
+        self.paths.append(path)
+        if path.startswith("sources/"):
+            return (SAMPLE / path.removeprefix("sources/")).read_bytes()
+        return (self.site / path).read_bytes()
+
+
+def answers(retriever: Retriever, mode: str) -> list[Any]:
+    out = []
+    for query, k, threshold in QUERIES:
+        response = retriever.search(query, top_k=k, score_threshold=threshold, mode=mode)
+        meta = {key: v for key, v in response.metadata.items() if key != "timings_ms"}
+        out.append(
+            (
+                meta,
+                [
+                    (r.chunk_id, r.score.hex(), dataclasses.asdict(r.citation), dict(r.metadata))
+                    for r in response.results
+                ],
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_same_answers_as_the_sqlite_collection(built: tuple[Path, Path], mode: str) -> None:
+    index, site = built
+    with Retriever.open(index) as stored, Retriever(StaticReader(Files(site), index="index/")) as r:
+        assert answers(r, mode) == answers(stored, mode)
+
+
+def test_reader_protocol_and_counts(built: tuple[Path, Path]) -> None:
+    index, site = built
+    static = StaticReader(Files(site), index="index/")
+    assert isinstance(static, CollectionReader)
+    with open_reader(index, "default") as stored:
+        assert static.generation == stored.generation
+        assert static.chunk_count == stored.chunk_count
+        assert static.total_length == stored.total_length
+        assert sorted(static.chunk_lengths()) == sorted(stored.chunk_lengths())
+        assert list(static.iter_documents()) == list(stored.iter_documents())
+        assert list(static.iter_chunks()) == list(stored.iter_chunks())
+        assert dict(static.iter_tie_keys()) == dict(stored.iter_tie_keys())
+        assert dict(static.vectors()) == dict(stored.vectors())
+        assert static.status()["terms"] == stored.status()["terms"]
+    assert static.integrity_problems() == []
+
+
+def test_a_query_fetches_only_its_shards(built: tuple[Path, Path]) -> None:
+    _, site = built
+    files = Files(site)
+    reader = StaticReader(files, index="index/")
+    assert files.paths == ["index/" + HEAD]
+    shards = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))["shards"]
+    assert shards > 1
+    wanted = reader.missing(["leak", "report"])
+    assert wanted == sorted(
+        {"index/" + shard_path(shard_of(t, shards)) for t in ("leak", "report")}
+    )
+    for path in wanted:  # fetched ahead, as the page does; the reader then fetches nothing
+        reader.put(path, (site / path).read_bytes())
+    assert reader.postings("leak") and reader.postings("report")
+    assert files.paths == ["index/" + HEAD]
+    assert reader.missing(["leak", "report"]) == []
+
+
+def test_a_missing_file_is_a_storage_error(tmp_path: Path) -> None:
+    def fetch(path: str) -> bytes:
+        raise OSError(f"HTTP 404 for {path}")
+
+    with pytest.raises(StorageError, match=r"cannot fetch index/collection\.bin"):
+        StaticReader(fetch, index="index/")
+
+
+def test_damaged_or_newer_files_are_refused(built: tuple[Path, Path]) -> None:
+    _, site = built
+    head = site / "index" / HEAD
+    with pytest.raises(StorageError, match="damaged"):
+        StaticReader(lambda p: b"not zlib", index="index/")
+    newer = json.loads(zlib.decompress(head.read_bytes()))
+    newer["format"] = 99
+    data = zlib.compress(json.dumps(newer).encode())
+    with pytest.raises(StorageError, match="format 99"):
+        StaticReader(lambda p: data, index="index/")
+
+
+def test_export_refuses_postings_that_disagree_with_the_text(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# Wombats\n\nWombats dig burrows.\n", encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx")
+
+    class Tampered:
+        def __init__(self, inner: CollectionReader) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+        def postings(self, term: str) -> list[tuple[int, int]]:
+            return [(key, tf + 1) for key, tf in self.inner.postings(term)]
+
+    with (
+        open_reader(tmp_path / "idx", "default") as reader,
+        pytest.raises(StorageError, match="postings differ"),
+    ):
+        export_static(Tampered(reader), tmp_path / "out", corpus)  # type: ignore[arg-type]

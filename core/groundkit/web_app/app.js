@@ -411,6 +411,7 @@ function setupDrop() {
 
 // ---------- measurement hooks (used by web/e2e and bench/; harmless otherwise) ----------
 window.groundkit.wasmHeapBytes = () => ask("wasmHeapBytes");
+window.groundkit.search = (query, mode = "bm25", topK = 10) => ask("search", { query, mode, topK });
 window.groundkit.fetched = () => ask("fetched"); // [path, bytes] of every index/source file the worker fetched
 window.groundkit.bench = (queries, repeats = 3, mode = "bm25", topK = 10) =>
   ask("bench", { queries, repeats, mode, topK });

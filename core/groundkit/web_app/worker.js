@@ -125,9 +125,15 @@ def query_word_spans(text, wanted):
     analyzer = _state["retriever"].analyzer
     spans = []
     for match in _word_pattern().finditer(text):
-        if any(term in wanted for term in analyzer.terms(match.group())):
+        word = match.group()
+        hit = _marked.get(word)
+        if hit is None:
+            hit = _marked[word] = any(term in wanted for term in analyzer.terms(word))
+        if hit:
             spans.append([match.start(), match.end()])
     return spans
+
+_marked = {}  # word -> marked, for the current query's terms
 
 def search(query, mode, top_k):
     r = _state["retriever"]
@@ -136,6 +142,7 @@ def search(query, mode, top_k):
     elapsed = (time.perf_counter() - started) * 1000
     _state["results"] = list(response.results)
     wanted = set(r.analyzer.terms(query))
+    _marked.clear()
     out = []
     for rank, result in enumerate(response.results, start=1):
         c = result.citation

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// One cold run of one search page in Debian's headless chromium, for bench/site_vs_pagefind.py.
+//   node web/bench/drive.mjs --url URL --kind groundkit|pagefind --queries JSON [--repeats N] [--shot PNG]
+// A fresh browser process (so a cold HTTP cache and a cold renderer) loads URL, types the first
+// query at once, and waits for its results on screen; then times the warm queries through the
+// page's own search call. Every request must stay on the page's origin (others are aborted and
+// reported). Prints one JSON object: times (ms), bytes before the first result (the bodies as
+// sent), long tasks, renderer memory.
+import fs from "node:fs";
+import { chromium } from "playwright-core";
+
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const URL_ = opt("--url");
+const KIND = opt("--kind");
+const QUERIES = JSON.parse(opt("--queries"));
+const REPEATS = Number(opt("--repeats", "3"));
+const SHOT = opt("--shot", null);
+const TIMEOUT = 300_000;
+
+// Renderer processes started by this node process's chromium (its descendants).
+function rendererRssMB() {
+  const parent = new Map();
+  const cmd = new Map();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf-8");
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      cmd.set(Number(pid), fs.readFileSync(`/proc/${pid}/cmdline`, "utf-8"));
+    } catch { /* gone */ }
+  }
+  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true; return false; };
+  let kb = 0;
+  for (const [pid, c] of cmd) {
+    if (!c.includes("--type=renderer") || !mine(pid)) continue;
+    try {
+      const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf-8"));
+      if (m) kb += Number(m[1]);
+    } catch { /* gone */ }
+  }
+  return Math.round(kb / 102.4) / 10;
+}
+
+const origin = new URL(URL_).origin;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage"],
+});
+const out = { kind: KIND };
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const offsite = [];
+  await context.route("**/*", (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin + "/")) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  const finished = []; // [time, url, body bytes]
+  context.on("requestfinished", async (request) => {
+    const at = performance.now();
+    const sizes = await request.sizes().catch(() => null);
+    finished.push([at, request.url(), sizes ? sizes.responseBodySize : 0]);
+  });
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: "longtask", buffered: true });
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error(`[pageerror] ${e}`));
+  const q = QUERIES[0];
+  const t0 = performance.now();
+  await page.goto(URL_, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector(KIND === "groundkit" ? "#query:not([disabled])" : "#q");
+  const tInput = performance.now();
+  if (KIND === "groundkit") {
+    await page.fill("#query", q);
+    await page.press("#query", "Enter");
+    await page.waitForFunction((x) => document.querySelector("#search-meta").dataset.query === x &&
+      document.querySelectorAll("#results .result").length > 0, q, { timeout: TIMEOUT });
+  } else {
+    await page.fill("#q", q);
+    await page.waitForFunction((x) => document.querySelector("#results").dataset.query === x &&
+      document.querySelectorAll("#results li").length > 0, q, { timeout: TIMEOUT });
+  }
+  const tFirst = performance.now();
+  await new Promise((ok) => setTimeout(ok, 300)); // let late requestfinished events land
+  const before = finished.filter(([at]) => at <= tFirst);
+  out.navigation_to_input_ms = Math.round(tInput - t0);
+  out.navigation_to_first_result_ms = Math.round(tFirst - t0);
+  out.requests_before_first_result = before.length;
+  out.bytes_before_first_result = before.reduce((n, [, , b]) => n + b, 0);
+  out.urls_before_first_result = before.map(([, u, b]) => [u.slice(origin.length), b]);
+  out.first_results = await page.evaluate((kind) => kind === "groundkit"
+    ? [...document.querySelectorAll("#results .result")].map((li) => li.dataset.source)
+    : [...document.querySelectorAll("#results li")].map((li) => li.dataset.url), KIND);
+  // Warm queries: every query once (fetching what it needs), then timed REPEATS times each.
+  out.warm = await page.evaluate(async ([kind, queries, repeats]) => {
+    const run = kind === "groundkit"
+      ? (x) => window.groundkit.search(x)
+      : async (x) => { const r = await window.pagefind.search(x); return Promise.all(r.results.slice(0, 10).map((y) => y.data())); };
+    for (const x of queries) await run(x);
+    const times = [];
+    for (let i = 0; i < repeats; i++) {
+      for (const x of queries) { const t = performance.now(); await run(x); times.push(performance.now() - t); }
+    }
+    times.sort((a, b) => a - b);
+    return { n: times.length, median_ms: times[times.length >> 1], p95_ms: times[Math.floor(times.length * 0.95)] };
+  }, [KIND, QUERIES, REPEATS]);
+  out.long_tasks_ms = await page.evaluate(() => window.__longTasks);
+  if (KIND === "groundkit") out.page_metrics = await page.evaluate(() => ({ ...window.groundkit.metrics }));
+  out.renderer_rss_mb = rendererRssMB();
+  out.bytes_total = finished.reduce((n, [, , b]) => n + b, 0);
+  out.offsite = offsite;
+  if (SHOT) await page.screenshot({ path: SHOT });
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(out));

@@ -146,7 +146,7 @@ def build_pagefind(folder: Path, out: Path) -> dict[str, Any]:
     return {"build_s": round(time.perf_counter() - started, 1), "files": len(files)}
 
 
-def build_groundkit(folder: Path, out: Path) -> dict[str, Any]:
+def build_groundkit(folder: Path, out: Path, snapshot: bool) -> dict[str, Any]:
     started = time.perf_counter()
     subprocess.run(
         [
@@ -160,6 +160,7 @@ def build_groundkit(folder: Path, out: Path) -> dict[str, Any]:
             "--pyodide-dir",
             str(E2E / "node_modules" / "pyodide"),
             "--json",
+            *(["--snapshot"] if snapshot else []),
         ],
         check=True,
         capture_output=True,
@@ -257,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the bundled sample, 2 runs each")
     parser.add_argument("--django", action="store_true", help="Django's docs (pip download)")
     parser.add_argument("--runs", type=int, default=None, help="cold runs each (default 5)")
+    parser.add_argument(
+        "--snapshot", action="store_true", help="build groundkit's site with --snapshot"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed passes of warm queries")
     parser.add_argument("--queries", help="a JSON list of queries (the first one is timed cold)")
     parser.add_argument("--work", help="build folder (default: a temporary one)")
@@ -279,10 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     sources = sum(p.stat().st_size for p in text_files(folder))
     print(f"corpus {folder}: {len(text_files(folder))} files, {sources / 1e6:.2f} MB", flush=True)
-    gk_build = build_groundkit(folder, work / "gk")
+    gk_build = build_groundkit(folder, work / "gk", args.snapshot)
     pf_build = build_pagefind(folder, work / "pf")
     gk_site = tree_bytes(work / "gk")
-    gk_runtime = tree_bytes(work / "gk" / "pyodide") + sum(
+    gk_runtime = tree_bytes(work / "gk" / "pyodide") + sum(  # the snapshot included
         p.stat().st_size for p in (work / "gk").glob("*.whl")
     )
     print(f"built: groundkit {gk_build['build_s']} s, Pagefind {pf_build['build_s']} s", flush=True)
@@ -343,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "corpus": {"folder": str(folder), "files": len(text_files(folder)), "bytes": sources},
         "runs": runs,
+        "groundkit_snapshot": args.snapshot,
         "queries": queries,
         "machine": {
             "cpus": os.cpu_count(),

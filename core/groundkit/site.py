@@ -41,6 +41,7 @@ from groundkit.ingest import ingest as ingest_path
 from groundkit.ingest.indexer import ProgressCallback
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.audit import verify_reader
+from groundkit.site_runtime import SNAPSHOT_FILE, check_snapshot_tools, make_snapshot
 from groundkit.sources import contained_path
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
@@ -91,6 +92,7 @@ class SiteReport:
     citations_failed: list[str] = field(default_factory=list)
     pyodide: str = DEFAULT_PYODIDE_URL
     pyodide_copied: bool = False
+    snapshot_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +107,7 @@ class SiteReport:
             "citations_failed": self.citations_failed,
             "pyodide": self.pyodide,
             "pyodide_copied": self.pyodide_copied,
+            "snapshot_bytes": self.snapshot_bytes,
         }
 
 
@@ -269,12 +272,15 @@ def build_site(
     settings: IngestSettings | None = None,
     embedder: Embedder | None = None,
     force: bool = False,
+    snapshot: bool = False,
     progress: ProgressCallback | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
 
     ``out`` may be new, empty or an earlier site (replaced as a whole); any other non-empty
     folder is refused unless ``force`` (the site's files are then written into it).
+    ``snapshot`` (needs ``pyodide_dir`` and Node.js) adds Pyodide's memory snapshot with
+    groundkit imported, which the page restores instead of starting Python (ADR 0019).
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -285,6 +291,12 @@ def build_site(
     pyodide_version = None if pyodide_dir is None else _pyodide_version(Path(pyodide_dir))
     if pyodide_url is not None:
         _origin(pyodide_url)  # refuse a bad URL before any work
+    if snapshot and pyodide_dir is None:
+        raise ConfigurationError(
+            "--snapshot needs --pyodide-dir: a snapshot fits one runtime build"
+        )
+    if snapshot:
+        check_snapshot_tools()
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     work.chmod(0o755)  # mkdtemp makes it 0700; a static host must read it
@@ -300,6 +312,7 @@ def build_site(
             analyzer=analyzer,
             settings=settings,
             embedder=embedder,
+            snapshot=snapshot,
             progress=progress,
         )
         _install(work, target, merge=force and not _is_site(target))
@@ -340,6 +353,7 @@ def _write_site(
     analyzer: Analyzer | None,
     settings: IngestSettings | None,
     embedder: Embedder | None,
+    snapshot: bool,
     progress: ProgressCallback | None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
@@ -382,6 +396,9 @@ def _write_site(
         pyodide = "pyodide/"
     else:
         pyodide = pyodide_url or DEFAULT_PYODIDE_URL
+    snap = work / "pyodide" / SNAPSHOT_FILE
+    if snapshot and pyodide_dir is not None:
+        make_snapshot(pyodide_dir, wheel, snap)
     (work / "index.html").write_text(
         page_html((app / "index.html").read_text("utf-8"), pyodide), encoding="utf-8"
     )
@@ -389,7 +406,11 @@ def _write_site(
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",
         "title": title,
-        "pyodide": {"url": pyodide, "version": pyodide_version or PYODIDE_VERSION},
+        "pyodide": {
+            "url": pyodide,
+            "version": pyodide_version or PYODIDE_VERSION,
+            "snapshot": f"pyodide/{SNAPSHOT_FILE}" if snapshot else None,
+        },
         "wheel": wheel.name,
         "collection": {
             "name": collection,
@@ -423,4 +444,5 @@ def _write_site(
         citations_failed=failed,
         pyodide=pyodide,
         pyodide_copied=pyodide_dir is not None,
+        snapshot_bytes=snap.stat().st_size if snapshot else None,
     )

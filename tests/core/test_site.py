@@ -221,3 +221,18 @@ def test_cli_build_site_with_vectors(tmp_path: Path) -> None:
     assert site["collection"]["embedder"]["provider"]
     with open_site(out) as retriever:
         assert retriever.search("burst main", mode="hybrid").results
+
+
+def test_snapshot_needs_the_runtime_copied_in_and_node(
+    tmp_path: Path, write_corpus: WriteCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ConfigurationError, match="--snapshot needs --pyodide-dir"):
+        _site(tmp_path, write_corpus, snapshot=True)
+    runtime = tmp_path / "pyodide"
+    runtime.mkdir()
+    for name in PYODIDE_FILES:
+        (runtime / name).write_text('{"version": "314.0.8"}' if name == "package.json" else "")
+    monkeypatch.setattr("groundkit.site_runtime.shutil.which", lambda name: None)
+    with pytest.raises(ConfigurationError, match=r"Node\.js"):
+        _site(tmp_path, write_corpus, snapshot=True, pyodide_dir=runtime)
+    assert not (tmp_path / "site").exists()

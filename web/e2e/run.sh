@@ -4,7 +4,8 @@
 # 2. node --test tests/web: the code-point <-> UTF-16 conversion of the app (offsets.js)
 # 3. `groundkit build-site sample --embedder hash` into web/e2e/build/site, with the Pyodide
 #    runtime copied in
-# 4. site-test.mjs: the site in Debian's headless chromium, served on 127.0.0.1, offline
+#    and again with --snapshot into web/e2e/build/snap
+# 4. site-test.mjs: the sites in Debian's headless chromium, served on 127.0.0.1, offline
 # PYTHON selects the Python with groundkit installed (default: python3); CHROMIUM the browser
 # (default: /usr/bin/chromium; on Debian: apt-get install -y chromium). Arguments go to step 4.
 set -euo pipefail
@@ -22,4 +23,8 @@ node --test "$REPO/tests/web/"
 rm -rf build/site
 # --embedder hash: the page then offers bm25, dense and hybrid, and step 4 checks all three
 "$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide --embedder hash
-node site-test.mjs --python "$PYTHON" --site build/site --out build "$@"
+# --snapshot: the same sample with Pyodide's memory snapshot (made with node here); step 4 checks
+# that the page restores it and answers the same
+rm -rf build/snap
+"$PYTHON" -m groundkit build-site sample -o build/snap --pyodide-dir node_modules/pyodide --snapshot
+node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap --out build "$@"

@@ -207,11 +207,18 @@ const ops = {
     // The wheel downloads while Pyodide starts; the index is fetched a shard at a time, later.
     const wheelP = fetchBytes(base(site.wheel), "search engine", "download");
     wheelP.catch(() => {});
-    py = await loadPyodide({ indexURL: pyodideUrl, stdout: console.log, stderr: console.warn });
+    const options = { indexURL: pyodideUrl, stdout: console.log, stderr: console.warn };
+    if (site.pyodide.snapshot) {
+      // Python's memory with groundkit already imported (build-site --snapshot, ADR 0019).
+      options._loadSnapshot = fetchBytes(base(site.pyodide.snapshot), "Python runtime snapshot", "download");
+    }
+    py = await loadPyodide(options);
     mark("pyodideMs");
 
     progress("install", "Installing the search engine…");
     const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+    // Also after a snapshot: it restores imported modules, not site-packages' files, which
+    // modules imported later (and verify's source reading) still need.
     py.unpackArchive(await wheelP, "wheel", { extractDir: sitePackages });
     py.runPython("import sys; sys.dont_write_bytecode = True");
     writeFile("/gkapp/gk_app.py", GLUE);

@@ -35,7 +35,9 @@ QUERIES = HERE / "queries.py"
 RUNNER = REPO_ROOT / "web" / "pyodide" / "run.mjs"
 # Fields that may differ between runtimes without the answers differing.
 RUNTIME_ONLY = ("runtime",)
-RUNTIME_ONLY_METADATA = ("accelerator",)  # e.g. numpy in CPython, pure Python in Pyodide
+# e.g. numpy in CPython, pure Python in Pyodide; "path" names the BM25 scoring path taken
+# (numpy, python, python-packed), which follows the accelerator
+RUNTIME_ONLY_METADATA = ("accelerator", "path")
 
 
 def comparable(answers: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from groundkit.collection import open_reader
 from groundkit.errors import StorageError
 from groundkit.retrieval import Retriever
 from groundkit.store.base import CollectionReader
-from groundkit.store.static import HEAD, StaticReader, shard_of, shard_path
+from groundkit.store.static import HEAD, FilesNeeded, StaticReader, shard_of, shard_path
 from groundkit.store.static_export import export_static
 
 SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
@@ -114,6 +114,40 @@ def test_a_query_fetches_only_its_shards(built: tuple[Path, Path]) -> None:
     assert reader.postings("leak") and reader.postings("report")
     assert files.paths == ["index/" + HEAD]
     assert reader.missing(["leak", "report"]) == []
+
+
+@pytest.mark.parametrize("mode", ["bm25", "hybrid"])
+def test_deferred_calls_name_every_file_they_need_then_answer_the_same(
+    built: tuple[Path, Path], mode: str
+) -> None:
+    index, site = built
+    files = Files(site)
+    reader = StaticReader(files, index="index/")
+    retriever = Retriever(reader)
+
+    def put(paths: list[str]) -> None:  # fetched "in parallel" by the caller, as the page does
+        for path in paths:
+            data = (site / path) if path.startswith("index/") else SAMPLE / path[len("sources/") :]
+            reader.put(path, data.read_bytes())
+
+    put(reader.missing(retriever.analyzer.terms("how do I report a leak")))
+    rounds = 0
+    reader.defer = True
+    while True:
+        try:
+            deferred = retriever.search("how do I report a leak", top_k=10, mode=mode)
+            break
+        except FilesNeeded as needed:
+            rounds += 1
+            assert rounds <= 2 and needed.paths
+            put(needed.paths)
+    assert files.paths == ["index/" + HEAD], "nothing was fetched one by one"
+    assert rounds >= 1  # the chunk blocks and sources (and, for hybrid, the vectors first)
+    with Retriever.open(index) as stored:
+        want = stored.search("how do I report a leak", top_k=10, mode=mode)
+    assert [(r.chunk_id, r.score.hex(), r.citation) for r in deferred.results] == [
+        (r.chunk_id, r.score.hex(), r.citation) for r in want.results
+    ]
 
 
 def test_a_missing_file_is_a_storage_error(tmp_path: Path) -> None:

@@ -50,6 +50,16 @@ Fetch = Callable[[str], bytes]
 """Bytes of a file of the static collection, by its path relative to the site."""
 
 
+class FilesNeeded(Exception):  # noqa: N818 - a request, not a failure
+    """Raised instead of fetching while ``StaticReader.defer`` is set: the files one call
+    needs, so that a caller able to fetch in parallel can fetch them all, ``put`` them and
+    call again (the browser's worker; synchronous fetches go one at a time)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__(f"{len(paths)} files needed: {', '.join(paths[:5])}")
+        self.paths = paths
+
+
 def shard_of(term: str, shards: int) -> int:
     """The postings shard holding ``term`` (crc32: the same on every platform, unlike hash())."""
     return zlib.crc32(term.encode("utf-8")) % shards
@@ -103,6 +113,9 @@ class StaticReader:
         self._sources = sources
         self._location = location or f"static collection {index or '.'}"
         self._ready: dict[str, bytes] = {}
+        self.defer = False
+        """While set, a call that needs files not yet loaded raises ``FilesNeeded`` naming them
+        all, instead of fetching them one by one."""
         head = unpack(self._get(index + HEAD), HEAD)
         if head.get("format") != FORMAT:
             raise StorageError(
@@ -150,10 +163,17 @@ class StaticReader:
         """Bytes of ``path`` fetched ahead; used (once) instead of fetching it."""
         self._ready[path] = data
 
+    def _require(self, paths: Iterable[str]) -> None:
+        if self.defer:
+            missing = sorted({p for p in paths if p not in self._ready})
+            if missing:
+                raise FilesNeeded(missing)
+
     def _shard(self, shard: int) -> dict[str, tuple[list[int], list[int]]]:
         found = self._postings.get(shard)
         if found is None:
             name = shard_path(shard)
+            self._require([self._index + name])
             found = {}
             for term, (gaps, tfs) in unpack(self._get(self._index + name), name).items():
                 keys, key = [], 0
@@ -175,7 +195,7 @@ class StaticReader:
     def _text(self, document: Document) -> str:
         text = self._texts.get(document.source)
         if text is None:
-            path = self._sources + "/".join(document.source.split("/"))
+            path = self._sources + document.source
             try:
                 text = self._get(path).decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -217,6 +237,7 @@ class StaticReader:
     def vectors(self) -> Iterator[tuple[int, bytes]]:
         if self._embedding is None:
             return
+        self._require([self._index + "vectors.bin"])
         data = _inflate(self._get(self._index + "vectors.bin"), "vectors.bin")
         keys: list[int] = self._head["vector_keys"]
         width = len(data) // len(keys) if keys else 0
@@ -231,6 +252,14 @@ class StaticReader:
         return [] if found is None else list(zip(*found, strict=True))
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
+        if self.defer:
+            slots = [self._slot[key] for key in keys if key in self._slot]
+            blocks = {s // BLOCK for s in slots} - set(self._blocks)
+            sources = {self._docs[self._doc_of[s]].source for s in slots} - set(self._texts)
+            self._require(
+                [self._index + block_path(b) for b in blocks]
+                + [self._sources + source for source in sources]
+            )
         out: dict[int, Chunk] = {}
         for key in keys:
             slot = self._slot.get(key)

@@ -135,10 +135,22 @@ def query_word_spans(text, wanted):
 
 _marked = {}  # word -> marked, for the current query's terms
 
-def search(query, mode, top_k):
-    r = _state["retriever"]
+def search(query, mode, top_k, defer):
+    """The results as JSON; with defer, {"need": [paths]} when files are missing (the page
+    fetches them all in parallel, puts them, and asks again)."""
+    from groundkit.store.static import FilesNeeded
+    r, reader = _state["retriever"], _state["reader"]
+    static = reader is not None and r.reader is reader
     started = time.perf_counter()
-    response = r.search(query, top_k=top_k, mode=mode)
+    try:
+        if static:
+            reader.defer = defer
+        response = r.search(query, top_k=top_k, mode=mode)
+    except FilesNeeded as needed:
+        return json.dumps({"need": needed.paths})
+    finally:
+        if static:
+            reader.defer = False
     elapsed = (time.perf_counter() - started) * 1000
     _state["results"] = list(response.results)
     wanted = set(r.analyzer.terms(query))
@@ -235,9 +247,19 @@ const ops = {
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
     const base = (u) => new URL(u, boot.siteUrl).href;
-    const got = await Promise.all(paths.map((p) => fetchBytes(base(p), "index", null)));
-    paths.forEach((p, i) => gk.put(p, got[i]));
-    return call("search", query, mode, topK);
+    const fetchAll = async (list) => {
+      const got = await Promise.all(list.map((p) => fetchBytes(base(p), "index", null)));
+      list.forEach((p, i) => gk.put(p, got[i]));
+    };
+    await fetchAll(paths);
+    // Then the result's chunk blocks and sources (and vectors), also in parallel: the search
+    // names what it lacks instead of fetching it one file at a time (StaticReader.defer).
+    for (let round = 0; round < 4; round++) {
+      const out = call("search", query, mode, topK, true);
+      if (!out.need) return out;
+      await fetchAll(out.need);
+    }
+    return call("search", query, mode, topK, false); // whatever is left, fetched as needed
   },
   fetched() {
     return call("fetched");

@@ -95,6 +95,9 @@ def test_reader_protocol_and_counts(built: tuple[Path, Path]) -> None:
         assert dict(static.iter_tie_keys()) == dict(stored.iter_tie_keys())
         assert dict(static.vectors()) == dict(stored.vectors())
         assert static.status()["terms"] == stored.status()["terms"]
+        some = next(iter(stored.iter_chunks()))
+        assert static.chunk_by_id(some.chunk_id) == stored.chunk_by_id(some.chunk_id) == some
+        assert static.chunk_by_id("chk_none") is None
     assert static.integrity_problems() == []
 
 

@@ -135,6 +135,7 @@ class StaticReader:
         self._postings: dict[int, dict[str, tuple[list[int], list[int]]]] = {}
         self._blocks: dict[int, list[list[Any]]] = {}
         self._texts: dict[str, str] = {}
+        self._by_chunk_id: dict[str, int] | None = None
         self._embedding = (
             None if head["embedding"] is None else EmbeddingIdentity.from_dict(head["embedding"])
         )
@@ -268,6 +269,20 @@ class StaticReader:
             row = self._block(slot // BLOCK)[slot % BLOCK]
             out[key] = self._chunk(slot, row)
         return out
+
+    def chunk_by_id(self, chunk_id: str) -> Chunk | None:
+        """The chunk with this id. Ids are not stored, so the first call reads every chunk
+        block (the whole ``chunks/`` folder) and keeps an id map; searches never need it."""
+        if self._by_chunk_id is None:
+            found: dict[str, int] = {}
+            for at in range(len(self._keys)):
+                start, end, _, _, _, stored_id, _ = self._block(at // BLOCK)[at % BLOCK]
+                document = self._docs[self._doc_of[at]]
+                own = chunk_id_for(document.document_id, self._index_of[at], start, end)
+                found[stored_id or own] = at
+            self._by_chunk_id = found
+        slot = self._by_chunk_id.get(chunk_id)
+        return None if slot is None else self._chunk(slot, self._block(slot // BLOCK)[slot % BLOCK])
 
     def _chunk(self, slot: int, row: list[Any]) -> Chunk:
         start, end, start_line, end_line, metadata, stored_id, stored_text = row

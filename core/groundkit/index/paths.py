@@ -25,6 +25,7 @@ __all__ = [
     "LexicalHits",
     "LexicalQuery",
     "ScoringPath",
+    "TermScoresPath",
     "accumulate",
     "hits_of",
 ]
@@ -98,28 +99,30 @@ def accumulate(query: Sequence[QueryTerm], term_scores: TermScoresOf) -> dict[in
     return scores
 
 
-class ExhaustivePath:
-    """``python``: every matching chunk scored, then selected. Always answers."""
+class TermScoresPath:
+    """Base of the pure-Python paths: they read the index's term scores and select by plan."""
 
-    name = "python"
+    name = ""
 
     def __init__(self, term_scores: TermScoresOf, plan: LexicalPlan) -> None:
         self._term_scores = term_scores
         self._plan = plan
+
+
+class ExhaustivePath(TermScoresPath):
+    """``python``: every matching chunk scored, then selected. Always answers."""
+
+    name = "python"
 
     def top_k(self, query: LexicalQuery) -> LexicalHits:
         return hits_of(accumulate(query.terms, self._term_scores), query, self.name, self._plan)
 
 
-class FilteredPath:
+class FilteredPath(TermScoresPath):
     """``python-filtered``: exhaustive scores of the allowed chunks only (a search filter);
     the top k counts allowed chunks alone, each scored exactly as without the filter."""
 
     name = "python-filtered"
-
-    def __init__(self, term_scores: TermScoresOf, plan: LexicalPlan) -> None:
-        self._term_scores = term_scores
-        self._plan = plan
 
     def top_k(self, query: LexicalQuery) -> LexicalHits:
         every = accumulate(query.terms, self._term_scores)

@@ -12,21 +12,16 @@ import heapq
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from groundkit.index.paths import LexicalHits, LexicalQuery, hits_of
-from groundkit.index.plan import LexicalPlan
+from groundkit.index.paths import LexicalHits, LexicalQuery, TermScoresPath, hits_of
 from groundkit.index.terms import QueryTerm, TermScoresOf
 
 __all__ = ["MaxScorePath", "maxscore_candidates"]
 
 
-class MaxScorePath:
+class MaxScorePath(TermScoresPath):
     """``python-maxscore``: declines a query where no term could be skipped."""
 
     name = "python-maxscore"
-
-    def __init__(self, term_scores: TermScoresOf, plan: LexicalPlan) -> None:
-        self._term_scores = term_scores
-        self._plan = plan
 
     def top_k(self, query: LexicalQuery) -> LexicalHits | None:
         found = maxscore_candidates(

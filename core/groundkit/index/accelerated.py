@@ -62,13 +62,13 @@ class NumpyScorer:
     def top_k(self, query: LexicalQuery, *, sparse: bool) -> tuple[array[int], array[float]]:
         """The exact top k of ``query``, best first, as two arrays: chunk keys and scores.
         Only chunks scoring at least the k-th best are sorted, and only their ties ordered."""
-        k = query.k
-        if not query.terms or k <= 0:
+        terms, k, tie_keys, score_threshold, _ = query
+        if not terms or k <= 0:
             return array("q"), array("d")
         np = self._np
-        matched, values = self._scores(query.terms, sparse)
-        if query.score_threshold is not None:
-            keep = values >= query.score_threshold
+        matched, values = self._scores(terms, sparse)
+        if score_threshold is not None:
+            keep = values >= score_threshold
             matched, values = matched[keep], values[keep]
         if values.size > k:
             kth = np.partition(values, values.size - k)[values.size - k]
@@ -76,7 +76,7 @@ class NumpyScorer:
             matched, values = matched[keep], values[keep]
         order = np.argsort(-values)  # the order within runs of equal scores is set below
         matched, values = matched[order], values[order]
-        order_tied_arrays(np, matched, values, query.tie_keys)
+        order_tied_arrays(np, matched, values, tie_keys)
         keys, scores = array("q"), array("d")
         keys.frombytes(matched[:k].astype(np.int64, copy=False).tobytes())
         scores.frombytes(values[:k].tobytes())

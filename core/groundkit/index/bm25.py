@@ -115,13 +115,19 @@ class BM25Index:
 
     def query_terms(self, terms: Sequence[str]) -> list[QueryTerm]:
         """The distinct matching terms of a query in canonical order, with their repeats."""
+        return self._matching(terms)[0]
+
+    def _matching(self, terms: Sequence[str]) -> tuple[list[QueryTerm], int]:
+        """``query_terms``, and how many postings they hold together."""
         found = []
+        postings = 0
         for term, qtf in Counter(terms).items():
             df = len(self._postings.get(term))
             if df:
                 found.append(QueryTerm(term, qtf, df))
+                postings += df
         found.sort(key=canonical_order)
-        return found
+        return found, postings
 
     def term_scores(self, term: str) -> TermScores:
         """Chunk keys holding ``term``, ``idf * (tf / (tf + norm))`` of each, and their maximum.
@@ -175,16 +181,12 @@ class BM25Index:
         counts only allowed chunks, scored exactly as without the filter.
         Raises ``KeyError`` for a hit that ``tie_keys`` cannot place (a missing record).
         """
-        query = LexicalQuery(self.query_terms(terms), k, tie_keys, score_threshold, allowed)
-        for name in self.plan.paths(
-            terms=len(query.terms),
-            postings=sum(query_term.df for query_term in query.terms),
-            k=k,
-            slots=len(self._norms),
-            filtered=allowed is not None,
-            available=self._paths,
-        ):
-            hits = self._paths[name].top_k(query)
+        matching, postings = self._matching(terms)
+        query = LexicalQuery(matching, k, tie_keys, score_threshold, allowed)
+        slots = len(self._norms)
+        paths = self._paths
+        for name in self.plan.paths(len(matching), postings, k, slots, allowed is not None, paths):
+            hits = paths[name].top_k(query)
             if hits is not None:
                 return hits
         raise AssertionError("the plan's last path always answers")  # pragma: no cover

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from groundkit.index.plan import LexicalPlan
 from groundkit.index.terms import QueryTerm, TermScoresOf
@@ -31,10 +31,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalQuery:
+class LexicalQuery(NamedTuple):
     """What a path is asked: the query's matching terms in canonical order, k, how ties break,
-    the lowest score wanted, and the chunk keys allowed (None: all)."""
+    the lowest score wanted, and the chunk keys allowed (None: all). A named tuple: one is
+    built per query, and it builds faster than a frozen dataclass."""
 
     terms: Sequence[QueryTerm]
     k: int

@@ -66,7 +66,6 @@ class LexicalPlan:
 
     def paths(
         self,
-        *,
         terms: int,
         postings: int,
         k: int,

@@ -100,7 +100,7 @@ class NumpyScorer:
             matched, where = np.unique(keys, return_inverse=True)
             return matched, np.bincount(where, weights=contributions, minlength=matched.size)
         dense = np.bincount(keys, weights=contributions, minlength=self._size)
-        matched = np.flatnonzero(dense > 0.0)  # scores are > 0: a bool scan beats unique (adr/0017)
+        matched = np.flatnonzero(dense > 0.0)  # scores are > 0: a bool scan is cheaper (adr/0017)
         return matched, dense[matched]
 
 

@@ -21,14 +21,17 @@ V = TypeVar("V")
 class BoundedCache(Generic[K, V]):
     """Values by key, at most ``limit`` in total cost; full, it starts over."""
 
-    __slots__ = ("_held", "_items", "get", "limit")
+    __slots__ = ("_held", "_items", "get", "holds", "limit")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._items: dict[K, V] = {}
         self._held = 0
-        # the value kept for a key, or None: the dict's own ``get``, no wrapper per call
+        # the dict's own bound methods, no wrapper per call on the hot paths:
         self.get: Callable[[K], V | None] = self._items.get
+        """The value kept for a key, or None."""
+        self.holds: Callable[[object], bool] = self._items.__contains__
+        """Whether a key is kept (``key in cache``, as a callable for ``filter``)."""
 
     def __contains__(self, key: object) -> bool:
         return key in self._items

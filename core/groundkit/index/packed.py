@@ -40,6 +40,10 @@ class PackedTerm(NamedTuple):
     exact: dict[int, float]
 
 
+_UNPACKABLE = PackedTerm(0, -1, {})
+"""Kept for a term whose scores would not fit a field."""
+
+
 class PackedScorer:
     """Finds the chunks that can reach a query's top k by big-int addition, then scores them;
     a ``ScoringPath`` that declines where fixed point cannot decide."""
@@ -54,7 +58,7 @@ class PackedScorer:
         self._stride = plan.packed_sample_stride
         self._ones = int.from_bytes(array("I", [1]) * slots, sys.byteorder)
         self._signs = self._ones * _SIGN
-        self._cache: BoundedCache[str, PackedTerm | None] = BoundedCache(plan.packed_cache_bytes)
+        self._cache: BoundedCache[str, PackedTerm] = BoundedCache(plan.packed_cache_bytes)
 
     def top_k(self, query: LexicalQuery) -> LexicalHits | None:
         found = self.candidates(query.terms, query.k)
@@ -62,18 +66,20 @@ class PackedScorer:
 
     def packed(self, term: str) -> PackedTerm | None:
         """``term`` packed, or None when one of its scores would not fit a field."""
-        if term in self._cache:
-            return self._cache[term]
+        found = self._cache.get(term)
+        if found is not None:
+            return None if found is _UNPACKABLE else found
         keys, values, top = self._term_scores(term)
         scale = float(1 << self._fraction_bits)
-        found = None
+        found = _UNPACKABLE
         if top * scale < _TOTAL_LIMIT:
             fields = array("I", bytes(self._bytes))
             for key, value in zip(keys, values, strict=True):
                 fields[key] = round(value * scale)
             exact = dict(zip(keys, values, strict=True))
             found = PackedTerm(int.from_bytes(fields, sys.byteorder), round(top * scale), exact)
-        return self._cache.put(term, found, self._bytes + 100 * len(keys))
+        self._cache.put(term, found, self._bytes + 100 * len(keys))
+        return None if found is _UNPACKABLE else found
 
     def candidates(self, query: Sequence[QueryTerm], k: int) -> dict[int, float] | None:
         """Exact scores (canonical order) of a set of chunks holding the top ``k`` and every

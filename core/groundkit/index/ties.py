@@ -86,7 +86,7 @@ class CachedTieKeys:
         others); a missing record stays missing, so looking it up raises ``KeyError``."""
         known = self._known
         self._looked_up += len(keys)
-        missing = list(filterfalse(known.__contains__, keys))
+        missing = list(filterfalse(known.holds, keys))
         if missing:
             known.put_many(dict(self._fetch(missing)), keep=keys)
         return known.view()

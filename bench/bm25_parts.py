@@ -19,11 +19,9 @@ import argparse
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -51,19 +49,20 @@ def _per_query_us(index: Any, queries: list[list[str]], k: int, tie_keys: Any) -
     return [seconds * 1e6 for seconds in best]
 
 
-@contextmanager
-def _packing(mode: str) -> Iterator[None]:
-    from groundkit.index import bm25
+def _packing(mode: str) -> Any:
+    """The plan that never packs, always packs, or follows the cost rule (``rule``)."""
+    from dataclasses import replace
+
+    from groundkit.index.plan import DEFAULT_PLAN
 
     if mode == "rule":
-        yield
-        return
+        return DEFAULT_PLAN
     always = mode == "always"
-    with (
-        patch.object(bm25, "PACKED_SLOTS_PER_POSTING", 10**9 if always else 1),
-        patch.object(bm25, "PACKED_RESCORES_PER_HIT", 0 if always else 10**9),
-    ):
-        yield
+    return replace(
+        DEFAULT_PLAN,
+        packed_slots_per_posting=10**9 if always else 1,
+        packed_rescores_per_hit=0 if always else 10**9,
+    )
 
 
 def _fixed_point_floor(index: Any, parsed: list[Any], slots: int, n: int) -> float:
@@ -102,6 +101,7 @@ def measure(folder: Path, ks: list[int]) -> None:
     from groundkit.analysis.analyzer import Analyzer
     from groundkit.config import BM25Params
     from groundkit.index.bm25 import BM25Index
+    from groundkit.index.paths import accumulate
     from groundkit.index.ties import CachedTieKeys
     from groundkit.store import MemoryStore
 
@@ -111,16 +111,22 @@ def measure(folder: Path, ks: list[int]) -> None:
     bm25_speed._write_documents(store, texts, tokens, Analyzer().identity)
     reader = store.reader()
     tie_keys = CachedTieKeys.of(reader)
-    index = BM25Index(reader, BM25Params(k1=bm25_speed.K1, b=bm25_speed.B), accelerator="python")
+    params = BM25Params(k1=bm25_speed.K1, b=bm25_speed.B)
+    indexes = {
+        mode: BM25Index(reader, params, accelerator="python", plan=_packing(mode))
+        for mode in ("never", "always", "rule")
+    }
+    index = indexes["rule"]
     for _ in range(2):  # warm every cache, the tie ranks included
         for query in queries:
-            index.top_k(query, 1000, tie_keys)
-            index.top_k(query, 10, tie_keys)
+            for each in indexes.values():
+                each.top_k(query, 1000, tie_keys)
+                each.top_k(query, 10, tie_keys)
     n = len(queries)
     print(f"== {folder.name}: {len(texts):,} chunks, {n} queries (µs a query)")
 
     parsed = [index.query_terms(query) for query in queries]
-    scores = [index._accumulate(query) for query in parsed]
+    scores = [accumulate(query, index.term_scores) for query in parsed]
     values = [list(found.values()) for found in scores]
     rank_bm25 = BM25Okapi(tokens, k1=bm25_speed.K1, b=bm25_speed.B)
     deep = min(1000, len(texts))
@@ -141,7 +147,7 @@ def measure(folder: Path, ks: list[int]) -> None:
         ),
         (
             "adding the postings (the dict loop)",
-            _best_us(lambda: [index._accumulate(q) for q in parsed], n),
+            _best_us(lambda: [accumulate(q, index.term_scores) for q in parsed], n),
         ),
         (
             "sorting the matches' keys by score, alone",
@@ -164,8 +170,7 @@ def measure(folder: Path, ks: list[int]) -> None:
     for k in ks:
         timed = {}
         for mode in ("never", "always", "rule"):
-            with _packing(mode):
-                timed[mode] = _per_query_us(index, queries, k, tie_keys)
+            timed[mode] = _per_query_us(indexes[mode], queries, k, tie_keys)
         oracle = [min(a, b) for a, b in zip(timed["never"], timed["always"], strict=True)]
         cells = [sum(timed["never"]), sum(timed["always"]), sum(oracle), sum(timed["rule"])]
         print(f"  k = {k:<5d} " + " / ".join(f"{total / n:.0f}" for total in cells))

@@ -32,7 +32,6 @@ from groundkit.extend import (
     EmbeddingIdentity,
     RetrievalError,
     StorageError,
-    TieKey,
     TieKeys,
     install_hint,
     select_top_k,
@@ -169,16 +168,11 @@ class UsearchVectorStore:
             return []
         count = min(k, len(self.index))
         matches = self.index.search(vector, count=count, exact=self.settings.exact)
-        scores: dict[int, float] = {}
-        for key, distance in zip(matches.keys.tolist(), matches.distances.tolist(), strict=True):
-            score = 1.0 - float(distance)  # usearch distances: cos = 1 - cosine, ip = 1 - dot
-            if min_score is None or score >= min_score:
-                scores[int(key)] = score
-        return select_top_k(scores, k, tie_keys or _by_key)
-
-
-def _by_key(keys: Sequence[int]) -> dict[int, TieKey]:
-    return {key: ("", key, "") for key in keys}
+        scores = {  # usearch distances: cos = 1 - cosine, ip = 1 - dot
+            int(key): 1.0 - float(distance)
+            for key, distance in zip(matches.keys.tolist(), matches.distances.tolist(), strict=True)
+        }
+        return select_top_k(scores, k, tie_keys, min_score)
 
 
 def _digest(blob: bytes) -> int:

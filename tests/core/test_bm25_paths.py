@@ -6,8 +6,7 @@ The numpy accelerator is optional: its half of these tests skips where numpy is 
 
 from __future__ import annotations
 
-from contextlib import ExitStack
-from unittest.mock import patch
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -16,10 +15,9 @@ from test_retrieval import load
 
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.index import bm25, packed
 from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
-from groundkit.index.ties import CachedTieKeys
-from groundkit.index.topk import TieKeys
+from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
+from groundkit.index.ties import CachedTieKeys, TieKeys
 from groundkit.store import MemoryStore
 from groundkit.store.base import CollectionReader
 
@@ -42,23 +40,18 @@ def tie_keys_for(reader: CollectionReader, source: str) -> TieKeys:
         return reader.tie_keys
     if source == "ranks":
         return CachedTieKeys.of(reader, rank_after=0)  # ranked at the first tie
-    return CachedTieKeys.of(reader, ranks_max_chunks=-1)  # never ranked
+    never_ranked = replace(DEFAULT_PLAN, tie_ranks_max_chunks=-1)
+    return CachedTieKeys.of(reader, plan=never_ranked)
 
 
-def forced(path: str) -> ExitStack:
-    """Patches that make ``BM25Index.top_k`` try ``path`` first on any corpus."""
-    stack = ExitStack()
+def forced(path: str, plan: LexicalPlan = DEFAULT_PLAN) -> LexicalPlan:
+    """A plan under which ``BM25Index.top_k`` tries ``path`` first on any corpus."""
     if path == "python-maxscore":
-        stack.enter_context(patch.object(bm25, "PACKED_MAX_CHUNKS", 0))
-        stack.enter_context(patch.object(bm25, "PRUNING_MIN_POSTINGS", 0))
-    elif path in ("python-packed", "coarse"):
-        stack.enter_context(patch.object(bm25, "PACKED_SLOTS_PER_POSTING", 10**9))
-        stack.enter_context(patch.object(bm25, "PACKED_RESCORES_PER_HIT", 0))
-        if path == "coarse":
-            stack.enter_context(patch.object(packed, "FRACTION_BITS", 6))
-    else:
-        stack.enter_context(patch.object(bm25, "PACKED_MAX_CHUNKS", 0))
-    return stack
+        return replace(plan, packed_max_chunks=0, pruning_min_postings=0)
+    if path in ("python-packed", "coarse"):
+        plan = replace(plan, packed_slots_per_posting=10**9, packed_rescores_per_hit=0)
+        return replace(plan, packed_fraction_bits=6) if path == "coarse" else plan
+    return replace(plan, packed_max_chunks=0)
 
 
 def pairs(hits: LexicalHits) -> list[tuple[int, float]]:
@@ -99,9 +92,9 @@ def test_python_top_k_equals_exhaustive_scoring(
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
-    with forced(path), patch.object(bm25, "LISTS_MAX_CHUNKS", 10**9 if as_lists else 0):
-        index = BM25Index(reader, params, accelerator="python")
-        hits = index.top_k(query, k, tie_keys_for(reader, tie_source))
+    plan = forced(path, replace(DEFAULT_PLAN, lists_max_chunks=10**9 if as_lists else 0))
+    index = BM25Index(reader, params, accelerator="python", plan=plan)
+    hits = index.top_k(query, k, tie_keys_for(reader, tie_source))
     assert pairs(hits) == exhaustive(index, query, k, store)
 
 
@@ -125,19 +118,19 @@ def test_numpy_top_k_is_bit_identical_to_python(
     sparse_ratio: int,
     tie_source: str,
 ) -> None:
-    from groundkit.index import accelerated
-
     store = MemoryStore()
     load(store, docs)
     reader = store.reader()
     python = BM25Index(reader, params, accelerator="python")
-    accelerated_index = BM25Index(reader, params, accelerator="numpy")
+    plan = replace(DEFAULT_PLAN, numpy_sparse_ratio=sparse_ratio)  # 0: sparse, 10**9: dense
+    accelerated_index = BM25Index(reader, params, accelerator="numpy", plan=plan)
     assert accelerated_index.accelerator == "numpy"
     want = python.top_k(query, k, reader.tie_keys, score_threshold=threshold)
-    with patch.object(accelerated, "_SPARSE_RATIO", sparse_ratio):  # 0: always sparse
-        got = accelerated_index.top_k(
-            query, k, tie_keys_for(reader, tie_source), score_threshold=threshold
-        )
+    got = accelerated_index.top_k(
+        query, k, tie_keys_for(reader, tie_source), score_threshold=threshold
+    )
+    dense = sparse_ratio > 0 and bool(python.score(query))  # no postings: 0 < any slot count
+    assert got.path == ("numpy-dense" if dense else "numpy-sparse")
     assert pairs(got) == pairs(want)  # same keys, same order, scores equal (no tolerance)
 
 
@@ -149,9 +142,8 @@ def test_maxscore_prunes_and_stays_exact() -> None:
     load(store, docs)
     reader = store.reader()
     query = ["rare", "pump", "valve"]
-    with forced("python-maxscore"):
-        index = BM25Index(reader, accelerator="python")
-        hits = index.top_k(query, 2, reader.tie_keys)
+    index = BM25Index(reader, accelerator="python", plan=forced("python-maxscore"))
+    hits = index.top_k(query, 2, reader.tie_keys)
     assert hits.path == "python-maxscore"
     assert pairs(hits) == exhaustive(index, query, 2, store)
 
@@ -173,9 +165,9 @@ def test_packed_addition_is_taken_on_small_collections_and_stays_exact(
     reader = store.reader()
     index = BM25Index(reader, accelerator="python")
     for query, k in ((["pump", "valve", "seal"], 3), (["rare", "pump", "seal", "seal"], 5)):
-        with patch.object(packed, "FRACTION_BITS", fraction_bits):
-            fresh = BM25Index(reader, accelerator="python")
-            hits = fresh.top_k(query, k, reader.tie_keys)
+        plan = replace(DEFAULT_PLAN, packed_fraction_bits=fraction_bits)
+        fresh = BM25Index(reader, accelerator="python", plan=plan)
+        hits = fresh.top_k(query, k, reader.tie_keys)
         assert hits.path == "python-packed"
         assert pairs(hits) == exhaustive(index, query, k, store)
 
@@ -189,9 +181,9 @@ def test_packing_steps_aside_when_fixed_point_cannot_decide(fraction_bits: int, 
     load(store, PUMP_ROOM)
     reader = store.reader()
     query = ["pump", "valve", "seal"]
-    with patch.object(packed, "FRACTION_BITS", fraction_bits):
-        index = BM25Index(reader, accelerator="python")
-        hits = index.top_k(query, 3, reader.tie_keys)
+    plan = replace(DEFAULT_PLAN, packed_fraction_bits=fraction_bits)
+    index = BM25Index(reader, accelerator="python", plan=plan)
+    hits = index.top_k(query, 3, reader.tie_keys)
     assert hits.path == "python", why
     assert pairs(hits) == exhaustive(index, query, 3, store)
 
@@ -234,19 +226,17 @@ def test_a_full_term_cache_starts_over_and_answers_the_same(accelerator: str) ->
     reader = store.reader()
     queries = [["pump", "valve"], ["main"], ["valve", "main", "pump"]]
     want = [exhaustive(BM25Index(reader), q, 5, store) for q in queries]
-    index = BM25Index(reader, accelerator=accelerator)  # type: ignore[arg-type]
-    with (
+    tiny = replace(
         forced("python-packed"),
-        patch.object(packed, "CACHE_BYTES", 4),
-        patch.object(bm25, "TERM_SCORES_CACHE_POSTINGS", 4),
-    ):
-        if numpy_available():
-            from groundkit.index import accelerated
-
-            with patch.object(accelerated, "CACHE_POSTINGS", 4):
-                got = [index.top_k(q, 5, reader.tie_keys).pairs() for q in queries * 2]
-        else:
-            got = [index.top_k(q, 5, reader.tie_keys).pairs() for q in queries * 2]
+        postings_cache_postings=4,
+        term_scores_cache_postings=4,
+        numpy_cache_postings=4,
+        packed_cache_bytes=4,
+        tie_cache_entries=4,
+    )
+    index = BM25Index(reader, accelerator=accelerator, plan=tiny)  # type: ignore[arg-type]
+    tie_keys = CachedTieKeys.of(reader, plan=tiny)
+    got = [index.top_k(q, 5, tie_keys).pairs() for q in queries * 2]
     assert got == want * 2
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from unittest.mock import patch
+from dataclasses import replace
 
-from groundkit.index import packed
 from groundkit.index.packed import PackedScorer
+from groundkit.index.plan import DEFAULT_PLAN
 from groundkit.index.terms import QueryTerm, TermScores
 
 SLOTS = 16
@@ -27,8 +27,8 @@ def test_a_chunk_whose_total_rounded_down_is_still_kept() -> None:
     """At whole-unit fixed point the best chunk's total (37) is under the sampled guess (40):
     only the margin of one unit per term, plus two, keeps it."""
     query = [QueryTerm(f"t{n}", 1, SLOTS) for n in range(4)]
-    with patch.object(packed, "FRACTION_BITS", 0):
-        found = PackedScorer(SLOTS, designed_scores).candidates(query, 1)
+    whole_units = replace(DEFAULT_PLAN, packed_fraction_bits=0)
+    found = PackedScorer(SLOTS, designed_scores, whole_units).candidates(query, 1)
     assert found is not None
     assert max(found, key=found.__getitem__) == 5
     assert found[5] == ((0.0 + 9.49) + 9.49 + 9.49) + 10.49  # canonical order, from 0.0
@@ -37,7 +37,7 @@ def test_a_chunk_whose_total_rounded_down_is_still_kept() -> None:
 
 def test_repeated_terms_count_in_the_total_and_the_margin() -> None:
     query = [QueryTerm("t0", 3, SLOTS), QueryTerm("t3", 1, SLOTS)]
-    scorer = PackedScorer(SLOTS, designed_scores)
+    scorer = PackedScorer(SLOTS, designed_scores, DEFAULT_PLAN)
     found = scorer.candidates(query, 2)
     assert found is not None
     exact = {key: 3 * values[0] + values[3] for key, values in DESIGNED.items()}
@@ -46,4 +46,4 @@ def test_repeated_terms_count_in_the_total_and_the_margin() -> None:
 
 def test_no_packing_for_a_total_that_could_overflow_a_field() -> None:
     query = [QueryTerm("t0", 1 << 20, SLOTS)]
-    assert PackedScorer(SLOTS, designed_scores).candidates(query, 1) is None
+    assert PackedScorer(SLOTS, designed_scores, DEFAULT_PLAN).candidates(query, 1) is None

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundkit.index.ties import CachedTieKeys
-from groundkit.index.topk import (
-    order_ties,
-    select_top_k,
-    tie_order_keys,
-    tied_order,
-    top_k_columns,
-)
+from groundkit.index.plan import DEFAULT_PLAN
+from groundkit.index.ties import CachedTieKeys, order_ties, tie_order_keys, tied_order
+from groundkit.index.topk import select_top_k, top_k_columns
 from groundkit.store.base import TieKey
 
 SCORES = st.dictionaries(st.integers(0, 400), st.sampled_from([0.5, 1.0, 1.5, 2.0, 2.5, 3.25]))
@@ -113,7 +109,8 @@ def test_a_snapshot_is_ranked_once_its_lookups_add_up_to_its_size() -> None:
         tied_order([0, 3], small)
     with pytest.raises(KeyError):
         tied_order([0, 9], small)  # past the last chunk
-    large = CachedTieKeys(tie_keys, every=every, chunk_count=2, rank_after=0, ranks_max_chunks=1)
+    plan = replace(DEFAULT_PLAN, tie_ranks_max_chunks=1)
+    large = CachedTieKeys(tie_keys, every=every, chunk_count=2, rank_after=0, plan=plan)
     assert large.ranks() is None and passes == [1]
 
 
@@ -124,7 +121,7 @@ def test_cached_tie_keys_fetch_each_chunk_once_and_keep_missing_ones_missing() -
         fetched.append(list(keys))
         return {key: tie_key(key) for key in keys if key != 99}
 
-    cached = CachedTieKeys(fetch, limit=4)
+    cached = CachedTieKeys(fetch, plan=replace(DEFAULT_PLAN, tie_cache_entries=4))
     assert cached([1, 2])[2] == tie_key(2)
     assert cached([2, 1, 3])[3] == tie_key(3)
     assert fetched == [[1, 2], [3]]

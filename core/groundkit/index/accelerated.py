@@ -1,13 +1,11 @@
-"""The numpy path of BM25 scoring: the same operations as the pure-Python path, vectorised.
+"""The ``numpy-dense`` and ``numpy-sparse`` paths: the pure-Python operations, vectorised.
 
-Only used when numpy is importable (it is imported on construction, so this module itself
-imports with the standard library alone). Term scores ``idf * (tf / (tf + norm))`` are
-computed elementwise with the same float64 operations as the Python path and cached per term.
-A query's contributions ``qtf * term score`` are concatenated in canonical term order and
-summed per chunk by ``bincount``, which adds in input order starting from 0.0: each chunk sees
-the same additions in the same order as the pure-Python path, so the scores are
-bit-identical. Only the chunks scoring at least the k-th best are ordered, and equal scores
-among them by their content-derived tie keys (adr/0005), fetched only for the tied chunks.
+Only used when numpy is importable (imported on construction, so this module imports with the
+standard library alone). A query's contributions ``qtf * term score`` are concatenated in
+canonical term order and summed per chunk by ``bincount``, which adds in input order from
+0.0: the same additions in the same order as the pure-Python path, so the scores are
+bit-identical (adr/0014). ``numpy-sparse`` first maps the matched keys to ``unique`` slots;
+``numpy-dense`` sums into a vector with a slot per chunk.
 """
 
 from __future__ import annotations
@@ -16,19 +14,14 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from groundkit.index.cache import BoundedCache
+from groundkit.index.paths import LexicalHits, LexicalQuery, ScoringPath
+from groundkit.index.plan import LexicalPlan
 from groundkit.index.postings import PostingList
 from groundkit.index.terms import QueryTerm
-from groundkit.index.ties import tie_ranks_of
-from groundkit.index.topk import TieKeys, tied_order
+from groundkit.index.ties import order_tied_arrays
 
 __all__ = ["NumpyScorer"]
-
-CACHE_POSTINGS = 1 << 26
-"""Term scores held (8 bytes a posting, plus the postings they were computed from) before
-the cache starts over."""
-_SPARSE_RATIO = 4
-"""Sum sparsely (``unique`` first) when the query's postings number under a quarter of the
-chunk slots; otherwise ``bincount`` straight into a vector with a slot per chunk."""
 
 
 class NumpyScorer:
@@ -39,6 +32,7 @@ class NumpyScorer:
         norms: array[float],
         postings: Callable[[str], PostingList],
         idf: Callable[[int], float],
+        plan: LexicalPlan,
     ) -> None:
         import numpy
 
@@ -47,8 +41,11 @@ class NumpyScorer:
         self._size = len(norms)
         self._postings = postings
         self._idf = idf
-        self._cache: dict[str, tuple[Any, Any]] = {}
-        self._held = 0
+        self._cache: BoundedCache[str, tuple[Any, Any]] = BoundedCache(plan.numpy_cache_postings)
+
+    def paths(self) -> list[ScoringPath]:
+        """Its two paths, sharing the term cache."""
+        return [_NumpyPath(self, sparse=False), _NumpyPath(self, sparse=True)]
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
         """(chunk keys, ``idf * (tf / (tf + norm))``) of ``term`` as numpy arrays."""
@@ -59,26 +56,17 @@ class NumpyScorer:
             keys = np.frombuffer(postings.keys, dtype=np.int64)
             tfs = np.frombuffer(postings.tfs, dtype=np.uint32).astype(np.float64)
             scores = self._idf(len(keys)) * (tfs / (tfs + self._norms[keys]))
-            if self._held + len(keys) > CACHE_POSTINGS:
-                self._cache.clear()
-                self._held = 0
-            found = self._cache[term] = (keys, scores)
-            self._held += len(keys)
+            found = self._cache.put(term, (keys, scores), len(keys))
         return found
 
-    def top_k(
-        self,
-        query: Sequence[QueryTerm],
-        k: int,
-        tie_keys: TieKeys,
-        score_threshold: float | None,
-    ) -> tuple[array[int], array[float]]:
-        """The exact top ``k`` of ``query`` (canonical order), best first, as two arrays:
-        chunk keys and scores."""
-        if not query or k <= 0:
+    def top_k(self, query: LexicalQuery, *, sparse: bool) -> tuple[array[int], array[float]]:
+        """The exact top k of ``query``, best first, as two arrays: chunk keys and scores.
+        Only chunks scoring at least the k-th best are sorted, and only their ties ordered."""
+        terms, k, tie_keys, score_threshold, _ = query
+        if not terms or k <= 0:
             return array("q"), array("d")
         np = self._np
-        matched, values = self._scores(query)
+        matched, values = self._scores(terms, sparse)
         if score_threshold is not None:
             keep = values >= score_threshold
             matched, values = matched[keep], values[keep]
@@ -88,35 +76,13 @@ class NumpyScorer:
             matched, values = matched[keep], values[keep]
         order = np.argsort(-values)  # the order within runs of equal scores is set below
         matched, values = matched[order], values[order]
-        equal = values[1:] == values[:-1]
-        if equal.any():  # order the runs of equal scores by tie key, each within its block
-            tied = np.zeros(matched.size, dtype=bool)
-            tied[1:] = equal
-            tied[:-1] |= equal
-            places = np.flatnonzero(tied)
-            tied_keys = matched[places]
-            within = np.lexsort((self._tie_ranks(tied_keys, tie_keys), -values[places]))
-            matched[places] = tied_keys[within]
+        order_tied_arrays(np, matched, values, tie_keys)
         keys, scores = array("q"), array("d")
         keys.frombytes(matched[:k].astype(np.int64, copy=False).tobytes())
         scores.frombytes(values[:k].tobytes())
         return keys, scores
 
-    def _tie_ranks(self, tied_keys: Any, tie_keys: TieKeys) -> Any:
-        """Each tied chunk's place in tie-key order: gathered from the snapshot-wide ranks
-        where ``tie_keys`` has them and all of these are ranked; otherwise ``tied_order``
-        decides (and raises ``KeyError`` for a key without a tie key)."""
-        np = self._np
-        ranks = tie_ranks_of(tie_keys)
-        if ranks is not None:
-            snapshot = np.frombuffer(ranks, dtype=np.int64)  # a view, no copy
-            if tied_keys.max() < snapshot.size:
-                found = snapshot[tied_keys]
-                if found.min() >= 0:
-                    return found
-        return np.asarray(tied_order(tied_keys.tolist(), tie_keys), dtype=np.int64)
-
-    def _scores(self, query: Sequence[QueryTerm]) -> tuple[Any, Any]:
+    def _scores(self, query: Sequence[QueryTerm], sparse: bool) -> tuple[Any, Any]:
         """(matched chunk keys, their scores)."""
         np = self._np
         lists = [self.term_scores(query_term.term) for query_term in query]
@@ -130,9 +96,21 @@ class NumpyScorer:
                 for query_term, (_, scores) in zip(query, lists, strict=True)
             ]
         )
-        if keys.size * _SPARSE_RATIO < self._size:
+        if sparse:
             matched, where = np.unique(keys, return_inverse=True)
             return matched, np.bincount(where, weights=contributions, minlength=matched.size)
         dense = np.bincount(keys, weights=contributions, minlength=self._size)
-        matched = np.flatnonzero(dense > 0.0)  # scores are > 0; a bool scan is 4x faster
+        matched = np.flatnonzero(dense > 0.0)  # scores are > 0: a bool scan is cheaper (adr/0017)
         return matched, dense[matched]
+
+
+class _NumpyPath:
+    """``numpy-dense`` or ``numpy-sparse``: always answers."""
+
+    def __init__(self, scorer: NumpyScorer, *, sparse: bool) -> None:
+        self._scorer = scorer
+        self._sparse = sparse
+        self.name = "numpy-sparse" if sparse else "numpy-dense"
+
+    def top_k(self, query: LexicalQuery) -> LexicalHits:
+        return LexicalHits(*self._scorer.top_k(query, sparse=self._sparse), self.name)

@@ -1,14 +1,10 @@
-"""Bit-parallel BM25 accumulation for small collections, for the pure-Python path.
+"""The ``python-packed`` path: bit-parallel BM25 addition for small collections.
 
-On a small collection a query's postings cover much of it (a Cranfield query: 2,067 postings
-over 1,400 chunks), and adding them one at a time in a Python loop is most of a query's cost.
-Here each term's scores are rounded to ``FRACTION_BITS``-bit fixed point and packed into one
-Python int, a 32-bit field per chunk slot; adding a query's ints adds every field at once, in
-C. No field carries into the next: a query is packed only when its largest possible total
-stays under 2**30. The rounded totals only *select*: every chunk that could reach the k-th
-best exact score is re-scored in the canonical term order, so what comes back is the exact
-scores of a superset of the top k, as exhaustive scoring has them
-(adr/0016-bm25-packed-small-collections.md).
+Each term's scores are rounded to fixed point and packed into one Python int, a 32-bit field
+per chunk slot, so adding a query's terms adds every chunk's total at once, in C. The rounded
+totals only *select*: every chunk within a proven margin of the k-th best total is re-scored
+exactly in the canonical term order, so the result is bit-identical to exhaustive scoring
+(the bounds and the cost rule: adr/0016-bm25-packed-small-collections.md).
 """
 
 from __future__ import annotations
@@ -18,20 +14,16 @@ from array import array
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from groundkit.index.cache import BoundedCache
+from groundkit.index.paths import LexicalHits, LexicalQuery, hits_of
+from groundkit.index.plan import LexicalPlan
 from groundkit.index.terms import QueryTerm, TermScoresOf
 
-__all__ = ["FRACTION_BITS", "PackedScorer", "packing_available"]
+__all__ = ["PackedScorer", "packing_available"]
 
-FRACTION_BITS = 18
-"""Fixed-point resolution of packed term scores: 2**-18, about 4e-6."""
-CACHE_BYTES = 1 << 26
-"""Packed terms held (4 bytes a chunk slot, about 100 a posting) before the cache starts over."""
 _TOTAL_LIMIT = 1 << 30
-"""A field's total stays under this, so bit 31 is free for the threshold test and no field
-ever carries into its neighbour."""
+"""A field's total stays under this: bit 31 is free for the threshold test, no field carries."""
 _SIGN = 1 << 31
-_SAMPLE_STRIDE = 8
-"""The k-th best total is estimated from every 8th field."""
 _FIELD = array("I")
 
 
@@ -48,49 +40,51 @@ class PackedTerm(NamedTuple):
     exact: dict[int, float]
 
 
-class PackedScorer:
-    """Finds the chunks that can reach a query's top k by big-int addition, then scores them."""
+_UNPACKABLE = PackedTerm(0, -1, {})
+"""Kept for a term whose scores would not fit a field."""
 
-    def __init__(self, slots: int, term_scores: TermScoresOf) -> None:
+
+class PackedScorer:
+    """Finds the chunks that can reach a query's top k by big-int addition, then scores them;
+    a ``ScoringPath`` that declines where fixed point cannot decide."""
+
+    name = "python-packed"
+
+    def __init__(self, slots: int, term_scores: TermScoresOf, plan: LexicalPlan) -> None:
         self._bytes = 4 * slots
         self._term_scores = term_scores
+        self._plan = plan
+        self._fraction_bits = plan.packed_fraction_bits
+        self._stride = plan.packed_sample_stride
         self._ones = int.from_bytes(array("I", [1]) * slots, sys.byteorder)
         self._signs = self._ones * _SIGN
-        self._cache: dict[str, PackedTerm | None] = {}
-        self._held = 0
+        self._cache: BoundedCache[str, PackedTerm] = BoundedCache(plan.packed_cache_bytes)
+
+    def top_k(self, query: LexicalQuery) -> LexicalHits | None:
+        found = self.candidates(query.terms, query.k)
+        return None if found is None else hits_of(found, query, self.name, self._plan)
 
     def packed(self, term: str) -> PackedTerm | None:
         """``term`` packed, or None when one of its scores would not fit a field."""
-        if term in self._cache:
-            return self._cache[term]
+        found = self._cache.get(term)
+        if found is not None:
+            return None if found is _UNPACKABLE else found
         keys, values, top = self._term_scores(term)
-        scale = float(1 << FRACTION_BITS)
-        found = None
+        scale = float(1 << self._fraction_bits)
+        found = _UNPACKABLE
         if top * scale < _TOTAL_LIMIT:
             fields = array("I", bytes(self._bytes))
             for key, value in zip(keys, values, strict=True):
                 fields[key] = round(value * scale)
             exact = dict(zip(keys, values, strict=True))
             found = PackedTerm(int.from_bytes(fields, sys.byteorder), round(top * scale), exact)
-        cost = self._bytes + 100 * len(keys)
-        if self._held + cost > CACHE_BYTES:
-            self._cache.clear()
-            self._held = 0
-        self._cache[term] = found
-        self._held += cost
-        return found
+        self._cache.put(term, found, self._bytes + 100 * len(keys))
+        return None if found is _UNPACKABLE else found
 
     def candidates(self, query: Sequence[QueryTerm], k: int) -> dict[int, float] | None:
         """Exact scores (canonical order) of a set of chunks holding the top ``k`` and every
-        chunk tied with the k-th; None where packing cannot decide (the caller then scores
-        exhaustively).
-
-        A chunk's packed total differs from 2**FRACTION_BITS times its exact score by at most
-        half a unit per query-term repeat, plus under one unit of float rounding. So once at
-        least k totals reach a guess G, the k-th best exact score is at least that of a total
-        of G minus that error, and no chunk of the top k (or tied with it) has a total under
-        G - (repeats + 2).
-        """
+        chunk tied with the k-th; None where packing cannot decide. Chunks are kept down to
+        (repeats + 2) units under a total that k chunks reach (adr/0016)."""
         if k <= 0:
             return None
         terms = []
@@ -114,8 +108,8 @@ class PackedScorer:
         """A total that every chunk of the top k reaches (at least 1), or None."""
         fields = array("I")
         fields.frombytes(total.to_bytes(self._bytes, sys.byteorder))
-        sample = sorted(fields[::_SAMPLE_STRIDE], reverse=True)
-        at = max(0, 2 * k // _SAMPLE_STRIDE - 1)  # about 2k totals reach sample[at]
+        sample = sorted(fields[:: self._stride], reverse=True)
+        at = max(0, 2 * k // self._stride - 1)  # about 2k totals reach sample[at]
         while at < len(sample):
             guess = sample[at]
             if guess <= margin:
@@ -143,11 +137,8 @@ class PackedScorer:
 def _rescored(
     slots: list[int], query: Sequence[QueryTerm], terms: Sequence[PackedTerm]
 ) -> dict[int, float]:
-    """Exact scores of ``slots``, each term's ``qtf * term score`` added in canonical order.
-
-    Starting from 0.0 and adding 0.0 for a term a chunk lacks changes no sum, so these equal
-    the exhaustive path's scores bit for bit.
-    """
+    """Exact scores of ``slots``, each term's ``qtf * term score`` added in canonical order
+    from 0.0 (adding 0.0 for a term a chunk lacks changes no sum)."""
     scores = dict.fromkeys(slots, 0.0)
     for query_term, term in zip(query, terms, strict=True):
         get = term.exact.get

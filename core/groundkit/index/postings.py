@@ -1,8 +1,7 @@
 """Per-term postings of one snapshot, read once from the store and kept as compact arrays.
 
-A snapshot never changes, so a term's postings can be cached for its lifetime. The cache is
-bounded by the number of postings it holds; past the bound it starts over (queries stay
-correct, only slower).
+A snapshot never changes, so a term's postings are kept for its lifetime, in a cache bounded
+by ``LexicalPlan.postings_cache_postings``.
 """
 
 from __future__ import annotations
@@ -10,12 +9,11 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
+from groundkit.index.cache import BoundedCache
+from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.store.base import CollectionReader
 
 __all__ = ["PostingList", "PostingsCache"]
-
-DEFAULT_CACHE_POSTINGS = 1 << 26
-"""About 64 million postings (roughly 0.8 GB) per snapshot before the cache starts over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +33,9 @@ _EMPTY = PostingList(array("q"), array("I"))
 class PostingsCache:
     """Fetches postings from a reader on first use of a term and keeps them."""
 
-    def __init__(self, reader: CollectionReader, limit: int = DEFAULT_CACHE_POSTINGS) -> None:
+    def __init__(self, reader: CollectionReader, plan: LexicalPlan = DEFAULT_PLAN) -> None:
         self._reader = reader
-        self._limit = limit
-        self._held = 0
-        self._lists: dict[str, PostingList] = {}
+        self._lists: BoundedCache[str, PostingList] = BoundedCache(plan.postings_cache_postings)
 
     def get(self, term: str) -> PostingList:
         found = self._lists.get(term)
@@ -52,9 +48,4 @@ class PostingsCache:
             found = PostingList(
                 array("q", [k for k, _ in pairs]), array("I", [t for _, t in pairs])
             )
-        if self._held + len(found) > self._limit:
-            self._lists.clear()
-            self._held = 0
-        self._lists[term] = found
-        self._held += len(found)
-        return found
+        return self._lists.put(term, found, len(found))

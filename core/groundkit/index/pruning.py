@@ -1,12 +1,9 @@
-"""MaxScore dynamic pruning for the pure-Python BM25 path: exact top-k, fewer postings read.
+"""The ``python-maxscore`` path: MaxScore dynamic pruning, exact top k, fewer postings read.
 
-Terms are taken in order of their largest possible contribution (``qtf * max term score``).
-Once the k-th best partial score found so far exceeds what all remaining terms together could
-add, no chunk unseen so far can enter the top k: the remaining terms are only looked up (by
-binary search in their sorted postings) for the chunks still in the running, and chunks that
-cannot reach the k-th score even with every remaining term are dropped. Survivors are then
-re-scored in the canonical order, so their scores are bit-identical to exhaustive scoring
-(adr/0010-bm25-speed.md).
+Terms go in order of their largest possible contribution; once the k-th best partial score
+exceeds what the remaining terms could add together, those terms are only looked up for the
+chunks still in the running. Survivors are re-scored in the canonical order, so their scores
+are bit-identical to exhaustive scoring (the argument: adr/0010-bm25-speed.md).
 """
 
 from __future__ import annotations
@@ -15,13 +12,22 @@ import heapq
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from groundkit.index.paths import LexicalHits, LexicalQuery, TermScoresPath, hits_of
 from groundkit.index.terms import QueryTerm, TermScoresOf
 
-__all__ = ["maxscore_candidates"]
+__all__ = ["MaxScorePath", "maxscore_candidates"]
 
-_MARGIN = 1e-9
-"""Relative slack on every bound comparison: partial sums added in another order may differ
-from canonical ones by a few ulps, so a chunk is dropped only when it is clearly out."""
+
+class MaxScorePath(TermScoresPath):
+    """``python-maxscore``: declines a query where no term could be skipped."""
+
+    name = "python-maxscore"
+
+    def top_k(self, query: LexicalQuery) -> LexicalHits | None:
+        found = maxscore_candidates(
+            query.terms, query.k, self._term_scores, self._plan.maxscore_margin
+        )
+        return None if found is None else hits_of(found, query, self.name, self._plan)
 
 
 def _scores_for(
@@ -45,13 +51,11 @@ def _scores_for(
 
 
 def maxscore_candidates(
-    query: Sequence[QueryTerm], k: int, term_scores: TermScoresOf
+    query: Sequence[QueryTerm], k: int, term_scores: TermScoresOf, margin: float
 ) -> dict[int, float] | None:
-    """Canonical scores of a set of chunks that surely holds the exact top ``k`` (ties included).
-
-    ``query`` is in canonical order. Returns None when pruning would not pay (no term can be
-    skipped); the caller then scores exhaustively.
-    """
+    """Canonical scores of a set of chunks that surely holds the exact top ``k`` (ties
+    included), or None when no term can be skipped. A chunk is dropped only when it misses
+    a bound by more than the relative ``margin``."""
     bounded = sorted(
         ((t.qtf * term_scores(t.term)[2], t) for t in query), key=lambda pair: -pair[0]
     )
@@ -63,7 +67,7 @@ def maxscore_candidates(
     for i, (_, query_term) in enumerate(bounded):
         if len(partial) >= k:
             threshold = heapq.nlargest(k, partial.values())[-1]
-            if remaining[i] < threshold * (1 - _MARGIN):
+            if remaining[i] < threshold * (1 - margin):
                 split = i
                 break
         keys, values, _ = term_scores(query_term.term)
@@ -73,7 +77,7 @@ def maxscore_candidates(
             partial[key] = get(key, 0.0) + qtf * value
     if split == len(bounded):
         return None
-    threshold = heapq.nlargest(k, partial.values())[-1] * (1 - _MARGIN)
+    threshold = heapq.nlargest(k, partial.values())[-1] * (1 - margin)
     alive = [key for key, score in partial.items() if score + remaining[split] >= threshold]
     for i in range(split, len(bounded)):
         query_term = bounded[i][1]

@@ -16,8 +16,7 @@ TermScoresOf = Callable[[str], TermScores]
 class QueryTerm(NamedTuple):
     """A distinct query term that occurs in the collection: its repeats and document frequency.
 
-    A named tuple rather than a frozen dataclass: one is built per term per query, and a
-    tuple builds several times faster.
+    A named tuple rather than a frozen dataclass: one is built per term per query.
     """
 
     term: str

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from groundkit.store.base import TieKey
+from groundkit.index.ties import TieKeys
 
 __all__ = ["TieKeys", "VectorStore"]
-
-TieKeys = Callable[[Sequence[int]], Mapping[int, TieKey]]
-"""Content-derived tie keys of chunk keys (``CollectionReader.tie_keys``)."""
 
 
 @runtime_checkable

@@ -14,7 +14,6 @@ from operator import mul
 
 from groundkit.index.topk import select_top_k
 from groundkit.manifest import SIMILARITIES
-from groundkit.store.base import TieKey
 from groundkit.vectors.base import TieKeys
 
 __all__ = ["ExactVectorStore"]
@@ -93,11 +92,4 @@ class ExactVectorStore:
         min_score: float | None = None,
         tie_keys: TieKeys | None = None,
     ) -> list[tuple[int, float]]:
-        scores = self.scores(query)
-        if min_score is not None:
-            scores = {key: s for key, s in scores.items() if s >= min_score}
-        return select_top_k(scores, k, tie_keys or _by_key)
-
-
-def _by_key(keys: Sequence[int]) -> dict[int, TieKey]:
-    return {key: ("", key, "") for key in keys}
+        return select_top_k(self.scores(query), k, tie_keys, min_score)

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
-__all__ = ["LineIndex"]
+__all__ = ["LINE_BREAK", "LineIndex"]
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""A line break as editors count them: ``\\r\\n`` (once), a lone ``\\r`` or ``\\n``."""
 
 
 class LineIndex:
-    """Line starts of a text; a line ends after ``\\n`` (so ``\\r\\n`` counts once)."""
+    """Line starts of a text; a line ends after ``\\n``, ``\\r\\n`` or a lone ``\\r``."""
 
     __slots__ = ("_starts",)
 
     def __init__(self, text: str) -> None:
         starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        if "\r" in text:
+            starts.extend(found.end() for found in LINE_BREAK.finditer(text))
+        else:  # the common case, without a regex
+            find = text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
         self._starts = starts
 
     @property

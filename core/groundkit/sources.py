@@ -6,6 +6,7 @@ exactly the rules its text was first read with.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -18,7 +19,20 @@ __all__ = ["contained_path", "read_text", "relative_source"]
 def contained_path(root: Path, source: str) -> Path:
     """``root/source`` after resolving symlinks, refused unless it stays inside ``root``."""
     base = root.resolve()
-    candidate = (base / source).resolve()
+    try:
+        candidate = (base / source).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+        loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
+        raise IngestionError(
+            f"{source}: "
+            + (
+                "is a symlink loop (its links lead back to themselves); remove or fix the link"
+                if loop
+                else f"cannot be resolved ({exc}); check the path and its links"
+            ),
+            subject=source,
+            reason="symlink_loop" if loop else "unreadable",
+        ) from None
     if candidate != base and not candidate.is_relative_to(base):
         raise IngestionError(
             f"{source}: resolves to {candidate}, outside the base directory {base}; "

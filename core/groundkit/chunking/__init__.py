@@ -1,7 +1,9 @@
 """Structure-aware chunking with exact code-point offsets.
 
 ``chunk_text`` cuts a document into trimmed spans, ``text[span.start:span.end]`` being the
-chunk, in increasing order, together covering every non-whitespace character. Markdown is cut
+chunk, in increasing order, together covering every non-whitespace character (a byte-order
+mark opening a Markdown text counts as whitespace). Lines end at ``\n``, ``\r\n`` or a lone
+``\r``, as in ``groundkit.lines``. Markdown is cut
 by structure (headings, paragraphs, list items, fenced code; see ``blocks``), plain text by
 blank-line paragraphs. Consecutive blocks of one section are packed greedily up to
 ``target_chars``; a heading always starts a chunk and is included in it. A unit longer than

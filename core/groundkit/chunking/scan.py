@@ -12,18 +12,23 @@ from collections.abc import Iterator
 
 __all__ = ["Lines", "last_non_ws_end", "paragraph_bounds", "skip_ws"]
 
-# A line holding non-whitespace: its leading whitespace, then the rest up to the newline.
-# Anchored at line starts, so a blank line is scanned once and then skipped.
-_NONBLANK_LINE = re.compile(r"^([^\S\n]*)(\S[^\n]*)", re.MULTILINE)
-# A blank line with the newlines around it, and any whitespace after (single greedy runs only:
-# a repeated group would be slow on a million blank lines).
-_BLANK_LINES = re.compile(r"\n[^\S\n]*\n\s*")
+# Lines end at \n, \r\n or a lone \r, as editors count them (groundkit.lines.LINE_BREAK).
+# A line holding non-whitespace: its leading whitespace (and a byte-order mark opening the
+# text), then the rest up to the line break. Anchored at line starts, so a blank line is
+# scanned once and then skipped.
+_NONBLANK_LINE = re.compile(r"(?:\A\ufeff?+|(?<=[\r\n]))([^\S\r\n]*)(\S[^\r\n]*)")
+# A blank line with the line breaks around it, and any whitespace after (single greedy runs
+# only: a repeated group would be slow on a million blank lines). "\r(?!\n)" keeps the two
+# halves of one \r\n from counting as two breaks.
+_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
+_BLANK_LINES = re.compile(_BREAK + r"[^\S\r\n]*" + _BREAK + r"\s*")
+_BREAKS = re.compile(_BREAK)
 _WS_RUN = re.compile(r"\s*")
 _TO_LAST_NON_WS = re.compile(r".*\S", re.DOTALL)
 
 
 class Lines:
-    """The lines of a text (split on ``\\n``) that are not all whitespace, as parallel lists.
+    """The lines of a text (split at line breaks) that are not all whitespace, as parallel lists.
 
     For line ``i``: ``body[i]`` is its text stripped of whitespace, found at
     ``first[i]:last[i]`` in the document; ``indent[i]`` its leading whitespace in columns
@@ -48,7 +53,13 @@ class Lines:
             self.last.append(first + len(body))
             self.indent.append(len(leading) + 3 * leading.count("\t") if leading else 0)
             self.body.append(body)
-            self.after_blank.append(found.start() > previous_end + 1)
+            # A blank line lies between: two or more line breaks in the whitespace between.
+            gap = found.start(1) - previous_end
+            self.after_blank.append(
+                previous_end >= 0
+                and gap > 1
+                and len(_BREAKS.findall(text, previous_end, found.start(1))) > 1
+            )
             previous_end = found.end()
 
     def __len__(self) -> int:

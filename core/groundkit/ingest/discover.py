@@ -2,19 +2,22 @@
 
 Hidden files and folders are skipped; symlinks that resolve outside the base are refused
 (and reported); symlinked folders inside it are not followed (their files are reached by
-their real path).
+their real path). The walk is iterative (any depth); a folder that cannot be listed, a name
+that is not valid UTF-8 and a symlink loop are refused by name, never skipped silently: the
+indexer keeps what it stored under a refused folder.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from groundkit.errors import IngestionError
 from groundkit.sources import contained_path, relative_source
 
-__all__ = ["Discovery", "Refusal", "SourceFile", "discover", "require_source"]
+__all__ = ["Discovery", "Refusal", "SourceFile", "discover", "printable_name", "require_source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
         root = given.resolve().parent if not given.is_symlink() else given.absolute().parent
         source = given.name
         try:
+            _check_name(source)
             contained_path(root, source)
         except IngestionError as exc:
             return Discovery(root.resolve(), (), (Refusal.of(exc, source),), False)
@@ -70,19 +74,22 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
     wanted = tuple(e.lower() for e in extensions)
     files: list[SourceFile] = []
     refused: list[Refusal] = []
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(folder)
+    for here, prefix, dirnames, filenames in _walk(root, refused):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in list(dirnames):
-            if (here / name).is_symlink():
+            if not _named(prefix + name, refused):
+                dirnames.remove(name)
+            elif _is_link(here / name):
                 dirnames.remove(name)
                 _check_link(root, here / name, refused)
         for name in sorted(filenames):
             if name.startswith(".") or not name.lower().endswith(wanted):
                 continue
             full = here / name
-            source = relative_source(root, full)
-            if full.is_symlink() and not _check_link(root, full, refused):
+            source = prefix + name  # relative_source(root, full), without re-walking the path
+            if not _named(source, refused):
+                continue
+            if _is_link(full) and not _check_link(root, full, refused):
                 continue
             files.append(SourceFile(source, full))
     files.sort(key=lambda f: f.source)
@@ -96,5 +103,78 @@ def _check_link(root: Path, link: Path, refused: list[Refusal]) -> bool:
         contained_path(root, source)
     except IngestionError as exc:
         refused.append(Refusal.of(exc, source))
+        return False
+    return True
+
+
+def _walk(root: Path, refused: list[Refusal]) -> Iterator[tuple[Path, str, list[str], list[str]]]:
+    """``os.walk(root)`` top-down without following links, as a loop (no depth limit).
+
+    Yields each folder, its source prefix (``""`` or ``"a/b/"``), its subfolder and file
+    names; like ``os.walk``, the caller may prune the subfolder list in place. A folder that
+    cannot be listed (permissions, a path over the system's limit, ...) is refused as
+    ``unreadable``.
+    """
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        dirnames: list[str] = []
+        filenames: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:  # a symlink loop, a vanished entry: treated as a file
+                        is_dir = False
+                    (dirnames if is_dir else filenames).append(entry.name)
+        except OSError as exc:
+            source = printable_name(prefix.rstrip("/") or ".")
+            refused.append(
+                Refusal(
+                    source,
+                    "unreadable",
+                    f"{source}: folder cannot be read ({exc.strerror or exc}); nothing under it "
+                    "was ingested and what was stored from it is kept",
+                )
+            )
+            continue
+        yield folder, prefix, dirnames, filenames
+        stack.extend((folder / name, f"{prefix}{name}/") for name in reversed(dirnames))
+
+
+def _is_link(path: Path) -> bool:
+    """``path.is_symlink()``, False when it cannot be asked (the read that follows refuses it)."""
+    try:
+        return path.is_symlink()
+    except OSError:
+        return False
+
+
+def printable_name(name: str) -> str:
+    """``name`` with bytes that are not UTF-8 (surrogate-escaped by the OS layer) as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _check_name(source: str) -> None:
+    """Refuse a source whose name is not valid UTF-8 (it could be neither stored nor cited)."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = printable_name(source)
+        raise IngestionError(
+            f"{shown}: its name is not valid UTF-8, so it cannot be stored or cited; rename it "
+            "(for example with convmv)",
+            subject=shown,
+            reason="bad_name",
+        ) from None
+
+
+def _named(source: str, refused: list[Refusal]) -> bool:
+    """True when ``source`` can be stored; else the refusal is recorded."""
+    try:
+        _check_name(source)
+    except IngestionError as exc:
+        refused.append(Refusal.of(exc, printable_name(source)))
         return False
     return True

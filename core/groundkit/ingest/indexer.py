@@ -3,7 +3,8 @@
 With an embedder, each chunk's vector is written in the same transaction as the chunk.
 Unchanged files (same fingerprint of content, chunker settings, analyzer and embedding
 identities) are skipped; changed ones are replaced; files gone from a re-ingested folder are
-removed; refused files are reported and whatever was stored for them before is kept.
+removed; refused files and folders are reported and whatever was stored for them (or under
+them) before is kept: nothing is removed because it could not be read.
 """
 
 from __future__ import annotations
@@ -102,9 +103,10 @@ class Indexer:
                     ):
                         break
         if found.is_directory:
-            present = {f.source for f in found.files} | {r.source for r in found.refused}
+            present = {f.source for f in found.files}
+            refused = {r.source for r in found.refused}
             for document in self.store.documents_under(root):
-                if document.source not in present:
+                if document.source not in present and not _under_any(document.source, refused):
                     report.generation = self.store.remove_document(document.document_id)
                     report.removed.append(document.source)
         report.refused.sort(key=lambda r: r.source)
@@ -202,6 +204,14 @@ class Indexer:
                 f"{len(passages)} passages; it does not honour the Embedder protocol"
             )
         return [pack_vector(vector, dimensions) for vector in embedded]
+
+
+def _under_any(source: str, refused: set[str]) -> bool:
+    """Whether ``source`` is a refused file or lies under a refused folder (kept, not removed)."""
+    if "." in refused or source in refused:
+        return True
+    parts = source.split("/")
+    return any("/".join(parts[:n]) in refused for n in range(1, len(parts)))
 
 
 def _bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:

@@ -9,7 +9,12 @@ from typing import Any
 
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.errors import RetrievalError
-from groundkit.retrieval.citations import Verification, citation_for, verify_citation
+from groundkit.retrieval.citations import (
+    Verification,
+    citation_for,
+    verify_citation,
+    verify_max_bytes,
+)
 from groundkit.store.base import CollectionReader
 
 __all__ = ["CollectionVerification", "verify_collection", "verify_reader"]
@@ -73,7 +78,11 @@ def verify_reader(
             problems.append(f"chunk {chunk.chunk_id} has no document record")
             continue
         base = document.root if root is None else root
-        checks.append(verify_citation(citation_for(chunk, document), base))
+        checks.append(
+            verify_citation(
+                citation_for(chunk, document), base, max_bytes=verify_max_bytes(document)
+            )
+        )
     if chunk_id is not None and not checks and not problems:
         raise RetrievalError(
             f"no chunk with id {chunk_id!r} in {reader.location}; "

@@ -16,7 +16,14 @@ from groundkit.contracts import Chunk, Citation, Document
 from groundkit.errors import IngestionError, RetrievalError
 from groundkit.sources import contained_path, read_text
 
-__all__ = ["Verdict", "Verification", "citation_for", "resolve_citation", "verify_citation"]
+__all__ = [
+    "Verdict",
+    "Verification",
+    "citation_for",
+    "resolve_citation",
+    "verify_citation",
+    "verify_max_bytes",
+]
 
 Verdict = Literal["verified", "drifted", "unresolvable"]
 
@@ -45,6 +52,12 @@ def citation_for(chunk: Chunk, document: Document) -> Citation:
         start_line=chunk.start_line,
         end_line=chunk.end_line,
     )
+
+
+def verify_max_bytes(document: Document) -> int:
+    """The size cap to re-read ``document`` under: the default, or more for a file ingested
+    under a raised ``max_file_bytes`` (UTF-8 spends at most 4 bytes per stored code point)."""
+    return max(DEFAULT_MAX_FILE_BYTES, 4 * document.char_count)
 
 
 def resolve_citation(

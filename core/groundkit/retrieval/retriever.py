@@ -30,7 +30,12 @@ from groundkit.errors import (
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.ties import CachedTieKeys
-from groundkit.retrieval.citations import Verification, citation_for, verify_citation
+from groundkit.retrieval.citations import (
+    Verification,
+    citation_for,
+    verify_citation,
+    verify_max_bytes,
+)
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.request import (
@@ -341,7 +346,8 @@ class Retriever:
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read the result's source under its document's base directory and compare."""
-        return verify_citation(result.citation, self.document_of(result).root)
+        document = self.document_of(result)
+        return verify_citation(result.citation, document.root, max_bytes=verify_max_bytes(document))
 
     def close(self) -> None:
         self._reader.close()

@@ -13,6 +13,7 @@ This module only re-exports the public API; ``groundkit.extend`` holds what plug
 from __future__ import annotations
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.collection import check_collection
 from groundkit.config import (
     MAX_QUERY_CHARS,
     MAX_TOP_K,
@@ -39,11 +40,13 @@ from groundkit.embedding import (
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
+    CorruptCollectionError,
     GroundkitError,
     IndexIdentityError,
     IngestionError,
     InvalidQueryError,
     MissingRecordError,
+    ReadOnlyCollectionError,
     RerankerNotConfiguredError,
     RetrievalError,
     StorageError,
@@ -75,6 +78,7 @@ __all__ = [
     "CollectionNotFoundError",
     "CollectionVerification",
     "ConfigurationError",
+    "CorruptCollectionError",
     "Document",
     "Embedder",
     "EmbeddingIdentity",
@@ -90,6 +94,7 @@ __all__ = [
     "InvalidQueryError",
     "LogitReranker",
     "MissingRecordError",
+    "ReadOnlyCollectionError",
     "RerankOptions",
     "Reranker",
     "RerankerNotConfiguredError",
@@ -103,6 +108,7 @@ __all__ = [
     "StorageError",
     "Verification",
     "__version__",
+    "check_collection",
     "get_embedder",
     "ingest",
     "register_embedder",

@@ -10,7 +10,13 @@ from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.errors import ConfigurationError
 from groundkit.store.base import CollectionReader, CollectionStore
 
-__all__ = ["collection_file", "collection_status", "open_reader", "open_store"]
+__all__ = [
+    "check_collection",
+    "collection_file",
+    "collection_status",
+    "open_reader",
+    "open_store",
+]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_NAME = "collection.sqlite"
@@ -58,3 +64,15 @@ def collection_status(
         status = reader.status()
     status["collection"] = name
     return status
+
+
+def check_collection(
+    index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION
+) -> list[str]:
+    """What is wrong with a stored collection's file: SQLite's ``integrity_check``, then the
+    agreement of counters, documents, chunks, terms, postings and vectors; [] when sound.
+
+    A file too damaged to open raises ``CorruptCollectionError`` (adr/0023).
+    """
+    with open_reader(index_dir, name) as reader:
+        return reader.integrity_problems()

@@ -9,11 +9,13 @@ from __future__ import annotations
 __all__ = [
     "CollectionNotFoundError",
     "ConfigurationError",
+    "CorruptCollectionError",
     "GroundkitError",
     "IndexIdentityError",
     "IngestionError",
     "InvalidQueryError",
     "MissingRecordError",
+    "ReadOnlyCollectionError",
     "RerankerNotConfiguredError",
     "RetrievalError",
     "StorageError",
@@ -56,6 +58,21 @@ class CollectionNotFoundError(StorageError):
     """The named collection does not exist yet (nothing has been ingested into it)."""
 
 
+class CorruptCollectionError(StorageError):
+    """The collection file is damaged (SQLite's checks, or groundkit's own, disagree with it).
+
+    A damaged collection is never searched or written into: rebuild it (re-ingest into a new
+    collection) or restore a copy. ``groundkit check`` lists what is wrong (adr/0023).
+    """
+
+
+class ReadOnlyCollectionError(StorageError):
+    """A write was asked of a collection whose file or folder is not writable.
+
+    Reading (search, verify, status, check) still works; nothing was written.
+    """
+
+
 class IndexIdentityError(StorageError):
     """The collection was built with another analyzer or embedding identity than requested."""
 
@@ -85,5 +102,8 @@ class InvalidQueryError(RetrievalError, ConfigurationError):
     a usage error, fixed by changing the request."""
 
 
-class MissingRecordError(RetrievalError):
-    """An index hit has no chunk or document record: the collection is inconsistent."""
+class MissingRecordError(CorruptCollectionError, RetrievalError):
+    """An index hit whose chunk or document record is missing: the collection is damaged.
+
+    Also a ``RetrievalError``: the search was refused rather than answered without a citation.
+    """

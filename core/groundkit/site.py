@@ -19,8 +19,10 @@ to the site's ``sources/`` copy (``site.json`` ``sources.root``) and verifies ag
 from __future__ import annotations
 
 import base64
+import glob
 import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -71,6 +73,8 @@ PYODIDE_FILES = (
 )
 APP_FILES = ("index.html", "app.js", "worker.js", "offsets.js", "style.css")
 SITE_JSON = "site.json"
+_SITE_ENTRIES = frozenset((*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide"))
+"""What a site writes at its top level ('collection': sites of before ADR 0018)."""
 # Parts of the package the browser never needs: the app itself and the sample corpus.
 _WHEEL_EXCLUDE = ("web_app", "sample")
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -197,12 +201,60 @@ def _check_out(source: Path, out: Path, force: bool) -> None:
             "write the site somewhere else",
             subject=str(out),
         )
-    if out.is_dir() and any(out.iterdir()) and not _is_site(out) and not force:
+    if out.is_dir() and any(out.iterdir()) and not _is_site(out):
+        if not force:
+            raise ConfigurationError(
+                f"-o {out}: is a non-empty folder that is not a groundkit site; choose an empty "
+                "or new folder, or pass --force to write the site's files into it",
+                subject=str(out),
+            )
+        _refuse_clashes(out)
+
+
+def _site_entry(name: str) -> bool:
+    """Whether ``name`` is one a site writes at its top level (so a rebuild may replace it)."""
+    return name in _SITE_ENTRIES or (name.startswith("groundkit-") and name.endswith(".whl"))
+
+
+def _refuse_clashes(out: Path) -> None:
+    """--force writes beside a folder's files, never over them: refuse names a site uses."""
+    clashes = sorted(entry.name for entry in out.iterdir() if _site_entry(entry.name))
+    if clashes:
         raise ConfigurationError(
-            f"-o {out}: is a non-empty folder that is not a groundkit site; choose an empty or "
-            "new folder, or pass --force to write the site's files into it",
+            f"-o {out}: --force writes the site beside this folder's files, but "
+            f"{', '.join(clashes)} would be replaced; move them away or choose another folder",
             subject=str(out),
         )
+
+
+def _remove_stale_builds(target: Path) -> None:
+    """Remove the work folders of builds of ``target`` that were killed (their process gone).
+
+    Work folders are named ``.<name>.building-<pid>-<random>`` (and ``.old-`` while an old
+    site is swapped out); one whose process still runs is another build's, and is kept.
+    """
+    for prefix in (f".{target.name}.building-", f".{target.name}.old-"):
+        for entry in target.parent.glob(f"{glob.escape(prefix)}*"):
+            pid = entry.name[len(prefix) :].split("-", 1)[0]
+            if entry.is_dir() and not entry.is_symlink() and not _running(pid):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _running(pid: str) -> bool:
+    """Whether process ``pid`` (a decimal string) runs; False for a name that holds none."""
+    if not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return True
+    if os.name != "posix":  # no cheap check elsewhere: keep the folder
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _pyodide_version(pyodide_dir: Path) -> str:
@@ -298,7 +350,10 @@ def build_site(
     if snapshot:
         check_snapshot_tools()
     target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    _remove_stale_builds(target)
+    work = Path(
+        tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent)
+    )
     work.chmod(0o755)  # mkdtemp makes it 0700; a static host must read it
     try:
         report = _write_site(
@@ -323,22 +378,29 @@ def build_site(
 
 
 def _install(work: Path, target: Path, *, merge: bool) -> None:
-    if merge:  # --force into a foreign folder: write our entries, leave the rest
-        for entry in sorted(work.iterdir()):
-            dest = target / entry.name
-            if dest.is_dir() and not dest.is_symlink():
-                shutil.rmtree(dest)
-            elif dest.exists() or dest.is_symlink():
-                dest.unlink()
-            shutil.move(str(entry), dest)
+    """Move the built site into ``target``: a new folder, or an old site swapped out whole;
+    beside other files (``--force``, or a site sharing its folder) only the site's own
+    top-level entries are written or replaced, and nothing else is touched."""
+    if not target.exists():
+        work.rename(target)
         return
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{work.name[-8:]}")
+    shared = merge or any(not _site_entry(entry.name) for entry in target.iterdir())
+    if not shared:  # an earlier site and nothing else
+        old = target.with_name(f".{target.name}.old-{work.name.rsplit('.building-', 1)[1]}")
         target.rename(old)
         work.rename(target)
         shutil.rmtree(old, ignore_errors=True)
-    else:
-        work.rename(target)
+        return
+    if merge:
+        _refuse_clashes(target)  # again: the folder may have changed during the build
+    for entry in sorted(target.iterdir()):  # the earlier site's entries (a shared site)
+        if _site_entry(entry.name):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    for entry in sorted(work.iterdir()):
+        shutil.move(str(entry), target / entry.name)
 
 
 def _write_site(

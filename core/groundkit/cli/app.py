@@ -6,9 +6,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from groundkit.cli.commands import COMMANDS
-from groundkit.cli.exits import fail
+from groundkit.cli.exits import ExitCode, fail, print_error
 from groundkit.cli.options import apply_native_options, parents
 from groundkit.config import VERSION
 from groundkit.errors import GroundkitError
@@ -28,13 +29,30 @@ examples:
   groundkit verify                         # re-check every citation; non-zero if any fails
   groundkit status --json
 
-exit codes: 0 ok, 1 error, 2 usage (as argparse), 3 no such collection, 4 input refused,
-            5 a citation is not verified
+  groundkit check                          # is the collection file sound? (exit 6 if not)
+
+exit codes: 0 ok, 1 error, 2 usage or an invalid value, 3 no such collection,
+            4 input refused, 5 a citation is not verified, 6 collection damaged
+            (with --json, errors are a JSON object on stderr)
 """
 
 
+class UsageError(Exception):
+    """An argparse error, raised rather than printed so ``main`` can print it as JSON."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parser = parser
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, self)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="groundkit",
         description="Index documents, search them, and re-check every citation against its source.",
         epilog=EPILOG,
@@ -49,13 +67,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in arguments
+    try:
+        args = build_parser().parse_args(arguments)
+    except UsageError as exc:  # as argparse prints it, or as JSON
+        if as_json:
+            message = f"{exc.parser.prog}: {exc.message}"
+            print_error(message, ExitCode.USAGE, kind="UsageError", as_json=True)
+        else:
+            exc.parser.print_usage(sys.stderr)
+            print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
+        return int(ExitCode.USAGE)
     apply_native_options(args)
     handlers = {command.NAME: command.run for command in COMMANDS}
     try:
         return int(handlers[args.command](args))
     except GroundkitError as exc:
-        return fail(exc)
+        return fail(exc, as_json=bool(getattr(args, "json", False)))
     except KeyboardInterrupt:
         print("groundkit: interrupted; every finished file is stored", file=sys.stderr)
         return 130

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import IntEnum
 
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
+    CorruptCollectionError,
     GroundkitError,
     IngestionError,
 )
 
-__all__ = ["ExitCode", "exit_code_for", "fail"]
+__all__ = ["ExitCode", "exit_code_for", "fail", "print_error"]
 
 
 class ExitCode(IntEnum):
@@ -22,12 +24,15 @@ class ExitCode(IntEnum):
     NO_COLLECTION = 3
     REFUSED_INPUT = 4
     NOT_VERIFIED = 5
+    DAMAGED = 6
 
 
 def exit_code_for(exc: GroundkitError) -> ExitCode:
     """The exit code of a library error: the most specific class wins."""
     if isinstance(exc, CollectionNotFoundError):
         return ExitCode.NO_COLLECTION
+    if isinstance(exc, CorruptCollectionError):
+        return ExitCode.DAMAGED
     if isinstance(exc, IngestionError):
         return ExitCode.REFUSED_INPUT
     if isinstance(exc, ConfigurationError):
@@ -35,7 +40,25 @@ def exit_code_for(exc: GroundkitError) -> ExitCode:
     return ExitCode.ERROR
 
 
-def fail(exc: GroundkitError) -> int:
+def fail(exc: GroundkitError, *, as_json: bool = False) -> int:
     """Print the error's message (never a traceback) and return its exit code."""
-    print(f"groundkit: error: {exc.message}", file=sys.stderr)
-    return int(exit_code_for(exc))
+    code = exit_code_for(exc)
+    print_error(exc.message, code, kind=type(exc).__name__, subject=exc.subject, as_json=as_json)
+    return int(code)
+
+
+def print_error(
+    message: str,
+    code: ExitCode,
+    *,
+    kind: str,
+    subject: str | None = None,
+    as_json: bool = False,
+) -> None:
+    """One error on stderr: ``groundkit: error: ...``, or with ``--json`` a JSON object
+    ``{"error": {"type", "exit_code", "message", "subject"}}`` on one line."""
+    if as_json:
+        error = {"type": kind, "exit_code": int(code), "message": message, "subject": subject}
+        print(json.dumps({"error": error}, ensure_ascii=False), file=sys.stderr)
+    else:
+        print(f"groundkit: error: {message}", file=sys.stderr)

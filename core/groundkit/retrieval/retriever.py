@@ -304,8 +304,8 @@ class Retriever:
     def _missing_record(self, key: int) -> MissingRecordError:
         return MissingRecordError(
             f"collection {self._location}: an index hit (chunk key {key}) has no chunk or "
-            "document record; the collection is inconsistent: run `groundkit verify` and "
-            "re-ingest",
+            "document record; the collection is damaged: `groundkit check` lists what is wrong; "
+            "rebuild it by ingesting into a new collection",
             subject=self._location,
             verdict="unresolvable",
         )

@@ -1,8 +1,35 @@
-"""Consistency checks of a collection file: counters, orphans, missing vectors."""
+"""Checks of a collection file: SQLite's own (``quick_check``, ``integrity_check``) and
+groundkit's consistency (counters, orphans, missing vectors, postings against chunks)."""
 
 from __future__ import annotations
 
 import sqlite3
+from array import array
+from pathlib import Path
+
+from groundkit.store.sqlite.guard import corrupt
+
+QUICK_CHECK_ROWS = 5
+"""How many of SQLite's complaints an error message quotes."""
+
+
+def sqlite_check(db: sqlite3.Connection, *, full: bool) -> list[str]:
+    """SQLite's complaints about the file: ``integrity_check`` if ``full`` (indexes against
+    their tables too), else ``quick_check`` (page and record structure); [] when sound."""
+    pragma = "integrity_check" if full else "quick_check"
+    try:
+        rows = [str(row[0]) for row in db.execute(f"PRAGMA {pragma}")]
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    return [] if rows == ["ok"] else rows
+
+
+def quick_check(db: sqlite3.Connection, path: Path) -> None:
+    """Raise ``CorruptCollectionError`` unless SQLite's ``quick_check`` finds ``path`` sound."""
+    problems = sqlite_check(db, full=False)
+    if problems:
+        shown = "; ".join(problems[:QUICK_CHECK_ROWS])
+        raise corrupt(path, f"SQLite quick_check: {shown}")
 
 
 def integrity_problems(
@@ -47,4 +74,34 @@ def integrity_problems(
         count = db.execute(sql).fetchone()[0]
         if count:
             problems.append(f"{name}: {count}")
+    problems.extend(postings_problems(db))
+    return problems
+
+
+def postings_problems(db: sqlite3.Connection) -> list[str]:
+    """Postings against what each chunk and term records: per term, as many postings as its
+    document frequency; per chunk, postings for exactly its ``term_ids`` whose term
+    frequencies sum to its ``length``. One pass over the postings (grouped), one over chunks."""
+    problems: list[str] = []
+    wrong_df = db.execute(
+        "SELECT count(*) FROM terms t WHERE df != "
+        "(SELECT count(*) FROM postings p WHERE p.term_id = t.term_id)"
+    ).fetchone()[0]
+    if wrong_df:
+        problems.append(f"terms whose document frequency disagrees with their postings: {wrong_df}")
+    grouped = {
+        key: (count, tf_sum, id_sum)
+        for key, count, tf_sum, id_sum in db.execute(
+            "SELECT chunk_key, count(*), sum(tf), sum(term_id) FROM postings GROUP BY chunk_key"
+        )
+    }
+    wrong = 0
+    for key, length, blob in db.execute("SELECT chunk_key, length, term_ids FROM chunks"):
+        term_ids = array("q")
+        term_ids.frombytes(blob)
+        expected = (len(term_ids), length, sum(term_ids)) if term_ids else None
+        if grouped.get(key) != expected:
+            wrong += 1
+    if wrong:
+        problems.append(f"chunks whose postings disagree with their terms or length: {wrong}")
     return problems

@@ -14,7 +14,8 @@ from groundkit.errors import StorageError
 from groundkit.identities import decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import TieKey
-from groundkit.store.sqlite.checks import integrity_problems
+from groundkit.store.sqlite.checks import integrity_problems, sqlite_check
+from groundkit.store.sqlite.guard import corrupt, guard_methods
 from groundkit.store.sqlite.schema import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -30,6 +31,7 @@ from groundkit.store.sqlite.schema import (
 __all__ = ["SqliteReader"]
 
 
+@guard_methods(records=True)
 class SqliteReader:
     """A snapshot: a read transaction held open from construction to ``close()``."""
 
@@ -54,20 +56,18 @@ class SqliteReader:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self._schema_version = user_version(self._db)
             self._has_vectors = self._schema_version >= 2
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise StorageError(
-                f"collection {self._path} cannot be read ({exc}); it may be corrupt: re-ingest",
-                subject=str(self._path),
-            ) from exc
         except BaseException:
             self._db.close()
             raise
-        self._generation = int(meta.get("generation", 0))
-        self._chunk_count = int(meta.get("chunk_count", 0))
-        self._total_length = int(meta.get("total_length", 0))
-        raw = meta.get("analyzer")
-        self._analyzer = None if raw is None else dict(codec.decode(raw))
+        try:
+            self._generation = int(meta.get("generation", 0))
+            self._chunk_count = int(meta.get("chunk_count", 0))
+            self._total_length = int(meta.get("total_length", 0))
+            raw = meta.get("analyzer")
+            self._analyzer = None if raw is None else dict(codec.decode(raw))
+        except (ValueError, TypeError):
+            self.close()
+            raise corrupt(self._path, "its meta table holds an unreadable value") from None
         try:
             self._embedding = decode_manifest(meta.get("embedding"), str(self._path))
         except BaseException:
@@ -113,15 +113,33 @@ class SqliteReader:
         yield from rows
 
     def chunk_lengths(self) -> Iterator[tuple[int, int]]:
-        yield from self._db.execute("SELECT chunk_key, length FROM chunks")
+        """Every chunk's length; read to the end, checked against the stored counters."""
+        count = total = 0
+        for key, length in self._db.execute("SELECT chunk_key, length FROM chunks"):
+            count += 1
+            total += length
+            yield key, length
+        if (count, total) != (self._chunk_count, self._total_length):
+            raise corrupt(
+                self._path,
+                f"{count} chunks of total length {total}, but its counters say "
+                f"{self._chunk_count} and {self._total_length}",
+            )
 
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
-        row = self._db.execute("SELECT term_id FROM terms WHERE term = ?", (term,)).fetchone()
+        """``(chunk_key, tf)`` of ``term``'s postings, checked against its document frequency."""
+        row = self._db.execute("SELECT term_id, df FROM terms WHERE term = ?", (term,)).fetchone()
         if row is None:
             return ()
-        return self._db.execute(
+        rows = self._db.execute(
             "SELECT chunk_key, tf FROM postings WHERE term_id = ?", (row[0],)
         ).fetchall()
+        if len(rows) != row[1]:
+            raise corrupt(
+                self._path,
+                f"term {row[0]} has {len(rows)} postings, but its document frequency says {row[1]}",
+            )
+        return rows
 
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
         for batch, marks in batches(values):
@@ -160,6 +178,10 @@ class SqliteReader:
             yield chunk_from_row(row)
 
     def integrity_problems(self) -> list[str]:
+        """SQLite's ``integrity_check``, then groundkit's consistency checks (adr/0023)."""
+        damaged = sqlite_check(self._db, full=True)
+        if damaged:  # the consistency queries would read damaged pages: report SQLite's view
+            return [f"SQLite integrity_check: {problem}" for problem in damaged]
         has_embedding = self._embedding is not None
         return integrity_problems(
             self._db, self._chunk_count, self._total_length, self._has_vectors, has_embedding

@@ -6,6 +6,7 @@ newer schema is refused before anything is written. See adr/0002-storage.md.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -104,9 +105,24 @@ def chunk_from_row(row: Sequence[Any]) -> Chunk:
     )
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path, *, write: bool = False) -> sqlite3.Connection:
+    """A connection to ``path``; a reader of a file it cannot write opens it read-only (and,
+    in a read-only folder holding no write-ahead log, as immutable: nobody can write there)."""
+    uri = None
+    if not write and path.is_file():
+        file_ro = not os.access(path, os.W_OK)
+        folder_ro = not os.access(path.parent, os.W_OK)
+        if file_ro or folder_ro:
+            wal = Path(f"{path}-wal")
+            immutable = folder_ro and not (wal.exists() and wal.stat().st_size)
+            uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     try:
-        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        if uri is None:
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        else:
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False
+            )
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return connection
     except sqlite3.Error as exc:
@@ -127,11 +143,9 @@ def check_stamps(connection: sqlite3.Connection, path: Path) -> bool:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError as exc:
-        raise StorageError(
-            f"{path} is not a readable SQLite collection ({exc}); it may be corrupt or another "
-            "kind of file: move it away and re-ingest",
-            subject=str(path),
-        ) from exc
+        from groundkit.store.sqlite.guard import storage_error
+
+        raise storage_error(exc, path) from None  # damaged, not SQLite, or not readable
     if app_id == 0 and version == 0 and tables == 0:
         return False
     if app_id != APPLICATION_ID:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -13,6 +14,8 @@ from groundkit.contracts import Document
 from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk
+from groundkit.store.sqlite.checks import quick_check
+from groundkit.store.sqlite.guard import guard_methods, read_only
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
     APPLICATION_ID,
@@ -33,8 +36,13 @@ from groundkit.store.sqlite.schema import (
 __all__ = ["SqliteStore"]
 
 
+@guard_methods(records=False)
 class SqliteStore:
-    """Writer of a collection file; creates it on first use."""
+    """Writer of a collection file; creates it on first use.
+
+    An existing file is checked (``PRAGMA quick_check``) before anything is written, and a
+    file or folder that is not writable is refused up front (adr/0023).
+    """
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self._path = Path(path)
@@ -46,15 +54,18 @@ class SqliteStore:
                 subject=str(self._path),
             )
         self._path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(self._path)
+        _check_writable(self._path)
+        self._db = connect(self._path, write=True)
         self._term_ids_cache: dict[str, int] = {}
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
         try:
             if not check_stamps(self._db, self._path):
                 self._create_schema()
-            elif user_version(self._db) < SCHEMA_VERSION:
-                self._upgrade_schema()
+            else:
+                quick_check(self._db, self._path)
+                if user_version(self._db) < SCHEMA_VERSION:
+                    self._upgrade_schema()
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
             # Postings inserts land all over the (term_id, chunk_key) B-tree: a page cache
@@ -380,3 +391,11 @@ class SqliteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse, before opening, a collection whose file or folder this process cannot write."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise read_only(path, "the file is not writable")
+    if not os.access(path.parent, os.W_OK):
+        raise read_only(path, f"its folder {path.parent} is not writable")

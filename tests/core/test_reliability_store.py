@@ -17,6 +17,7 @@ from groundkit.cli import ExitCode, main
 from groundkit.collection import check_collection, collection_file, open_reader, open_store
 from groundkit.errors import CorruptCollectionError, ReadOnlyCollectionError
 from groundkit.retrieval import Retriever
+from groundkit.store.sqlite.checks import WRITE_CHECK
 
 WORDS = [
     "pump",
@@ -78,16 +79,26 @@ def _flip(path: Path, rng: random.Random, count: int) -> None:
     path.write_bytes(bytes(data))
 
 
+def _sqlite_sound(db: Path) -> bool:
+    """What the writer checks before writing (``WRITE_CHECK``), asked of SQLite directly."""
+    try:
+        with sqlite3.connect(db) as connection:
+            rows = connection.execute(f"PRAGMA {WRITE_CHECK}").fetchall()
+    except sqlite3.DatabaseError:
+        return False
+    return rows == [("ok",)]
+
+
 def test_flipped_bytes_give_a_clear_error_never_a_traceback_or_a_write(
     built: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """10 trials of 20 flipped bits: every command answers with an exit code (a traceback
-    fails the test); a damaged file is never written into; a search that answers differs from
-    the clean one only where ``groundkit check`` reports the damage."""
+    fails the test); a file SQLite finds damaged is never written into; a search answers
+    exactly as on the clean file unless ``groundkit check`` reports the damage."""
     root, clean_index = built
     queries = ("pump leak", "chlorine hydrant flush", "water pressure zone")
     clean = {q: _results(_search(capsys, clean_index, q)[1]) for q in queries}
-    damaged_exits = 0
+    damaged_exits = refused_writes = 0
     for trial in range(10):
         index = tmp_path / f"trial{trial}"
         shutil.copytree(clean_index, index)
@@ -105,14 +116,16 @@ def test_flipped_bytes_give_a_clear_error_never_a_traceback_or_a_write(
                 damaged_exits += code == ExitCode.DAMAGED
             elif sound:
                 assert _results(out) == clean[query]
+        writable = _sqlite_sound(db)
         before = db.read_bytes()
         code, _, err = run(capsys, "ingest", str(root), "--index-dir", str(index), "--quiet")
-        if not sound:
+        if not writable:
             assert code == ExitCode.DAMAGED, err
             assert db.read_bytes() == before  # nothing was written
-        else:
+            refused_writes += 1
+        elif sound:
             assert code == ExitCode.OK, err
-    assert damaged_exits > 0  # the trials did damage something
+    assert damaged_exits > 0 and refused_writes > 0  # the trials did damage something
 
 
 def test_deleted_postings_are_detected_by_search_and_check(
@@ -237,3 +250,41 @@ def test_a_file_that_is_not_sqlite_is_a_damaged_collection(
     assert code == ExitCode.DAMAGED and "Traceback" not in err
     with pytest.raises(CorruptCollectionError):
         open_store(tmp_path / "index", "default")
+
+
+def test_a_version_2_file_gets_postings_checksums_from_its_first_writer(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Schema 2 had no checksums: readers read it unchecked, the first writer fills them in."""
+    _, index = built
+    db = collection_file(index, "default")
+    with sqlite3.connect(db) as connection:
+        connection.execute("ALTER TABLE terms DROP COLUMN checksum")
+        connection.execute("PRAGMA user_version = 2")
+    assert _search(capsys, index, "pump")[0] == ExitCode.OK
+    assert check_collection(index, "default") == []
+    open_store(index, "default").close()  # the upgrade
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert connection.execute("SELECT count(*) FROM terms WHERE checksum = 0").fetchone() == (
+            0,
+        )
+    assert check_collection(index, "default") == []
+
+
+def test_a_flipped_term_frequency_fails_its_checksum_at_search_and_check(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A changed tf keeps every count and B-tree sound; only the checksum sees it."""
+    _, index = built
+    with sqlite3.connect(collection_file(index, "default")) as connection:
+        connection.execute(
+            "UPDATE postings SET tf = tf + 1 WHERE term_id = (SELECT term_id FROM terms "
+            "WHERE term = 'leak') AND chunk_key = (SELECT min(chunk_key) FROM postings p, "
+            "terms t WHERE p.term_id = t.term_id AND t.term = 'leak')"
+        )
+    code, _, err = _search(capsys, index, "leak")
+    assert code == ExitCode.DAMAGED and "checksum" in err
+    code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
+    assert code == ExitCode.DAMAGED
+    assert any("checksum" in p for p in json.loads(out)["problems"])

@@ -8,9 +8,12 @@ from array import array
 from pathlib import Path
 
 from groundkit.store.sqlite.guard import corrupt
+from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, POSTING_TERM_SQL
 
 QUICK_CHECK_ROWS = 5
 """How many of SQLite's complaints an error message quotes."""
+WRITE_CHECK = "integrity_check"
+"""What a writer asks of SQLite before it writes into an existing file (adr/0023)."""
 
 
 def sqlite_check(db: sqlite3.Connection, *, full: bool) -> list[str]:
@@ -24,16 +27,22 @@ def sqlite_check(db: sqlite3.Connection, *, full: bool) -> list[str]:
     return [] if rows == ["ok"] else rows
 
 
-def quick_check(db: sqlite3.Connection, path: Path) -> None:
-    """Raise ``CorruptCollectionError`` unless SQLite's ``quick_check`` finds ``path`` sound."""
-    problems = sqlite_check(db, full=False)
+def check_before_write(db: sqlite3.Connection, path: Path) -> None:
+    """Raise ``CorruptCollectionError`` unless SQLite's ``WRITE_CHECK`` finds ``path`` sound."""
+    problems = sqlite_check(db, full=WRITE_CHECK == "integrity_check")
     if problems:
         shown = "; ".join(problems[:QUICK_CHECK_ROWS])
-        raise corrupt(path, f"SQLite quick_check: {shown}")
+        raise corrupt(path, f"SQLite {WRITE_CHECK}: {shown}")
 
 
 def integrity_problems(
-    db: sqlite3.Connection, chunk_count: int, total_length: int, has_vectors: bool, embedded: bool
+    db: sqlite3.Connection,
+    chunk_count: int,
+    total_length: int,
+    has_vectors: bool,
+    embedded: bool,
+    *,
+    checksums: bool = False,
 ) -> list[str]:
     """Disagreements between documents, chunks, postings and counters; empty when sound."""
     problems: list[str] = []
@@ -74,11 +83,11 @@ def integrity_problems(
         count = db.execute(sql).fetchone()[0]
         if count:
             problems.append(f"{name}: {count}")
-    problems.extend(postings_problems(db))
+    problems.extend(postings_problems(db, checksums=checksums))
     return problems
 
 
-def postings_problems(db: sqlite3.Connection) -> list[str]:
+def postings_problems(db: sqlite3.Connection, *, checksums: bool = False) -> list[str]:
     """Postings against what each chunk and term records: per term, as many postings as its
     document frequency; per chunk, postings for exactly its ``term_ids`` whose term
     frequencies sum to its ``length``. One pass over the postings (grouped), one over chunks."""
@@ -89,6 +98,14 @@ def postings_problems(db: sqlite3.Connection) -> list[str]:
     ).fetchone()[0]
     if wrong_df:
         problems.append(f"terms whose document frequency disagrees with their postings: {wrong_df}")
+    if checksums:
+        wrong_sum = db.execute(
+            "SELECT count(*) FROM terms t WHERE checksum != coalesce((SELECT sum("
+            f"{POSTING_TERM_SQL}) FROM postings p WHERE p.term_id = t.term_id), 0) "
+            f"% {CHECKSUM_MODULUS}"
+        ).fetchone()[0]
+        if wrong_sum:
+            problems.append(f"terms whose postings fail their checksum: {wrong_sum}")
     grouped = {
         key: (count, tf_sum, id_sum)
         for key, count, tf_sum, id_sum in db.execute(

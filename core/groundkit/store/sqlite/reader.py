@@ -25,6 +25,7 @@ from groundkit.store.sqlite.schema import (
     chunk_from_row,
     connect,
     document_from_row,
+    postings_checksum,
     user_version,
 )
 
@@ -46,16 +47,19 @@ class SqliteReader:
             )
         self._db = connect(self._path)
         try:
-            if not check_stamps(self._db, self._path):
-                raise StorageError(
-                    f"{self._path} is an empty SQLite file, not a collection; delete it and "
-                    "re-ingest",
+            if not check_stamps(self._db, self._path):  # an ingest stopped while creating it
+                from groundkit.errors import CollectionNotFoundError
+
+                raise CollectionNotFoundError(
+                    f"{self._path} holds no collection yet (an ingest stopped before creating "
+                    "it); create it with `groundkit ingest PATH`",
                     subject=str(self._path),
                 )
             self._db.execute("BEGIN")
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self._schema_version = user_version(self._db)
             self._has_vectors = self._schema_version >= 2
+            self._has_checksums = self._schema_version >= 3
         except BaseException:
             self._db.close()
             raise
@@ -127,18 +131,23 @@ class SqliteReader:
             )
 
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
-        """``(chunk_key, tf)`` of ``term``'s postings, checked against its document frequency."""
-        row = self._db.execute("SELECT term_id, df FROM terms WHERE term = ?", (term,)).fetchone()
+        """``(chunk_key, tf)`` of ``term``'s postings, checked against the term's document
+        frequency and (schema 3) checksum: a damaged list is never scored (adr/0023)."""
+        columns = "term_id, df, checksum" if self._has_checksums else "term_id, df, NULL"
+        row = self._db.execute(f"SELECT {columns} FROM terms WHERE term = ?", (term,)).fetchone()
         if row is None:
             return ()
+        term_id, df, checksum = row
         rows = self._db.execute(
-            "SELECT chunk_key, tf FROM postings WHERE term_id = ?", (row[0],)
+            "SELECT chunk_key, tf FROM postings WHERE term_id = ?", (term_id,)
         ).fetchall()
-        if len(rows) != row[1]:
+        if len(rows) != df:
             raise corrupt(
                 self._path,
-                f"term {row[0]} has {len(rows)} postings, but its document frequency says {row[1]}",
+                f"term {term_id} has {len(rows)} postings, but its document frequency says {df}",
             )
+        if checksum is not None and postings_checksum(rows) != checksum:
+            raise corrupt(self._path, f"the postings of term {term_id} fail their checksum")
         return rows
 
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
@@ -184,7 +193,12 @@ class SqliteReader:
             return [f"SQLite integrity_check: {problem}" for problem in damaged]
         has_embedding = self._embedding is not None
         return integrity_problems(
-            self._db, self._chunk_count, self._total_length, self._has_vectors, has_embedding
+            self._db,
+            self._chunk_count,
+            self._total_length,
+            self._has_vectors,
+            has_embedding,
+            checksums=self._has_checksums,
         )
 
     def status(self) -> dict[str, Any]:

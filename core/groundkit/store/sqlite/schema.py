@@ -17,9 +17,10 @@ from groundkit.contracts import Chunk, Document
 from groundkit.errors import StorageError
 
 APPLICATION_ID = 0x47524B54  # "GRKT"
-SCHEMA_VERSION = 2
-"""1: lexical only. 2: adds the ``vectors`` table (a version-1 file is upgraded in place by the
-first writer that opens it; readers read both). See adr/0009-dense-vectors-and-manifest.md."""
+SCHEMA_VERSION = 3
+"""1: lexical only. 2: adds the ``vectors`` table (adr/0009). 3: adds ``terms.checksum``, a
+checksum of each term's postings that every postings read is checked against (adr/0023).
+An older file is upgraded in place by the first writer that opens it; readers read all."""
 BUSY_TIMEOUT_MS = 30_000
 WRITER_CACHE_KIB = 256 * 1024
 WAL_CHECKPOINT_PAGES = 16_384  # about 64 MiB of WAL at the default 4 KiB page
@@ -55,7 +56,12 @@ CREATE TABLE chunks (
     term_ids BLOB NOT NULL
 );
 CREATE INDEX chunks_by_document ON chunks (document_id, chunk_index);
-CREATE TABLE terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
+CREATE TABLE terms (
+    term_id INTEGER PRIMARY KEY,
+    term TEXT NOT NULL UNIQUE,
+    df INTEGER NOT NULL,
+    checksum INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE postings (
     term_id INTEGER NOT NULL,
     chunk_key INTEGER NOT NULL,
@@ -73,6 +79,24 @@ CREATE TABLE vectors (
     vector BLOB NOT NULL
 )"""
 SCHEMA = SCHEMA.replace("{vectors}", VECTORS_TABLE + ";")
+
+CHECKSUM_COLUMN = "ALTER TABLE terms ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0"
+CHECKSUM_MODULUS = (1 << 61) - 1  # a term's checksum: the sum of its postings' terms, mod this
+_KEY_FACTOR = 2654435761
+_TERM_PRIME = 4294967291  # each posting's term is below 2**32, so sums never overflow int64
+POSTING_TERM_SQL = f"((chunk_key * {_KEY_FACTOR} + tf) % {_TERM_PRIME})"
+"""SQL for one posting's checksum term: ``posting_term`` of its (chunk_key, tf)."""
+
+
+def posting_term(chunk_key: int, tf: int) -> int:
+    """One posting's part of its term's checksum: a change of its chunk key or tf changes it."""
+    return (chunk_key * _KEY_FACTOR + tf) % _TERM_PRIME
+
+
+def postings_checksum(rows: Sequence[tuple[int, int]]) -> int:
+    """The checksum of a term's ``(chunk_key, tf)`` postings, as ``terms.checksum`` holds it."""
+    return sum((key * _KEY_FACTOR + tf) % _TERM_PRIME for key, tf in rows) % CHECKSUM_MODULUS
+
 
 DOCUMENT_COLUMNS = (
     "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class"

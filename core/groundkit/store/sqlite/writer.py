@@ -14,12 +14,15 @@ from groundkit.contracts import Document
 from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk
-from groundkit.store.sqlite.checks import quick_check
+from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, read_only
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
     APPLICATION_ID,
+    CHECKSUM_COLUMN,
+    CHECKSUM_MODULUS,
     DOCUMENT_COLUMNS,
+    POSTING_TERM_SQL,
     SCHEMA,
     SCHEMA_VERSION,
     TERM_CACHE_LIMIT,
@@ -30,6 +33,7 @@ from groundkit.store.sqlite.schema import (
     check_stamps,
     connect,
     document_from_row,
+    posting_term,
     user_version,
 )
 
@@ -40,7 +44,7 @@ __all__ = ["SqliteStore"]
 class SqliteStore:
     """Writer of a collection file; creates it on first use.
 
-    An existing file is checked (``PRAGMA quick_check``) before anything is written, and a
+    An existing file is checked (``PRAGMA integrity_check``) before anything is written, and a
     file or folder that is not writable is refused up front (adr/0023).
     """
 
@@ -63,7 +67,7 @@ class SqliteStore:
             if not check_stamps(self._db, self._path):
                 self._create_schema()
             else:
-                quick_check(self._db, self._path)
+                check_before_write(self._db, self._path)
                 if user_version(self._db) < SCHEMA_VERSION:
                     self._upgrade_schema()
             self._db.execute("PRAGMA journal_mode = WAL")
@@ -97,12 +101,23 @@ class SqliteStore:
             raise
 
     def _upgrade_schema(self) -> None:
-        """Version 1 -> 2: add the (empty) vectors table; a lexical collection stays as it was."""
+        """Version 1 -> 2: add the (empty) vectors table; 2 -> 3: add and fill the postings
+        checksum of every term (one pass over the postings). Nothing else changes."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            if user_version(db) == 1:
+            version = user_version(db)
+            if version == 1:
                 db.execute(VECTORS_TABLE)
+            if version in (1, 2):
+                columns = {row[1] for row in db.execute("PRAGMA table_info(terms)")}
+                if "checksum" not in columns:
+                    db.execute(CHECKSUM_COLUMN)
+                db.execute(
+                    "UPDATE terms SET checksum = coalesce((SELECT sum("
+                    f"{POSTING_TERM_SQL}) FROM postings p WHERE p.term_id = terms.term_id), 0) "
+                    f"% {CHECKSUM_MODULUS}"
+                )
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
@@ -318,6 +333,13 @@ class SqliteStore:
                 f"UPDATE terms SET df = df + ? WHERE term_id IN ({marks})", (delta, *batch)
             )
 
+    def _add_to_checksums(self, parts: Sequence[tuple[int, int]], sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) postings' parts of their terms' checksums."""
+        self._db.executemany(
+            f"UPDATE terms SET checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
+            [(part if sign > 0 else CHECKSUM_MODULUS - part, tid) for tid, part in parts],
+        )
+
     def _insert_chunk(self, item: IndexedChunk) -> None:
         c = item.chunk
         terms = sorted(item.term_freqs)
@@ -341,10 +363,12 @@ class SqliteStore:
             ),
         )
         key = cursor.lastrowid
+        assert key is not None  # an INSERT into a rowid table always sets it
+        postings = [(tid, key, item.term_freqs[t]) for tid, t in zip(term_ids, terms, strict=True)]
         self._db.executemany(
-            "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)",
-            [(tid, key, item.term_freqs[t]) for tid, t in zip(term_ids, terms, strict=True)],
+            "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings
         )
+        self._add_to_checksums([(tid, posting_term(key, tf)) for tid, key, tf in postings], 1)
         if item.vector is not None:
             self._db.execute(
                 "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)", (key, item.vector)
@@ -360,6 +384,16 @@ class SqliteStore:
             removed_length += length
             term_ids = array("q")
             term_ids.frombytes(blob)
+            found: list[tuple[int, int]] = []
+            for batch, marks in batches(term_ids):
+                found.extend(
+                    db.execute(
+                        f"SELECT term_id, tf FROM postings WHERE chunk_key = ? "
+                        f"AND term_id IN ({marks})",
+                        (key, *batch),
+                    )
+                )
+            self._add_to_checksums([(tid, posting_term(key, tf)) for tid, tf in found], -1)
             db.executemany(
                 "DELETE FROM postings WHERE term_id = ? AND chunk_key = ?",
                 [(tid, key) for tid in term_ids],

@@ -252,7 +252,7 @@ def _running(pid: str) -> bool:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
-    except OSError:  # exists, owned by someone else
+    except OSError:  # exists but is someone else's, or no way to ask: keep the folder
         return True
     return True
 

@@ -22,16 +22,12 @@ def contained_path(root: Path, source: str) -> Path:
     try:
         candidate = (base / source).resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
-        loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP
+        if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+            raise _loop(source) from None
         raise IngestionError(
-            f"{source}: "
-            + (
-                "is a symlink loop (its links lead back to themselves); remove or fix the link"
-                if loop
-                else f"cannot be resolved ({exc}); check the path and its links"
-            ),
+            f"{source}: cannot be resolved ({exc}); check the path and its links",
             subject=source,
-            reason="symlink_loop" if loop else "unreadable",
+            reason="unreadable",
         ) from None
     if candidate != base and not candidate.is_relative_to(base):
         raise IngestionError(
@@ -57,6 +53,8 @@ def read_text(path: Path, *, name: str, max_bytes: int) -> str:
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # where resolve() let the loop through (Pyodide)
+            raise _loop(name) from None
         raise IngestionError(
             f"{name}: cannot be read ({exc.strerror or exc}); check that it exists and is readable",
             subject=name,
@@ -81,6 +79,14 @@ def read_text(path: Path, *, name: str, max_bytes: int) -> str:
             subject=name,
             reason="not_utf8",
         ) from None
+
+
+def _loop(name: str) -> IngestionError:
+    return IngestionError(
+        f"{name}: is a symlink loop (its links lead back to themselves); remove or fix the link",
+        subject=name,
+        reason="symlink_loop",
+    )
 
 
 def _too_large(name: str, size: int, limit: int) -> IngestionError:

@@ -28,7 +28,6 @@ examples:
   groundkit search "leak" --mode hybrid --collection sem --rerank --reranker models/ce
   groundkit verify                         # re-check every citation; non-zero if any fails
   groundkit status --json
-
   groundkit check                          # is the collection file sound? (exit 6 if not)
 
 exit codes: 0 ok, 1 error, 2 usage or an invalid value, 3 no such collection,

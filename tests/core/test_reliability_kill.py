@@ -26,6 +26,7 @@ pytestmark = [
 ]
 PACKAGE_PARENT = str(Path(groundkit.__file__).resolve().parent.parent)
 KILLS = 4
+FILES = 100
 QUERIES = ("pump station", "valve zone pressure", "hydrant flushing spring", "meter reading")
 WORDS = [
     "pump",
@@ -62,13 +63,21 @@ def _corpus(root: Path, files: int) -> None:
         (folder / f"doc{n:03}.md").write_text(f"# Doc {n}\n\n" + "\n\n".join(sections) + "\n")
 
 
-def _ingest_process(corpus: Path, index: Path) -> subprocess.Popen[bytes]:
-    code = "import sys; from groundkit.cli import main; sys.exit(main(sys.argv[1:]))"
+def _ingest_process(corpus: Path, index: Path) -> subprocess.Popen[str]:
+    """``groundkit.ingest`` in another process, printing a line after each file; commit groups
+    of 8 files (not 256), so that kills land before, inside and after commits."""
+    code = (
+        "import importlib, sys, groundkit\n"
+        "importlib.import_module('groundkit.ingest.indexer').FILES_PER_COMMIT = 8\n"
+        "groundkit.ingest(sys.argv[1], index_dir=sys.argv[2],\n"
+        "                 progress=lambda event: print(event.done, flush=True))\n"
+    )
     return subprocess.Popen(
-        [sys.executable, "-c", code, "ingest", str(corpus), "--index-dir", str(index), "--quiet"],
+        [sys.executable, "-c", code, str(corpus), str(index)],
         env={**os.environ, "PYTHONPATH": PACKAGE_PARENT},
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -106,7 +115,7 @@ def test_sigkill_mid_ingest_leaves_a_consistent_collection_and_finishing_equals_
     tmp_path: Path,
 ) -> None:
     corpus = tmp_path / "corpus"
-    _corpus(corpus, 100)
+    _corpus(corpus, FILES)
     clean = tmp_path / "clean"
     groundkit.ingest(corpus, index_dir=clean)
     clean_chunks = _chunks(clean)
@@ -116,14 +125,20 @@ def test_sigkill_mid_ingest_leaves_a_consistent_collection_and_finishing_equals_
     killed_mid_ingest = 0
     for _ in range(KILLS):
         process = _ingest_process(corpus, index)
-        time.sleep(rng.uniform(0.2, 1.2))  # interpreter start is ~0.2 s; the ingest ~1-2 s
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-            killed_mid_ingest += 1
-        process.wait(timeout=60)
-        assert process.returncode in (0, -signal.SIGKILL), process.stderr
-        if process.stderr is not None:
-            process.stderr.close()
+        assert process.stdout is not None
+        # a random moment: after a random number of files (so on any machine's speed the kill
+        # lands inside the ingest), then a random fraction of the next file's work
+        files = rng.randint(1, FILES - 5)
+        for _ in range(files):
+            if not process.stdout.readline():
+                break
+        else:
+            time.sleep(rng.uniform(0, 0.02))
+            if process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                killed_mid_ingest += 1
+        _, err = process.communicate(timeout=60)
+        assert process.returncode in (0, -signal.SIGKILL), err
         try:
             assert check_collection(index, "default") == []
         except CollectionNotFoundError:

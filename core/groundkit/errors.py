@@ -16,6 +16,7 @@ __all__ = [
     "MissingRecordError",
     "RerankerNotConfiguredError",
     "RetrievalError",
+    "ShardUnavailableError",
     "StorageError",
 ]
 
@@ -54,6 +55,11 @@ class StorageError(GroundkitError):
 
 class CollectionNotFoundError(StorageError):
     """The named collection does not exist yet (nothing has been ingested into it)."""
+
+
+class ShardUnavailableError(StorageError):
+    """A shard of a sharded collection is missing, unreadable or out of step with its manifest:
+    a sharded search refuses to answer from the other shards alone."""
 
 
 class IndexIdentityError(StorageError):

@@ -7,13 +7,15 @@ from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.contracts import SearchResponse
+from groundkit.contracts import SearchResponse, SearchResult
 from groundkit.embedding.base import Embedder
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator
+from groundkit.retrieval.citations import Verification, verify_citation
 from groundkit.retrieval.request import HybridOptions, SearchMode
 from groundkit.shards.gather import LocalShards, sharded_search
 from groundkit.shards.manifest import ShardManifest, load_manifest
+from groundkit.shards.routing import shard_of
 from groundkit.shards.shard import ShardSearcher
 from groundkit.shards.stats import ShardStatistics
 
@@ -96,6 +98,11 @@ class ShardedRetriever:
             score_threshold=score_threshold,
             hybrid=hybrid,
         )
+
+    def verify(self, result: SearchResult) -> Verification:
+        """Re-read the result's source and compare (its shard is found by the routing)."""
+        shard = shard_of(result.source, len(self._searchers))
+        return verify_citation(result.citation, self._searchers[shard].document(result).root)
 
     def close(self) -> None:
         for searcher in self._searchers:

@@ -12,9 +12,14 @@ from pathlib import Path
 
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import BM25Params
-from groundkit.contracts import SearchResult
+from groundkit.contracts import Document, SearchResult
 from groundkit.embedding.base import Embedder
-from groundkit.errors import CollectionNotFoundError, MissingRecordError, ShardUnavailableError
+from groundkit.errors import (
+    CollectionNotFoundError,
+    MissingRecordError,
+    RetrievalError,
+    ShardUnavailableError,
+)
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator, BM25Index
 from groundkit.index.ties import CachedTieKeys
@@ -180,6 +185,17 @@ class ShardSearcher:
                 )
             )
         return out
+
+    def document(self, result: SearchResult) -> Document:
+        """The document record behind ``result`` (``RetrievalError`` if this shard lacks it)."""
+        found = self._reader.documents([result.document_id]).get(result.document_id)
+        if found is None:
+            raise RetrievalError(
+                f"document {result.document_id} of {result.source} is not in shard {self.location}",
+                subject=result.source,
+                verdict="unresolvable",
+            )
+        return found
 
     def _missing(self, key: int) -> MissingRecordError:
         return MissingRecordError(

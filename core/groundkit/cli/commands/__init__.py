@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from groundkit.cli.commands import build_site, evaluate, ingest, search, serve, status, verify
+from groundkit.cli.commands import (
+    build_site,
+    evaluate,
+    ingest,
+    search,
+    serve,
+    shard,
+    status,
+    verify,
+)
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ingest, search, verify, evaluate, status, build_site, serve)
+COMMANDS = (ingest, search, verify, evaluate, status, build_site, serve, shard)
 """The commands in the order ``--help`` lists them."""

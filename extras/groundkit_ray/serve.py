@@ -206,7 +206,7 @@ def serve_sharded(
     manifest = load_manifest(index_dir, collection)
     params = bm25 or BM25Params()
     folder = str(Path(index_dir).resolve())
-    deployment = serve.deployment(
+    deployment: Any = serve.deployment(
         ShardReplica, num_replicas=replicas, ray_actor_options={"num_cpus": 0}
     )
     handles = []

@@ -101,3 +101,31 @@ def test_ray_serve_scatter_gather_is_bit_identical_and_fails_closed(built: Path)
     with pytest.raises(ShardUnavailableError, match="shard-0001"):
         tool("leak water", 10)
     assert len(load_manifest(built, "many").shards) == 3
+
+
+def test_ray_serve_behind_the_service_registry(built: Path) -> None:
+    pytest.importorskip("groundkit_serve.tools", exc_type=ImportError)
+    import anyio
+
+    from groundkit_ray import serve_sharded
+    from groundkit_serve import Registry, Runtime, ServeSettings
+    from groundkit_serve.models import ShardedSearchRequest
+
+    tool = serve_sharded("many", index_dir=built, name="reg", timeout_s=20)
+    registry = Registry(Runtime(ServeSettings(index_dir=built)), sharded=tool, sharded_name="many")
+
+    async def call(query: str, mode: str) -> Any:
+        request = ShardedSearchRequest(query=query, top_k=8, mode=mode)  # type: ignore[arg-type]
+        return (await registry.call(registry.tools["search_sharded"], request)).model_dump()
+
+    try:
+        with groundkit.Retriever.open(built, "one") as one:
+            for query in QUERIES[:3]:
+                for mode in ("bm25", "hybrid"):
+                    got = anyio.run(call, query, mode)
+                    want = one.search(query, 8, mode)  # type: ignore[arg-type]
+                    assert [(r["chunk_id"], r["score"]) for r in got["results"]] == [
+                        (r.chunk_id, r.score) for r in want.results
+                    ]
+    finally:
+        registry.runtime.close()

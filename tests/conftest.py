@@ -13,9 +13,10 @@ IN_PYODIDE = sys.platform == "emscripten"
 
 # tests/pyodide drives Node + Pyodide from CPython: only `tox run -e pyodide` runs it, by naming
 # it explicitly (an explicit path is collected even when listed here); likewise tests/native
-# (third-party native packages) runs only in `tox run -e native`, and tests/serve (the service
-# extra: MCP SDK, Starlette, uvicorn) only in `tox run -e serve`.
-collect_ignore = ["pyodide", "native", "serve"]
+# (third-party native packages) runs only in `tox run -e native`, tests/serve (the service
+# extra: MCP SDK, Starlette, uvicorn) only in `tox run -e serve`, and tests/ray (Ray) only in
+# `tox run -e ray`.
+collect_ignore = ["pyodide", "native", "serve", "ray"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

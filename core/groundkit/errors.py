@@ -18,6 +18,7 @@ __all__ = [
     "ReadOnlyCollectionError",
     "RerankerNotConfiguredError",
     "RetrievalError",
+    "ShardUnavailableError",
     "StorageError",
 ]
 
@@ -71,6 +72,11 @@ class ReadOnlyCollectionError(StorageError):
 
     Reading (search, verify, status, check) still works; nothing was written.
     """
+
+
+class ShardUnavailableError(StorageError):
+    """A shard of a sharded collection is missing, unreadable or out of step with its manifest:
+    a sharded search refuses to answer from the other shards alone."""
 
 
 class IndexIdentityError(StorageError):

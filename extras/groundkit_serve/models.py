@@ -113,6 +113,19 @@ class VerificationOut(BaseModel):
     reason: str
 
 
+class ShardedSearchRequest(_Request):
+    """A search over the server's sharded collection: the ranking and scores one collection
+    over the same corpus would give (adr/0028)."""
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="words to search for")
+    mode: Mode = Field(default="bm25", description="bm25 (lexical), dense, or hybrid (both, fused)")
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K_SERVED, description="how many results")
+    score_threshold: float | None = Field(
+        default=None,
+        description="drop results scoring below this (BM25 score, similarity, fused score)",
+    )
+
+
 class SearchHit(BaseModel):
     """One ranked passage with its full citation (``groundkit search --json`` field names)."""
 

@@ -49,6 +49,7 @@ from groundkit_serve.models import (
     VerifyRequest,
 )
 from groundkit_serve.runtime import Lease, Runtime
+from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
 
 __all__ = ["Registry"]
@@ -89,7 +90,10 @@ def _audit(checks: list[Verification]) -> CollectionVerification:
 class Registry:
     """The tools over one ``Runtime``; ``call`` is what transports use."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(
+        self, runtime: Runtime, *, sharded: ShardedSearch | None = None, sharded_name: str = ""
+    ) -> None:
+        """``sharded``: also serve ``search_sharded`` over that sharded collection."""
         self.runtime = runtime
         self.settings = runtime.settings
         self._limiter: anyio.CapacityLimiter | None = None
@@ -146,6 +150,9 @@ class Registry:
                 ),
             )
         }
+        if sharded is not None:
+            spec = sharded_search_tool(sharded, sharded_name, self.settings.max_top_k)
+            self.tools[spec.name] = spec
         self.connector_tools = connector_tools(self)
 
     # --- calling -------------------------------------------------------------------------

@@ -31,9 +31,10 @@ class NumpyScorer:
         self,
         norms: array[float],
         postings: Callable[[str], PostingList],
-        idf: Callable[[int], float],
+        idf: Callable[[str], float],
         plan: LexicalPlan,
     ) -> None:
+        """``idf``: a term's inverse document frequency (``BM25Index.term_idf``)."""
         import numpy
 
         self._np: Any = numpy
@@ -55,7 +56,7 @@ class NumpyScorer:
             postings = self._postings(term)
             keys = np.frombuffer(postings.keys, dtype=np.int64)
             tfs = np.frombuffer(postings.tfs, dtype=np.uint32).astype(np.float64)
-            scores = self._idf(len(keys)) * (tfs / (tfs + self._norms[keys]))
+            scores = self._idf(term) * (tfs / (tfs + self._norms[keys]))
             found = self._cache.put(term, (keys, scores), len(keys))
         return found
 

@@ -31,6 +31,7 @@ from groundkit.index.paths import (
 from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.postings import PostingsCache
 from groundkit.index.pruning import MaxScorePath
+from groundkit.index.stats import CollectionStats
 from groundkit.index.terms import QueryTerm, TermScores, canonical_order
 from groundkit.index.ties import TieKeys
 from groundkit.store.base import CollectionReader
@@ -60,7 +61,10 @@ class BM25Index:
         *,
         accelerator: Accelerator = "auto",
         plan: LexicalPlan = DEFAULT_PLAN,
+        stats: CollectionStats | None = None,
     ) -> None:
+        """``stats``: score as part of a larger collection (a shard) with its statistics
+        instead of this snapshot's own (``groundkit.index.stats``)."""
         if accelerator not in ACCELERATORS:
             raise ConfigurationError(
                 f"unknown accelerator {accelerator!r}; choose one of {', '.join(ACCELERATORS)}"
@@ -72,8 +76,10 @@ class BM25Index:
             )
         self._reader = reader
         self.params = params or BM25Params()
-        self._n = reader.chunk_count
-        avgdl = reader.total_length / self._n if self._n else 1.0
+        self._stats = stats
+        self._n = reader.chunk_count if stats is None else stats.chunk_count
+        total_length = reader.total_length if stats is None else stats.total_length
+        avgdl = total_length / self._n if self._n else 1.0
         k1, b = self.params.k1, self.params.b
         norms = array("d")
         last = -1
@@ -101,7 +107,7 @@ class BM25Index:
         if use_numpy:
             from groundkit.index.accelerated import NumpyScorer
 
-            paths += NumpyScorer(norms, self._postings.get, self.idf, plan).paths()
+            paths += NumpyScorer(norms, self._postings.get, self.term_idf, plan).paths()
         elif plan.packs(len(norms)) and packing_available():
             paths.append(PackedScorer(len(norms), self.term_scores, plan))
         self._paths = {path.name: path for path in paths}
@@ -113,6 +119,17 @@ class BM25Index:
     def idf(self, df: int) -> float:
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
+    def local_df(self, term: str) -> int:
+        """The number of this snapshot's chunks holding ``term``."""
+        return len(self._postings.get(term))
+
+    def df(self, term: str) -> int:
+        """The document frequency of ``term``: this snapshot's, or the collection's (stats)."""
+        return self.local_df(term) if self._stats is None else self._stats.df(term)
+
+    def term_idf(self, term: str) -> float:
+        return self.idf(self.df(term))
+
     def query_terms(self, terms: Sequence[str]) -> list[QueryTerm]:
         """The distinct matching terms of a query in canonical order, with their repeats."""
         return self._matching(terms)[0]
@@ -122,10 +139,10 @@ class BM25Index:
         found = []
         postings = 0
         for term, qtf in Counter(terms).items():
-            df = len(self._postings.get(term))
-            if df:
-                found.append(QueryTerm(term, qtf, df))
-                postings += df
+            held = len(self._postings.get(term))
+            if held:
+                found.append(QueryTerm(term, qtf, held if self._stats is None else self.df(term)))
+                postings += held
         found.sort(key=canonical_order)
         return found, postings
 
@@ -139,7 +156,7 @@ class BM25Index:
         if found is None:
             postings = self._postings.get(term)
             norms = self._norms
-            idf = self.idf(len(postings))
+            idf = self.term_idf(term)
             scores = [
                 idf * (tf / (tf + norms[key]))
                 for key, tf in zip(postings.keys, postings.tfs, strict=True)

@@ -80,19 +80,28 @@ class Indexer:
         key = f"{text_hash}\0{self._fingerprint_salt}"
         return hashlib.sha256(key.encode()).hexdigest()
 
-    def ingest(self, path: str | Path, *, progress: ProgressCallback | None = None) -> IngestReport:
+    def ingest(
+        self,
+        path: str | Path,
+        *,
+        progress: ProgressCallback | None = None,
+        select: Callable[[str], bool] | None = None,
+    ) -> IngestReport:
+        """Ingest a file or folder. ``select`` (a source -> bool) limits the ingest to the
+        sources it admits (one shard's share of a corpus, ``groundkit.shards``)."""
         started = time.perf_counter()
         found = discover(path, self.settings.extensions)
+        files = found.files if select is None else [f for f in found.files if select(f.source)]
         root = str(found.root)
         report = IngestReport(root=root, collection=self.store.location)
-        report.refused.extend(found.refused)
-        total = len(found.files)
+        report.refused.extend(r for r in found.refused if select is None or select(r.source))
+        total = len(files)
         done = 0
         while done < total:
             with self.store.batch():  # one commit group: FILES_PER_COMMIT files or COMMIT_SECONDS
                 group_started = time.perf_counter()
                 while done < total:
-                    source_file = found.files[done]
+                    source_file = files[done]
                     outcome = self._ingest_file(root, source_file, report)
                     done += 1
                     if progress is not None:

@@ -9,11 +9,12 @@ from groundkit.cli.commands import (
     ingest,
     search,
     serve,
+    shard,
     status,
     verify,
 )
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ingest, search, verify, check, evaluate, status, build_site, serve)
+COMMANDS = (ingest, search, verify, check, evaluate, status, build_site, serve, shard)
 """The commands in the order ``--help`` lists them."""

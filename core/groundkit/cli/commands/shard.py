@@ -1,0 +1,179 @@
+"""``groundkit shard build|search|status``: sharded collections (``groundkit.shards``).
+
+``build --engine ray`` runs the same build on Ray (``groundkit_ray``, ``pip install ".[ray]"``);
+each subcommand is one library call.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
+from groundkit.cli.render import emit_json, print_search, print_table, search_json
+from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSettings
+from groundkit.embedding.registry import resolve_embedder
+from groundkit.plugins import load_extra
+from groundkit.retrieval import MODES
+from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
+from groundkit.shards.corpus import corpus_source, jsonl_to_folder
+
+NAME = "shard"
+EPILOG = """\
+examples:
+  groundkit shard build docs/ --shards 4 --collection big
+  groundkit shard build corpus.jsonl --corpus-dir corpus/ --shards 8 --engine ray --workers 4
+  groundkit shard search "how do I report a leak" --collection big --top-k 5
+  groundkit shard status --collection big --json
+"""
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    parser = commands.add_parser(
+        NAME,
+        help="build and search sharded collections (N collections answering as one)",
+        description="A sharded collection is N ordinary collections and a manifest; its "
+        "searches return exactly the ranking and scores of one collection (adr/0028).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="shard_command", required=True, metavar="ACTION")
+    shared = [parents.collection, parents.output]
+    build = actions.add_parser(
+        "build", parents=shared, help="build or update a sharded collection from PATH"
+    )
+    build.add_argument("path", metavar="PATH", help="a folder of documents, or a .jsonl corpus")
+    build.add_argument(
+        "--shards",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="number of shards (needed for a new collection; an existing one keeps its own)",
+    )
+    build.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help='local: one process; ray: Ray Data actors (pip install ".[ray]") (default: local)',
+    )
+    build.add_argument(
+        "--workers",
+        type=positive_int,
+        default=2,
+        metavar="N",
+        help="Ray actors building shards at once (--engine ray; default: 2)",
+    )
+    build.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster address (--engine ray; default: a local instance)",
+    )
+    build.add_argument(
+        "--corpus-dir",
+        default=None,
+        metavar="DIR",
+        help="where a .jsonl corpus is written as files, which citations point at",
+    )
+    build.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help="also embed every chunk (e.g. hash, minilm) for dense and hybrid search",
+    )
+    vector_store_option(build, "vector store built beside each shard")
+    search = actions.add_parser("search", parents=shared, help="search a sharded collection")
+    search.add_argument("query", metavar="QUERY", help="what to search for")
+    search.add_argument(
+        "--top-k",
+        type=int,
+        default=DEFAULT_TOP_K,
+        metavar="N",
+        help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
+    )
+    search.add_argument("--mode", choices=MODES, default="bm25", help="default: bm25")
+    search.add_argument(
+        "--score-threshold",
+        type=float,
+        default=None,
+        metavar="X",
+        help="drop results scoring below X",
+    )
+    bm25_options(search)
+    search.add_argument(
+        "--verify", action="store_true", help="re-check each result's citation against its source"
+    )
+    actions.add_parser("status", parents=shared, help="the manifest: shards and statistics")
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    if args.shard_command == "build":
+        return _build(args)
+    if args.shard_command == "search":
+        return _search(args)
+    manifest = load_manifest(args.index_dir, args.collection)
+    summary = manifest.to_dict()
+    if args.json:
+        emit_json(summary)
+    else:
+        summary["shards"] = len(manifest.shards)
+        print_table({k: v for k, v in summary.items() if k not in ("analyzer", "embedding")})
+    return ExitCode.OK
+
+
+def _build(args: argparse.Namespace) -> ExitCode:
+    if args.engine == "ray":
+        build_on_ray: Any = load_extra(
+            "groundkit_ray:build_on_ray", extra="ray", what="shard build --engine ray"
+        )
+        report = build_on_ray(
+            args.path,
+            collection=args.collection,
+            shards=args.shards,
+            index_dir=args.index_dir,
+            workers=args.workers,
+            embedder=args.embedder,
+            vector_store=args.vector_store,
+            corpus_dir=args.corpus_dir,
+            address=args.address,
+        )
+    else:
+        source = corpus_source(args.path, args.corpus_dir)
+        if source != Path(args.path):
+            jsonl_to_folder(args.path, source)
+        report = ingest_sharded(
+            source,
+            shards=args.shards,
+            index_dir=args.index_dir,
+            collection=args.collection,
+            settings=IngestSettings(),
+            embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+            vector_store=args.vector_store,
+        )
+    summary = report.to_dict()
+    if args.json:
+        emit_json(summary)
+    else:
+        print_table({k: v for k, v in summary.items() if k != "refused"})
+        for refusal in summary["refused"]:
+            print(f"refused: {refusal['message']}")
+    return ExitCode.REFUSED_INPUT if summary["refused"] else ExitCode.OK
+
+
+def _search(args: argparse.Namespace) -> ExitCode:
+    with ShardedRetriever.open(
+        args.index_dir, args.collection, bm25=BM25Params(k1=args.k1, b=args.b)
+    ) as retriever:
+        response = retriever.search(
+            args.query, args.top_k, args.mode, score_threshold=args.score_threshold
+        )
+        checks = [retriever.verify(r) for r in response.results] if args.verify else []
+    if args.json:
+        emit_json(search_json(response, checks))
+    else:
+        print_search(response, checks)
+    if checks and not all(check.ok for check in checks):
+        return ExitCode.NOT_VERIFIED
+    return ExitCode.OK

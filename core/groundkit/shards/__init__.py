@@ -1,0 +1,41 @@
+"""Sharded collections: N ordinary collections and a manifest, searched as one.
+
+BM25 statistics are reduced across shards and every shard scores with them, so a sharded
+search returns exactly the ranking and scores of one collection over the same corpus
+(adr/0028-sharded-collections-on-ray.md). Pure map and reduce functions; engines such as Ray
+(``groundkit_ray``) only schedule them.
+"""
+
+from __future__ import annotations
+
+from groundkit.shards.api import ShardedRetriever
+from groundkit.shards.build import ShardedIngestReport, ingest_shard, ingest_sharded, seal_shards
+from groundkit.shards.gather import LocalShards, ShardGroup, sharded_search
+from groundkit.shards.manifest import ShardManifest, ShardRecord, load_manifest, shard_name
+from groundkit.shards.merge import ShardHit, merge_hits
+from groundkit.shards.routing import shard_of, shard_selector
+from groundkit.shards.shard import ShardSearcher
+from groundkit.shards.stats import ShardStatistics, map_statistics, reduce_statistics
+
+__all__ = [
+    "LocalShards",
+    "ShardGroup",
+    "ShardHit",
+    "ShardManifest",
+    "ShardRecord",
+    "ShardSearcher",
+    "ShardStatistics",
+    "ShardedIngestReport",
+    "ShardedRetriever",
+    "ingest_shard",
+    "ingest_sharded",
+    "load_manifest",
+    "map_statistics",
+    "merge_hits",
+    "reduce_statistics",
+    "seal_shards",
+    "shard_name",
+    "shard_of",
+    "shard_selector",
+    "sharded_search",
+]

@@ -1,0 +1,221 @@
+"""Scatter-gather over shards: the one sharded search, whatever carries the calls.
+
+``ShardGroup`` is what the gather needs from the shards, one list entry per shard, in shard
+order: the in-process group calls ``ShardSearcher``s in a loop, the Ray group
+(``groundkit_ray``) sends the same calls to replicas at once. The gather reduces the query
+terms' statistics, has every shard score with them, merges by (score, tie key), and joins
+only the kept hits to their records. BM25 hits are bit-identical to one collection's; dense
+similarities need no statistics; hybrid fuses the two merged lists as one collection would.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Protocol, TypeVar
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.config import BM25Params
+from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
+from groundkit.errors import ShardUnavailableError
+from groundkit.retrieval.fusion import reciprocal_rank_fusion
+from groundkit.retrieval.request import (
+    HybridOptions,
+    SearchMode,
+    hybrid_options,
+    leg_depth_for,
+    validate_request,
+)
+from groundkit.shards.merge import ShardHit, merge_hits
+from groundkit.shards.stats import ShardStatistics, reduce_statistics
+from groundkit.store.base import TieKey
+
+__all__ = ["LocalShards", "ShardGroup", "sharded_search"]
+
+T = TypeVar("T")
+_STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
+Ranked = Sequence[tuple[int, float, int]]
+"""(chunk key, score, global rank) triples of one shard."""
+
+
+class ShardGroup(Protocol):
+    """Every shard of one sharded collection; each call answers for all of them, in order."""
+
+    @property
+    def size(self) -> int: ...
+
+    def statistics(self, terms: Sequence[str]) -> list[ShardStatistics]: ...
+
+    def lexical(
+        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+    ) -> list[tuple[list[ShardHit], str]]: ...
+
+    def dense(
+        self, query: str, mode: str, k: int, min_score: float | None
+    ) -> list[list[ShardHit]]: ...
+
+    def results(self, ranked: Mapping[int, Ranked]) -> dict[int, list[SearchResult]]: ...
+
+
+class _Searcher(Protocol):
+    def statistics(self, terms: Sequence[str]) -> ShardStatistics: ...
+    def lexical(
+        self,
+        terms: Sequence[str],
+        k: int,
+        df: Mapping[str, int],
+        *,
+        score_threshold: float | None = None,
+    ) -> tuple[list[ShardHit], str]: ...
+    def dense_hits(
+        self, query: str, mode: str, k: int, *, min_score: float | None
+    ) -> list[ShardHit]: ...
+    def results(self, ranked: Ranked) -> list[SearchResult]: ...
+
+
+class LocalShards:
+    """The shards of one process (``ShardSearcher``s), called one after another."""
+
+    def __init__(self, searchers: Sequence[_Searcher]) -> None:
+        self._searchers = list(searchers)
+
+    @property
+    def size(self) -> int:
+        return len(self._searchers)
+
+    def statistics(self, terms: Sequence[str]) -> list[ShardStatistics]:
+        return [searcher.statistics(terms) for searcher in self._searchers]
+
+    def lexical(
+        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+    ) -> list[tuple[list[ShardHit], str]]:
+        return [
+            searcher.lexical(terms, k, df, score_threshold=score_threshold)
+            for searcher in self._searchers
+        ]
+
+    def dense(self, query: str, mode: str, k: int, min_score: float | None) -> list[list[ShardHit]]:
+        return [
+            searcher.dense_hits(query, mode, k, min_score=min_score) for searcher in self._searchers
+        ]
+
+    def results(self, ranked: Mapping[int, Ranked]) -> dict[int, list[SearchResult]]:
+        return {shard: self._searchers[shard].results(rows) for shard, rows in ranked.items()}
+
+
+def sharded_search(
+    shards: ShardGroup,
+    analyzer: Analyzer,
+    query: str,
+    top_k: int | None = None,
+    mode: SearchMode = "bm25",
+    *,
+    expected: ShardStatistics,
+    generation: int,
+    bm25: BM25Params | None = None,
+    similarity_floor: float | None = None,
+    score_threshold: float | None = None,
+    hybrid: HybridOptions | None = None,
+) -> SearchResponse:
+    """The ``top_k`` best passages of the sharded collection, as ``Retriever.search`` of one
+    collection over the same corpus returns them.
+
+    ``expected``: the manifest's chunk count and total length; a shard whose statistics do
+    not add up to them fails closed (``ShardUnavailableError``), as does a missing shard.
+    ``similarity_floor``: the embedder's, for hybrid searches without ``min_similarity``.
+    """
+    started = time.perf_counter()
+    k = validate_request(query, top_k, mode, score_threshold)
+    options = hybrid_options(mode, hybrid, None, None, None, None)
+    depth = k if options is None else leg_depth_for(options.depth, k)
+    params = bm25 or BM25Params()
+    trace = SearchTrace(stage=_STAGES[mode], mode=mode, generation=generation)
+    lexical: list[ShardHit] = []
+    if mode != "dense":
+        terms = analyzer.terms(query)
+        reduced = reduce_statistics(_all(shards, shards.statistics(terms)))
+        if (reduced.chunk_count, reduced.total_length) != (
+            expected.chunk_count,
+            expected.total_length,
+        ):
+            raise ShardUnavailableError(
+                f"the shards hold {reduced.chunk_count} chunks of total length "
+                f"{reduced.total_length}, the manifest {expected.chunk_count} and "
+                f"{expected.total_length}: a shard is missing or out of step; refusing to answer"
+            )
+        threshold = score_threshold if mode == "bm25" else None
+        answers = _all(shards, shards.lexical(terms, depth, reduced.df, threshold))
+        lexical = merge_hits([hits for hits, _ in answers], depth)
+        trace.query_terms = len(terms)
+        trace.path = "sharded:" + ",".join(sorted({path for _, path in answers}))
+        trace.bm25 = {"k1": params.k1, "b": params.b}
+    ranked: list[tuple[ShardHit, float]]
+    if mode == "bm25":
+        ranked = [(hit, hit.score) for hit in lexical]
+    elif mode == "dense":
+        dense = _all(shards, shards.dense(query, mode, k, score_threshold))
+        ranked = [(hit, hit.score) for hit in merge_hits(dense, k)]
+    else:
+        assert options is not None
+        floor = similarity_floor if options.min_similarity is None else options.min_similarity
+        per_shard = _all(shards, shards.dense(query, mode, depth, floor))
+        dense_hits = merge_hits(per_shard, depth)
+        trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
+        trace.dense_best = dense_hits[0].score if dense_hits else None
+        trace.fusion = {"rrf_k": options.rrf_k, "depth": depth, "weights": list(options.weights)}
+        trace.min_similarity = floor
+        trace.abstained = not lexical and not dense_hits
+        ranked = [] if trace.abstained else _fuse(lexical, dense_hits, options)
+        cut = -math.inf if score_threshold is None else score_threshold
+        ranked = [(hit, score) for hit, score in ranked if score >= cut][:k]
+    trace.timings_ms["shards"] = round((time.perf_counter() - started) * 1000, 3)
+    results = _join(shards, ranked)
+    trace.score_threshold = score_threshold
+    trace.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+    return SearchResponse(
+        query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
+    )
+
+
+def _all(shards: ShardGroup, answers: list[T]) -> list[T]:
+    """``answers``, refused unless there is one per shard (never a shorter list)."""
+    if len(answers) != shards.size:
+        raise ShardUnavailableError(
+            f"{len(answers)} of {shards.size} shards answered; refusing a partial ranking"
+        )
+    return answers
+
+
+def _fuse(
+    lexical: list[ShardHit], dense: list[ShardHit], options: HybridOptions
+) -> list[tuple[ShardHit, float]]:
+    ties: dict[tuple[int, int], TieKey] = {(h.shard, h.key): h.tie for h in lexical + dense}
+    hits = {(h.shard, h.key): h for h in lexical + dense}
+    fused = reciprocal_rank_fusion(
+        [
+            [((h.shard, h.key), h.score) for h in lexical],
+            [((h.shard, h.key), h.score) for h in dense],
+        ],
+        tie_keys=lambda items: ties,
+        rrf_k=options.rrf_k,
+        weights=options.weights,
+    )
+    return [(hits[item], score) for item, score in fused]
+
+
+def _join(shards: ShardGroup, ranked: list[tuple[ShardHit, float]]) -> list[SearchResult]:
+    """Each kept hit's record and citation, fetched from its own shard, in global order."""
+    by_shard: dict[int, list[tuple[int, float, int]]] = {}
+    for rank, (hit, score) in enumerate(ranked, start=1):
+        by_shard.setdefault(hit.shard, []).append((hit.key, score, rank))
+    found = shards.results(by_shard)
+    out: list[SearchResult] = []
+    for shard in sorted(found):
+        out.extend(found[shard])
+    if len(out) != len(ranked):
+        raise ShardUnavailableError(
+            f"{len(out)} of {len(ranked)} results came back from the shards; refusing"
+        )
+    out.sort(key=lambda result: result.metadata["rank"])
+    return out

@@ -1,0 +1,160 @@
+"""The sharded collection's manifest: ``<index_dir>/<name>/shards.json`` beside its shards.
+
+A sharded collection is a folder holding N ordinary collections (``shard-0000`` ...) and this
+manifest: the routing rule, the analyzer and embedding identities every shard shares, and each
+shard's generation, chunk count and total length when the manifest was sealed. A shard whose
+generation differs from its record was written outside a sharded ingest (or one that did not
+finish): opening refuses it rather than mixing statistics of different snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundkit.collection import collection_file
+from groundkit.config import DEFAULT_INDEX_DIR
+from groundkit.errors import CollectionNotFoundError, ShardUnavailableError
+from groundkit.shards.routing import ROUTING
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST_FILE",
+    "ShardManifest",
+    "ShardRecord",
+    "load_manifest",
+    "save_manifest",
+    "shard_name",
+    "shards_dir",
+]
+
+MANIFEST_FILE = "shards.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRecord:
+    """One shard as the manifest was sealed: its name and snapshot statistics."""
+
+    name: str
+    generation: int
+    chunk_count: int
+    total_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShardManifest:
+    """Shards, routing, identities and the reduced statistics of a sharded collection."""
+
+    collection: str
+    shards: tuple[ShardRecord, ...]
+    analyzer: dict[str, Any] | None
+    embedding: str | None
+    """The embedding identity JSON every shard shares (None: lexical only)."""
+    generation: int = 1
+    """Bumped by each sealed ingest."""
+    routing: str = ROUTING
+
+    @property
+    def chunk_count(self) -> int:
+        return sum(shard.chunk_count for shard in self.shards)
+
+    @property
+    def total_length(self) -> int:
+        return sum(shard.total_length for shard in self.shards)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "collection": self.collection,
+            "generation": self.generation,
+            "routing": self.routing,
+            "analyzer": self.analyzer,
+            "embedding": self.embedding,
+            "chunk_count": self.chunk_count,
+            "total_length": self.total_length,
+            "shards": [
+                {
+                    "name": s.name,
+                    "generation": s.generation,
+                    "chunk_count": s.chunk_count,
+                    "total_length": s.total_length,
+                }
+                for s in self.shards
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, subject: str) -> ShardManifest:
+        try:
+            if data["format"] != FORMAT or data["routing"] != ROUTING:
+                raise ValueError(f"format {data['format']!r}, routing {data['routing']!r}")
+            return cls(
+                collection=str(data["collection"]),
+                shards=tuple(
+                    ShardRecord(
+                        str(s["name"]),
+                        int(s["generation"]),
+                        int(s["chunk_count"]),
+                        int(s["total_length"]),
+                    )
+                    for s in data["shards"]
+                ),
+                analyzer=data["analyzer"],
+                embedding=data["embedding"],
+                generation=int(data["generation"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ShardUnavailableError(
+                f"{subject}: not a shard manifest this groundkit reads ({exc}); rebuild it with "
+                "`groundkit shard build`",
+                subject=subject,
+            ) from None
+
+
+def shard_name(shard: int) -> str:
+    """The collection name of shard ``shard`` inside the sharded collection's folder."""
+    return f"shard-{shard:04d}"
+
+
+def shards_dir(index_dir: str | Path, collection: str) -> Path:
+    """The folder of a sharded collection (the name is checked like any collection's)."""
+    return collection_file(index_dir, collection).parent
+
+
+def load_manifest(index_dir: str | Path = DEFAULT_INDEX_DIR, collection: str = "") -> ShardManifest:
+    """The manifest of sharded collection ``collection`` (``CollectionNotFoundError`` if none)."""
+    path = shards_dir(index_dir, collection) / MANIFEST_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CollectionNotFoundError(
+            f"no sharded collection {collection!r} under {index_dir} ({path} is missing); "
+            "build one with `groundkit shard build PATH --shards N`",
+            subject=str(path),
+        ) from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ShardUnavailableError(
+            f"{path}: the shard manifest is not JSON ({exc})", subject=str(path)
+        ) from None
+    if not isinstance(data, dict):
+        raise ShardUnavailableError(
+            f"{path}: the shard manifest is not an object", subject=str(path)
+        )
+    return ShardManifest.from_dict(data, subject=str(path))
+
+
+def save_manifest(index_dir: str | Path, manifest: ShardManifest) -> Path:
+    """Write the manifest atomically (a reader sees the old one or the new one, never half)."""
+    folder = shards_dir(index_dir, manifest.collection)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / MANIFEST_FILE
+    temporary = folder / f".{MANIFEST_FILE}.{os.getpid()}.tmp"
+    temporary.write_text(json.dumps(manifest.to_dict(), indent=2, sort_keys=True) + "\n", "utf-8")
+    os.replace(temporary, path)
+    return path

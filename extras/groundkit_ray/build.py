@@ -1,0 +1,148 @@
+"""A sharded collection built on Ray Data: shards ingested at once, then sealed.
+
+The corpus (a folder, or a JSONL file first written out as one file per record, in parallel)
+is split by the content-derived routing; each shard's share is chunked, analyzed, embedded and
+written by one actor of a pool (``workers`` actors, each asking for a GPU when the cluster has
+GPUs and an embedder is used, so embedding runs there); the driver then reduces the shards'
+statistics into the manifest (``groundkit.shards.seal_shards``). The steps are the same pure
+functions ``ingest_sharded`` runs in one process, so the result is the same collection.
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+from groundkit.config import DEFAULT_INDEX_DIR, IngestSettings
+from groundkit.embedding.registry import resolve_embedder
+from groundkit.extend import ConfigurationError
+from groundkit.shards.build import (
+    ShardedIngestReport,
+    ingest_shard,
+    recorded_analyzer,
+    seal_shards,
+    shard_count,
+)
+from groundkit.shards.corpus import corpus_source, read_jsonl, write_records
+from groundkit_ray._ray import require_initialized
+
+__all__ = ["build_on_ray", "jsonl_to_folder"]
+
+
+class _ShardIngest:
+    """An actor of the build's pool: ingests the shards it is handed, one batch row each."""
+
+    def __init__(
+        self,
+        source: str,
+        shards: int,
+        index_dir: str,
+        collection: str,
+        settings: bytes,
+        embedder: str | None,
+        vector_store: str | None,
+    ) -> None:
+        self._source = source
+        self._shards = shards
+        self._index_dir = index_dir
+        self._collection = collection
+        self._settings: IngestSettings = pickle.loads(settings)
+        self._embedder = None if embedder is None else resolve_embedder(embedder)
+        self._vector_store = vector_store
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        reports = []
+        analyzer = recorded_analyzer(self._index_dir, self._collection, None)
+        for shard in batch["shard"]:
+            report = ingest_shard(
+                self._source,
+                int(shard),
+                self._shards,
+                index_dir=self._index_dir,
+                collection=self._collection,
+                analyzer=analyzer,
+                settings=self._settings,
+                embedder=self._embedder,
+                vector_store=self._vector_store,
+            )
+            reports.append(pickle.dumps(report))
+        return {"shard": list(batch["shard"]), "report": reports}
+
+
+def jsonl_to_folder(jsonl: str | Path, folder: str | Path, *, workers: int = 2) -> int:
+    """Write a JSONL corpus as one text file per record under ``folder`` (Ray Data, in
+    ``workers`` parallel tasks); returns the number of records."""
+    ray = require_initialized()
+    path, out = Path(jsonl), Path(folder)
+    records = list(read_jsonl(path))  # validated here, so a bad line names its number
+    dataset = ray.data.from_items(records, override_num_blocks=max(1, workers))
+
+    def write(batch: dict[str, Any]) -> dict[str, Any]:
+        rows = [
+            dict(zip(batch, values, strict=True)) for values in zip(*batch.values(), strict=True)
+        ]
+        return {"written": [write_records(rows, out, str(path))]}
+
+    done = dataset.map_batches(
+        write, batch_format="numpy", compute=ray.data.TaskPoolStrategy(size=max(1, workers))
+    )
+    return sum(int(row["written"]) for row in done.take_all())
+
+
+def build_on_ray(
+    source: str | Path,
+    *,
+    collection: str,
+    shards: int | None = None,
+    index_dir: str | Path = DEFAULT_INDEX_DIR,
+    workers: int = 2,
+    settings: IngestSettings | None = None,
+    embedder: str | None = None,
+    vector_store: str | None = None,
+    corpus_dir: str | Path | None = None,
+    address: str | None = None,
+) -> ShardedIngestReport:
+    """Build or update sharded collection ``collection`` from ``source`` on Ray.
+
+    ``source``: a folder, or a ``.jsonl`` file written out under ``corpus_dir`` first (the
+    files the citations point at). ``embedder``: a registered name or model folder, resolved
+    inside each actor. ``address``: a Ray cluster (default: the one this process is connected
+    to, or a new local instance).
+    """
+    ray = require_initialized(address)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigurationError(f"workers must be an integer >= 1, got {workers!r}")
+    count = shard_count(index_dir, collection, shards)
+    path = corpus_source(source, corpus_dir)
+    if path != Path(source):
+        jsonl_to_folder(source, path.resolve(), workers=workers)
+    if not path.exists():
+        raise ConfigurationError(f"{path}: no such file or directory", subject=str(path))
+    gpus = float(ray.cluster_resources().get("GPU", 0.0)) if embedder is not None else 0.0
+    per_actor = 0.0 if gpus <= 0 else min(1.0, gpus / min(workers, count))
+    dataset = ray.data.from_items(
+        [{"shard": shard} for shard in range(count)], override_num_blocks=count
+    )
+    done = dataset.map_batches(
+        _ShardIngest,
+        fn_constructor_kwargs={
+            "source": str(path.resolve()),
+            "shards": count,
+            "index_dir": str(Path(index_dir).resolve()),
+            "collection": collection,
+            "settings": pickle.dumps(settings or IngestSettings()),
+            "embedder": embedder,
+            "vector_store": vector_store,
+        },
+        batch_size=1,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=min(workers, count)),
+        num_cpus=1,
+        num_gpus=per_actor,
+    )
+    rows = sorted(done.take_all(), key=lambda row: int(row["shard"]))
+    reports = [pickle.loads(row["report"]) for row in rows]
+    if len(reports) != count:
+        raise ConfigurationError(f"{len(reports)} of {count} shards reported; nothing was sealed")
+    return ShardedIngestReport(seal_shards(index_dir, collection, count), reports)

@@ -1,0 +1,219 @@
+"""Serving a sharded collection on Ray Serve: one deployment per shard, scatter-gather here.
+
+Each shard is a Serve deployment (``replicas`` copies) holding a ``ShardSearcher``; the
+gather (``groundkit.shards.sharded_search``) sends each step to every shard at once and waits
+for all of them, so the answer is the single collection's, bit for bit. A shard that does not
+answer in time, or fails, makes the search fail closed (``ShardUnavailableError``): never a
+shorter list. ``ShardedSearchTool`` is the callable a service's tool registry puts in front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
+from groundkit.contracts import Citation, SearchResponse, SearchResult
+from groundkit.embedding.registry import resolve_embedder
+from groundkit.errors import GroundkitError, ShardUnavailableError
+from groundkit.extend import ConfigurationError
+from groundkit.identities import bind_analyzer
+from groundkit.retrieval.request import HybridOptions, SearchMode
+from groundkit.shards import (
+    ShardHit,
+    ShardManifest,
+    ShardSearcher,
+    ShardStatistics,
+    load_manifest,
+    shard_name,
+    sharded_search,
+)
+from groundkit_ray._ray import require_initialized
+
+__all__ = ["RayShards", "ShardReplica", "ShardedSearchTool", "serve_sharded"]
+
+DEFAULT_TIMEOUT_S = 30.0
+Wire = tuple[str, float, str, str, Citation, dict[str, Any]]
+"""A result as it crosses processes (its metadata as a plain dict)."""
+
+
+class ShardReplica:
+    """One shard, opened in a Serve replica; its methods are ``ShardSearcher``'s."""
+
+    def __init__(
+        self,
+        index_dir: str,
+        collection: str,
+        shard: int,
+        k1: float,
+        b: float,
+        embedder: str | None,
+        vector_store: str | None,
+    ) -> None:
+        manifest = load_manifest(index_dir, collection)
+        self._searcher = ShardSearcher.open(
+            index_dir,
+            manifest,
+            shard,
+            bm25=BM25Params(k1=k1, b=b),
+            embedder=None if embedder is None else resolve_embedder(embedder),
+            vector_store=vector_store,
+        )
+
+    def statistics(self, terms: Sequence[str]) -> ShardStatistics:
+        return self._searcher.statistics(terms)
+
+    def lexical(
+        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+    ) -> tuple[list[ShardHit], str]:
+        return self._searcher.lexical(terms, k, df, score_threshold=score_threshold)
+
+    def dense(self, query: str, mode: str, k: int, min_score: float | None) -> list[ShardHit]:
+        return self._searcher.dense_hits(query, mode, k, min_score=min_score)
+
+    def similarity_floor(self) -> float:
+        return self._searcher.dense.require("hybrid").similarity_floor
+
+    def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[Wire]:
+        return [
+            (r.content, r.score, r.document_id, r.chunk_id, r.citation, dict(r.metadata))
+            for r in self._searcher.results(ranked)
+        ]
+
+
+class RayShards:
+    """``ShardGroup`` over Serve handles: each step goes to every shard, then all are awaited."""
+
+    def __init__(self, handles: Sequence[Any], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self._handles = list(handles)
+        self._timeout_s = timeout_s
+
+    @property
+    def size(self) -> int:
+        return len(self._handles)
+
+    def _all(self, method: str, *args: Any) -> list[Any]:
+        calls = [getattr(handle, method).remote(*args) for handle in self._handles]
+        return [self._wait(shard, call) for shard, call in enumerate(calls)]
+
+    def _wait(self, shard: int, call: Any) -> Any:
+        try:
+            return call.result(timeout_s=self._timeout_s)
+        except GroundkitError:
+            raise
+        except Exception as exc:  # a dead replica, a timeout, a deployment gone
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, GroundkitError):
+                raise cause from None
+            raise ShardUnavailableError(
+                f"shard {shard_name(shard)} did not answer ({type(exc).__name__}: "
+                f"{str(exc)[:200]}); a sharded search never answers from the other shards alone",
+                subject=shard_name(shard),
+            ) from None
+
+    def statistics(self, terms: Sequence[str]) -> list[ShardStatistics]:
+        return self._all("statistics", list(terms))
+
+    def lexical(
+        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+    ) -> list[tuple[list[ShardHit], str]]:
+        return self._all("lexical", list(terms), k, dict(df), score_threshold)
+
+    def dense(self, query: str, mode: str, k: int, min_score: float | None) -> list[list[ShardHit]]:
+        return self._all("dense", query, mode, k, min_score)
+
+    def results(
+        self, ranked: Mapping[int, Sequence[tuple[int, float, int]]]
+    ) -> dict[int, list[SearchResult]]:
+        calls = {
+            shard: self._handles[shard].results.remote(list(rows)) for shard, rows in ranked.items()
+        }
+        out: dict[int, list[SearchResult]] = {}
+        for shard, call in calls.items():
+            wire: list[Wire] = self._wait(shard, call)
+            out[shard] = [
+                SearchResult(
+                    content=content,
+                    score=score,
+                    document_id=document_id,
+                    chunk_id=chunk_id,
+                    citation=citation,
+                    metadata=metadata,
+                )
+                for content, score, document_id, chunk_id, citation, metadata in wire
+            ]
+        return out
+
+    def similarity_floor(self) -> float:
+        return float(self._wait(0, self._handles[0].similarity_floor.remote()))
+
+
+class ShardedSearchTool:
+    """The sharded search a service registry calls: ``tool(query, top_k, mode)``."""
+
+    def __init__(self, manifest: ShardManifest, shards: RayShards, bm25: BM25Params) -> None:
+        self.manifest = manifest
+        self._shards = shards
+        self._bm25 = bm25
+        self._analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
+
+    def __call__(
+        self,
+        query: str,
+        top_k: int | None = None,
+        mode: SearchMode = "bm25",
+        *,
+        score_threshold: float | None = None,
+        hybrid: HybridOptions | None = None,
+    ) -> SearchResponse:
+        floor = self._shards.similarity_floor() if mode == "hybrid" else None
+        return sharded_search(
+            self._shards,
+            self._analyzer,
+            query,
+            top_k,
+            mode,
+            expected=ShardStatistics(self.manifest.chunk_count, self.manifest.total_length),
+            generation=self.manifest.generation,
+            bm25=self._bm25,
+            similarity_floor=floor,
+            score_threshold=score_threshold,
+            hybrid=hybrid,
+        )
+
+
+def serve_sharded(
+    collection: str,
+    *,
+    index_dir: str | Path = DEFAULT_INDEX_DIR,
+    replicas: int = 1,
+    bm25: BM25Params | None = None,
+    embedder: str | None = None,
+    vector_store: str | None = None,
+    name: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    address: str | None = None,
+) -> ShardedSearchTool:
+    """Deploy every shard of ``collection`` on Ray Serve (``replicas`` each) and return the
+    search tool that scatters to them. ``name``: the Serve application (default: the
+    collection's name); the shards are read from ``index_dir``, which every node must see."""
+    require_initialized(address)
+    from ray import serve
+
+    if replicas < 1:
+        raise ConfigurationError(f"replicas must be >= 1, got {replicas!r}")
+    manifest = load_manifest(index_dir, collection)
+    params = bm25 or BM25Params()
+    folder = str(Path(index_dir).resolve())
+    deployment: Any = serve.deployment(
+        ShardReplica, num_replicas=replicas, ray_actor_options={"num_cpus": 0}
+    )
+    handles = []
+    app = name or collection
+    for shard in range(len(manifest.shards)):
+        bound = deployment.options(name=f"{app}-{shard_name(shard)}").bind(
+            folder, collection, shard, params.k1, params.b, embedder, vector_store
+        )
+        handles.append(serve.run(bound, name=f"{app}-{shard_name(shard)}", route_prefix=None))
+    return ShardedSearchTool(manifest, RayShards(handles, timeout_s=timeout_s), params)

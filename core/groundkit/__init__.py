@@ -59,8 +59,10 @@ from groundkit.retrieval import (
     Retriever,
     SearchFilter,
     SearchMode,
+    Snippet,
     Verification,
     resolve_citation,
+    snippet,
     verify_citation,
     verify_collection,
 )
@@ -105,6 +107,7 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "SearchTrace",
+    "Snippet",
     "StorageError",
     "Verification",
     "__version__",
@@ -115,6 +118,7 @@ __all__ = [
     "register_reranker",
     "resolve_citation",
     "sample_corpus",
+    "snippet",
     "verify_citation",
     "verify_collection",
 ]

@@ -166,6 +166,9 @@ class SearchResult:
     chunk_id: str
     citation: Citation
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    highlights: tuple[tuple[int, int], ...] = ()
+    """Where the query's words are: sorted, disjoint ``(start, end)`` code-point spans of
+    ``content`` (the cited text), found by the collection's analyzer."""
 
     def __post_init__(self) -> None:
         _require(math.isfinite(self.score), f"SearchResult: score must be finite, got {self.score}")
@@ -174,6 +177,18 @@ class SearchResult:
             "SearchResult: content must equal the cited text",
         )
         object.__setattr__(self, "metadata", _frozen(self.metadata))
+        spans = tuple((s, e) for s, e in self.highlights)
+        previous = 0
+        for start, end in spans:
+            _require(
+                type(start) is int
+                and type(end) is int
+                and previous <= start < end <= len(self.content),
+                f"SearchResult: highlights must be sorted, disjoint spans inside the content "
+                f"(0..{len(self.content)}), got {list(spans)}",
+            )
+            previous = end
+        object.__setattr__(self, "highlights", spans)
 
     @property
     def source(self) -> str:
@@ -194,6 +209,7 @@ class SearchResult:
             "start_line": c.start_line,
             "end_line": c.end_line,
             "metadata": dict(self.metadata),
+            "highlights": [[start, end] for start, end in self.highlights],
         }
 
 
@@ -234,6 +250,8 @@ class SearchTrace:
     stage: str
     mode: str
     generation: int
+    mode_source: str | None = None
+    mode_note: str | None = None
     query_terms: int | None = None
     accelerator: str | None = None
     path: str | None = None
@@ -242,6 +260,7 @@ class SearchTrace:
     dense_best: float | None = None
     fusion: dict[str, Any] | None = None
     min_similarity: float | None = None
+    floor_source: str | None = None
     abstained: bool | None = None
     vector_store: str | None = None
     rerank_depth: int | None = None

@@ -36,8 +36,8 @@ __all__ = ["MINILM_FLOOR", "ModelConfig", "OnnxEmbedder", "minilm_factory", "min
 POOLINGS = ("mean", "cls", "none")
 DEFAULT_BATCH_SIZE = 8
 """Texts per ONNX run (sorted by length first); larger batches pad more (bench/embed_speed.py)."""
-MINILM_FLOOR = 0.35
-"""all-MiniLM-L6-v2's dense evidence floor for hybrid abstention (adr/0012)."""
+MINILM_FLOOR = 0.365
+"""all-MiniLM-L6-v2's similarity floor for dense and hybrid abstention (adr/0024)."""
 
 _DATA = Path(__file__).resolve().parent / "data"
 

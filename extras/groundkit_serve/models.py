@@ -140,6 +140,10 @@ class SearchHit(BaseModel):
     start_line: int
     end_line: int
     metadata: dict[str, Any]
+    highlights: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="[start, end] code-point spans of the query's words within content",
+    )
     verification: VerificationOut | None = None
 
 

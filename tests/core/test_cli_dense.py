@@ -39,6 +39,10 @@ def test_sample_with_the_hash_embedder_searches_in_every_mode(
         "--index-dir", index, "--json",
     )  # fmt: skip
     assert json.loads(out)["metadata"]["fusion"]["rrf_k"] == 10
+    # hash carries no meaning: without --mode its collection searches bm25 (adr/0025)
+    code, out, _ = run(capsys, "search", query, "--index-dir", index, "--json")
+    metadata = json.loads(out)["metadata"]
+    assert (metadata["stage"], metadata["mode_source"]) == ("bm25", "collection")
     code, out, _ = run(capsys, "status", "--index-dir", index, "--json")
     status = json.loads(out)
     assert status["embedding"]["model"] == "hash" and status["embedding"]["semantic"] is False
@@ -136,3 +140,44 @@ def test_a_refused_ingest_leaves_no_empty_collection_behind(
     with pytest.raises(groundkit.IngestionError, match="no such file or directory"):
         groundkit.ingest(tmp_path / "absent", index_dir=index)
     assert not index.exists()
+
+
+def test_calibrate_measures_records_and_sets_a_floor_that_searches_then_use(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    index = str(tmp_path / "index")
+    assert run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", index)[0] == 0
+    on = tmp_path / "on.txt"
+    on.write_text("how do I report a leak\nboil water notice\nchlorine residual target\n")
+    off = tmp_path / "off.jsonl"
+    off.write_text('{"text": "zebra quantum xylophone"}\n{"text": "recipe for chocolate cake"}\n')
+    where = ("--index-dir", index)
+    code, out, _ = run(capsys, "calibrate", "--queries", str(on), "--off-topic", str(off), *where)
+    assert code == 0 and "not recorded" in out and "false abstention" in out
+    code, out, _ = run(
+        capsys, "calibrate", "--queries", str(on), "--off-topic", str(off), "--write", "--json",
+        *where,
+    )  # fmt: skip
+    report = json.loads(out)
+    assert code == 0 and report["recorded"] and report["embedding"]["model"] == "hash"
+    assert report["false_abstention"] == report["false_answer"] == 0.0  # separable here
+    code, out, _ = run(
+        capsys, "search", "zebra quantum xylophone", "--mode", "dense", "--json", *where
+    )
+    payload = json.loads(out)
+    assert payload["results"] == [] and payload["metadata"]["floor_source"] == "collection"
+    assert payload["metadata"]["min_similarity"] == report["floor"]
+    code, out, _ = run(capsys, "calibrate", "--set", "-1", "--json", *where)
+    assert code == 0 and json.loads(out)["floor"] == -1.0
+    code, out, _ = run(
+        capsys, "search", "zebra quantum xylophone", "--mode", "dense", "--json", *where
+    )
+    assert json.loads(out)["results"]  # the user's own floor admits everything
+    code, _, err = run(capsys, "calibrate", "--queries", str(on), *where)
+    assert code == ExitCode.USAGE and "go together" in err
+    code, _, err = run(capsys, "search", "leak", "--min-similarity", "0.2", *where)
+    assert code == ExitCode.USAGE and "score_threshold" in err
+    lexical = str(tmp_path / "lexical")
+    assert run(capsys, "ingest", "sample", "--index-dir", lexical, "--quiet")[0] == 0
+    code, _, err = run(capsys, "calibrate", "--set", "0.3", "--index-dir", lexical)
+    assert code == ExitCode.USAGE and "no dense side" in err

@@ -96,6 +96,17 @@ def test_search_result_content_must_match_citation_and_score_be_finite() -> None
         SearchResult("llo", float("nan"), "d", "c", c)
 
 
+def test_search_result_highlights_must_be_sorted_disjoint_spans_of_the_content() -> None:
+    c = citation()  # content "llo"
+    assert SearchResult("llo", 1.0, "d", "c", c, highlights=[(0, 1), (2, 3)]).highlights == (
+        (0, 1),
+        (2, 3),
+    )
+    for bad in ([(0, 4)], [(1, 1)], [(2, 3), (0, 1)], [(0, 2), (1, 3)], [(0.0, 1)]):
+        with pytest.raises(ValueError, match="highlights"):
+            SearchResult("llo", 1.0, "d", "c", c, highlights=bad)  # type: ignore[arg-type]
+
+
 def test_search_response_json_shape() -> None:
     result = SearchResult("llo", 1.5, "doc_1", "chk_1", citation(), {"rank": 1})
     payload = SearchResponse("q", (result,), {"stage": "bm25"}).to_dict()
@@ -113,6 +124,7 @@ def test_search_response_json_shape() -> None:
         "start_line",
         "end_line",
         "metadata",
+        "highlights",
     }
 
 

@@ -26,6 +26,7 @@ from groundkit.index import bm25 as bm25_module
 from groundkit.ingest import Indexer
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval import Retriever
+from groundkit.retrieval.floor import FLOOR_FILE, FloorRecord, write_floor
 from groundkit.retrieval.rerank import LogitReranker, Reranker
 from groundkit.store import CollectionReader, CollectionStore, MemoryReader, MemoryStore
 from groundkit.store.sqlite import SCHEMA_VERSION, SqliteReader, SqliteStore
@@ -326,11 +327,23 @@ def test_without_a_resolvable_embedder_dense_names_how_to_pass_one(
     with pytest.raises(ConfigurationError, match="no registered embedder"):
         Indexer(store)
     with Retriever(store.reader()) as retriever:
-        assert retriever.search("pump").total_results >= 1  # bm25 still works
+        assert retriever.search("pump", mode="bm25").total_results >= 1  # bm25 still works
+        # hybrid, the default of a semantic collection (adr/0025), needs the embedder: bm25, said
+        fallback = retriever.search("pump")
+        assert (
+            fallback.metadata["mode"] == "bm25"
+            and "not available" in fallback.metadata["mode_note"]
+        )
         with pytest.raises(ConfigurationError, match=r"Retriever.open\(\.\.\., embedder=\.\.\.\)"):
             retriever.search("pump", mode="dense")
     with Retriever(store.reader(), embedder=Unregistered()) as retriever:
         assert retriever.search("pump", mode="dense").total_results == 3
+        default = retriever.search("pump").metadata
+        assert (default["mode"], default["stage"], default["mode_source"]) == (
+            "hybrid",
+            "fusion",
+            "collection",
+        )
 
 
 # --- failing closed ----------------------------------------------------------------------------
@@ -471,8 +484,45 @@ def test_hybrid_abstains_when_neither_leg_has_evidence(
         # the floor is what abstains: without it the dense leg always "finds" something
         unguarded = retriever.search("zebra quantum xylophone", mode="hybrid", min_similarity=-1.0)
         assert unguarded.total_results == 3 and unguarded.metadata["abstained"] is False
-        # dense mode alone never abstains unless asked to (score_threshold)
-        assert retriever.search("zebra quantum xylophone", mode="dense").total_results == 3
+        # dense mode abstains under the same floor (adr/0024), and answers with it off
+        dense = retriever.search("zebra quantum xylophone", mode="dense")
+        assert dense.results == () and dense.metadata["abstained"] is True
+        assert dense.metadata["floor_source"] == "embedder"
+        unfloored = retriever.search("zebra quantum xylophone", mode="dense", min_similarity=-1)
+        assert unfloored.total_results == 3 and unfloored.metadata["abstained"] is False
+        assert retriever.search("pump station", mode="dense").total_results >= 1
+
+
+def test_a_recorded_floor_is_used_and_bound_to_the_embedding_identity(
+    write_corpus: WriteCorpus, tmp_path: Path
+) -> None:
+    path = tmp_path / "c.sqlite"
+    store = SqliteStore(path)
+    Indexer(store, embedder=HashEmbedder()).ingest(write_corpus(DOCS))
+    store.close()
+    identity = HashEmbedder().identity
+    write_floor(str(path), FloorRecord(-1.0, identity, {"note": "test"}))
+    with Retriever(SqliteReader(path)) as retriever:
+        response = retriever.search("zebra quantum xylophone", mode="dense")
+        assert response.total_results == 3 and response.metadata["floor_source"] == "collection"
+        assert response.metadata["min_similarity"] == -1.0
+        given = retriever.search("zebra quantum xylophone", mode="hybrid", min_similarity=0.9)
+        assert given.results == () and given.metadata["floor_source"] == "search"
+    other = HashEmbedder(identity.dimensions * 2).identity
+    write_floor(str(path), FloorRecord(0.5, other))
+    with (
+        Retriever(SqliteReader(path)) as retriever,
+        pytest.raises(ConfigurationError, match="holds a floor for embedding"),
+    ):
+        retriever.search("pump", mode="dense")
+    (path.parent / FLOOR_FILE).write_text("{", encoding="utf-8")
+    with (
+        Retriever(SqliteReader(path)) as retriever,
+        pytest.raises(ConfigurationError, match="unreadable"),
+    ):
+        retriever.search("pump", mode="hybrid")
+    with pytest.raises(ConfigurationError, match="finite"):
+        FloorRecord(math.nan, identity)
 
 
 def test_hybrid_answers_from_either_leg_alone(
@@ -507,8 +557,8 @@ def test_bad_hybrid_settings_raise(
     with Retriever(store.reader()) as retriever:
         with pytest.raises(ConfigurationError, match=match):
             retriever.search("pump", mode="hybrid", top_k=5, **kwargs)
-        with pytest.raises(ConfigurationError, match=r"hybrid. only"):
-            retriever.search("pump", mode="dense", min_similarity=0.1)
+        with pytest.raises(ConfigurationError, match="in mode 'bm25' use score_threshold"):
+            retriever.search("pump", mode="bm25", min_similarity=0.1)
 
 
 def test_hybrid_weights_and_rrf_k_shape_the_fusion(

@@ -186,6 +186,10 @@ def test_cli_takes_a_model_folder_as_the_embedder(
     assert main(["search", "leak", "--mode", "dense", "--embedder", folder, "--json", *base]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["metadata"]["stage"] == "dense" and payload["results"]
+    # a semantic embedder's collection searches hybrid when no mode is given (adr/0025)
+    assert main(["search", "leak", "--embedder", folder, "--json", *base]) == 0
+    metadata = json.loads(capsys.readouterr().out)["metadata"]
+    assert (metadata["stage"], metadata["mode_source"]) == ("fusion", "collection")
     # without the folder, no registered embedder reproduces the collection: a usage error
     assert main(["search", "leak", "--mode", "dense", *base]) == ExitCode.USAGE
     assert "no registered embedder reproduces it" in capsys.readouterr().err

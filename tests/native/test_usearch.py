@@ -187,7 +187,7 @@ def test_cli_minilm_usearch_dense_hybrid_and_rerank(
             main(
                 [
                     "search",
-                    "who repairs a broken pipe",
+                    "when must I boil my drinking water",  # dense abstains on off-topic ones
                     *common,
                     "--mode",
                     mode,

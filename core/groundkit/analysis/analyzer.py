@@ -8,13 +8,13 @@ would not match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from groundkit import codec
 from groundkit.analysis.stopwords import STOPWORD_SETS
-from groundkit.analysis.tokenize import tokens
+from groundkit.analysis.tokenize import token_spans, tokens
 from groundkit.errors import ConfigurationError, IndexIdentityError
 
 __all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
@@ -110,6 +110,23 @@ class Analyzer:
             if term:
                 append(term)
         return out
+
+    def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
+        """Each index term of ``text`` with the code-point span of the word it came from.
+
+        The terms are those of ``terms(text)``; a span covers the surface word (``running``
+        for the term ``run``, ``John's`` for ``john``), a CJK bigram covers its two characters.
+        """
+        cache = self._cache
+        for word, start, end in token_spans(text):
+            term = cache.get(word)
+            if term is None:
+                term = self._term(word)
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                cache[word] = term
+            if term:
+                yield term, start, end
 
     def _term(self, word: str) -> str:
         """The index term of one token; "" for a stopword (a cached "drop it")."""

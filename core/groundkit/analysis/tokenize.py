@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-__all__ = ["tokenize", "tokens"]
+__all__ = ["token_spans", "tokenize", "tokens"]
 
 # Han (incl. extensions and compatibility), Hiragana, Katakana (incl. phonetic extensions and
 # the prolonged sound mark), Hangul syllables and jamo.
@@ -94,3 +94,84 @@ def tokenize(text: str) -> Iterator[str]:
         else:
             for i in range(len(cjk) - 1):
                 yield cjk[i : i + 2]
+
+
+def _normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _tokens(normalized: str) -> Iterator[tuple[str, int, int]]:
+    """Tokens of already normalized text, with their spans in it."""
+    for match in _word_pattern().finditer(normalized):
+        cjk = match.group(1)
+        if cjk is None:
+            yield match.group(2), match.start(2), match.end(2)
+        elif len(cjk) == 1:
+            yield cjk, match.start(1), match.end(1)
+        else:
+            base = match.start(1)
+            for i in range(len(cjk) - 1):
+                yield cjk[i : i + 2], base + i, base + i + 2
+
+
+_NON_ASCII_PIECE = re.compile(r"\S*[^\x00-\x7f]\S*")
+
+
+def _clusters(piece: str) -> list[str]:
+    """``piece`` cut before each code point that combines with nothing before it."""
+    parts: list[str] = []
+    for char in piece:
+        if parts and unicodedata.combining(char):
+            parts[-1] += char
+        else:
+            parts.append(char)
+    return parts
+
+
+def token_spans(text: str) -> Iterator[tuple[str, int, int]]:
+    """The tokens of ``tokenize(text)``, each with the code-point span of ``text`` it came from.
+
+    Normalization can change lengths (``ß`` folds to ``ss``, ``ﬁ`` to ``fi``), so each token is
+    mapped back through the characters that produced it: a span always covers whole original
+    characters. Nothing composes across whitespace, so each whitespace-free piece is mapped on
+    its own; where normalizing a piece character by character differs from normalizing it
+    whole (rare compositions), its tokens span the whole piece.
+    """
+    if text.isascii():  # NFKC keeps ASCII and casefold maps it one to one
+        yield from _tokens(text.lower())
+        return
+    normalized: list[str] = []
+    starts: list[int] = []  # per code point of the normalized text: its original span
+    ends: list[int] = []
+    at = 0
+    for piece in _NON_ASCII_PIECE.finditer(text):
+        raw, base = piece.group(), piece.start()
+        normalized.append(text[at:base].lower())  # ASCII between: maps one to one
+        starts.extend(range(at, base))
+        ends.extend(range(at + 1, base + 1))
+        folded = _normalize(raw)
+        normalized.append(folded)
+        if not _owners(raw, base, folded, starts, ends):
+            starts.extend([base] * len(folded))
+            ends.extend([base + len(raw)] * len(folded))
+        at = piece.end()
+    normalized.append(text[at:].lower())
+    starts.extend(range(at, len(text)))
+    ends.extend(range(at + 1, len(text) + 1))
+    for token, start, end in _tokens("".join(normalized)):
+        yield token, starts[start], ends[end - 1]
+
+
+def _owners(raw: str, base: int, folded: str, starts: list[int], ends: list[int]) -> bool:
+    """Append the original span of each code point of ``folded`` (``raw`` normalized), cluster
+    by cluster; False, appending nothing, when that differs from normalizing ``raw`` whole."""
+    clusters = _clusters(raw)
+    parts = [_normalize(c) for c in clusters]
+    if "".join(parts) != folded:
+        return False
+    at = base
+    for cluster, part in zip(clusters, parts, strict=True):
+        starts.extend([at] * len(part))
+        ends.extend([at + len(cluster)] * len(part))
+        at += len(cluster)
+    return True

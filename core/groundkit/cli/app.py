@@ -26,6 +26,7 @@ examples:
   groundkit search "who fixes a burst main" --mode hybrid --collection dense
   groundkit ingest docs/ --embedder minilm --vector-store usearch --collection sem
   groundkit search "leak" --mode hybrid --collection sem --rerank --reranker models/ce
+  groundkit calibrate --collection sem --queries mine.txt --off-topic other.txt --write
   groundkit verify                         # re-check every citation; non-zero if any fails
   groundkit status --json
   groundkit check                          # is the collection file sound? (exit 6 if not)

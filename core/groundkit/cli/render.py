@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from groundkit.contracts import SearchResponse
+from groundkit.contracts import SearchResponse, SearchResult
 from groundkit.ingest import IngestProgress
 from groundkit.retrieval.citations import Verification
+from groundkit.retrieval.highlight import snippet as cut_snippet
 
 __all__ = ["ProgressBar", "emit_json", "print_search", "print_table", "search_json", "snippet"]
 
@@ -72,13 +74,16 @@ class ProgressBar:
         self._stream.flush()
 
 
-def snippet(text: str, limit: int = 240) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def snippet(result: SearchResult, bold: bool = False) -> str:
+    """The part of the passage around its matched words on one line (``groundkit.snippet``),
+    the words in bold when ``bold`` (a terminal)."""
+    window = cut_snippet(result.content, result.highlights)
+    return window.render("\033[1m", "\033[0m") if bold else window.render()
 
 
 def print_search(response: SearchResponse, checks: Sequence[Verification]) -> None:
     """Ranked results as lines: source, line span, offsets, score, verdict, heading, snippet."""
+    bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if not response.results:
         print(f"no results for {response.query!r}")
     for rank, result in enumerate(response.results, start=1):
@@ -91,7 +96,7 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
         heading = " > ".join(result.metadata.get("heading_path", []))
         if heading:
             print(f"    § {heading}")
-        print(f"    {snippet(result.content)}")
+        print(f"    {snippet(result, bold)}")
 
 
 def search_json(response: SearchResponse, checks: Sequence[Verification]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,16 +109,29 @@ def evaluate(
     top_k: int = 100,
     cutoffs: Sequence[int] = (10, 100),
     vector_store: str | None = None,
+    min_similarity: float | None = None,
+    search_options: Mapping[str, Any] | None = None,
 ) -> EvaluationResult:
-    """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries."""
+    """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries.
+
+    ``min_similarity``: the dense floor for modes dense and hybrid (default: the collection's);
+    ``search_options``: more keyword arguments of ``Retriever.search`` (``rrf_k``, ``depth``).
+    """
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     depth = min(MAX_TOP_K, max(top_k * 10, top_k))
     small, large = min(cutoffs), max(cutoffs)
+    options: dict[str, Any] = dict(search_options or {})
+    if min_similarity is not None:
+        options["min_similarity"] = min_similarity
     with Retriever(store.reader(), bm25=bm25, vector_store=vector_store) as retriever:
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
-            response = retriever.search(text, top_k=depth, mode=mode) if text.strip() else None
+            response = (
+                retriever.search(text, top_k=depth, mode=mode, highlight=False, **options)
+                if text.strip()
+                else None
+            )
             latencies.append((time.perf_counter() - started) * 1000)
             run: dict[str, float] = {}
             for result in response.results if response else ():
@@ -155,6 +168,7 @@ def evaluate_dataset(
     progress: Callable[[IngestProgress], None] | None = None,
     embedder: Embedder | None = None,
     vector_store: str | None = None,
+    min_similarity: float | None = None,
 ) -> EvaluationResult:
     """Index a BEIR dataset and score ``mode`` on its judged test queries.
 
@@ -182,6 +196,7 @@ def evaluate_dataset(
                 mode=mode,
                 top_k=top_k,
                 vector_store=vector_store,
+                min_similarity=min_similarity,
             )
     from groundkit.collection import collection_file, open_store
 
@@ -201,7 +216,14 @@ def evaluate_dataset(
     kept = open_store(index_dir, name, create=False)
     try:
         return evaluate(
-            dataset, kept, sources, bm25=bm25, mode=mode, top_k=top_k, vector_store=vector_store
+            dataset,
+            kept,
+            sources,
+            bm25=bm25,
+            mode=mode,
+            top_k=top_k,
+            vector_store=vector_store,
+            min_similarity=min_similarity,
         )
     finally:
         kept.close()

@@ -10,6 +10,7 @@ from groundkit.retrieval.citations import (
     resolve_citation,
     verify_citation,
 )
+from groundkit.retrieval.highlight import Snippet, highlight_spans, snippet
 from groundkit.retrieval.request import (
     MODES,
     HybridOptions,
@@ -27,10 +28,13 @@ __all__ = [
     "Retriever",
     "SearchFilter",
     "SearchMode",
+    "Snippet",
     "Verdict",
     "Verification",
     "citation_for",
+    "highlight_spans",
     "resolve_citation",
+    "snippet",
     "verify_citation",
     "verify_collection",
     "verify_reader",

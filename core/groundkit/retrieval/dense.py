@@ -17,6 +17,7 @@ from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.retrieval.floor import check_floor, read_floor
 from groundkit.store.base import CollectionReader
 from groundkit.vectors.base import TieKeys, VectorStore
 from groundkit.vectors.registry import load_vector_store, recorded_vector_store
@@ -48,6 +49,23 @@ class DenseLeg:
         self.embedder = embedder
         self.vector_store = vector_store
         self._store: VectorStore | None = None
+        self._recorded: tuple[float, str] | None = None
+
+    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        """The similarity floor for this search and where it came from: ``search`` (given),
+        ``collection`` (its ``dense-floor.json``) or ``embedder`` (its default; adr/0024)."""
+        if given is not None:
+            return check_floor(given), "search"
+        embedder = self.require(mode)
+        if self._recorded is None:
+            assert self.manifest is not None  # require() checked it
+            record = read_floor(self._location, self.manifest)
+            self._recorded = (
+                (embedder.similarity_floor, "embedder")
+                if record is None
+                else (record.floor, "collection")
+            )
+        return self._recorded
 
     def require(self, mode: str) -> Embedder:
         """The embedder, or ``ConfigurationError`` naming the fix when ``mode`` cannot run."""
@@ -62,8 +80,9 @@ class DenseLeg:
         if self.embedder is None:
             raise ConfigurationError(
                 f"collection {self._location} is bound to embedding {self.manifest.to_json()} and "
-                f"no registered embedder reproduces it{self._problem}; pass one: "
-                "Retriever.open(..., embedder=...)",
+                f"no registered embedder reproduces it{self._problem}, so mode {mode!r} cannot "
+                "run; pass it (`--embedder DIR`, Retriever.open(..., embedder=...)), or search "
+                "with mode 'bm25'",
                 subject=self._location,
             )
         return self.embedder

@@ -21,6 +21,7 @@ from groundkit.config import (
 )
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import ConfigurationError, InvalidQueryError
+from groundkit.retrieval.floor import check_floor
 
 __all__ = [
     "MODES",
@@ -65,9 +66,8 @@ class HybridOptions:
                 f"{self.weights!r}"
             )
         object.__setattr__(self, "weights", weights)
-        floor = self.min_similarity
-        if floor is not None and (not isinstance(floor, int | float) or not math.isfinite(floor)):
-            raise ConfigurationError(f"min_similarity must be a finite number, got {floor!r}")
+        if self.min_similarity is not None:
+            check_floor(self.min_similarity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +209,13 @@ def hybrid_options(
             "as keywords, not both"
         )
     if mode != "hybrid":
+        if mode == "dense":  # the similarity floor applies to dense too (adr/0024)
+            loose.pop("min_similarity", None)
+        elif "min_similarity" in loose:
+            raise ConfigurationError(
+                "min_similarity applies to modes 'dense' and 'hybrid'; in mode 'bm25' use "
+                "score_threshold"
+            )
         if hybrid is not None or loose:
             names = ", ".join(loose) or "hybrid"
             raise ConfigurationError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
@@ -38,6 +39,7 @@ from groundkit.retrieval.citations import (
 )
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
+from groundkit.retrieval.highlight import highlight_spans
 from groundkit.retrieval.request import (
     MODES,
     HybridOptions,
@@ -123,6 +125,25 @@ class Retriever:
         return self._dense.embedder
 
     @property
+    def default_mode(self) -> SearchMode:
+        """The mode of a search that names none: ``hybrid`` on a collection bound to a
+        semantic embedder this retriever has (hybrid beat both legs on every dataset
+        measured: adr/0025), else ``bm25`` (a lexical collection, the meaningless ``hash``
+        embedder, or an embedder that is not available; the response says so)."""
+        manifest = self._dense.manifest
+        usable = manifest is not None and manifest.semantic and self._dense.embedder is not None
+        return "hybrid" if usable else "bm25"
+
+    def _default_note(self) -> str | None:
+        manifest = self._dense.manifest
+        if manifest is None or not manifest.semantic or self._dense.embedder is not None:
+            return None
+        return (
+            "bm25: this collection's default is hybrid, but its embedder is not available "
+            "here; pass it (embedder=, --embedder) to search hybrid"
+        )
+
+    @property
     def generation(self) -> int:
         return self._reader.generation
 
@@ -134,7 +155,7 @@ class Retriever:
         self,
         query: str,
         top_k: int | None = None,
-        mode: SearchMode = "bm25",
+        mode: SearchMode | None = None,
         *,
         score_threshold: float | None = None,
         hybrid: HybridOptions | None = None,
@@ -145,36 +166,54 @@ class Retriever:
         weights: tuple[float, float] | None = None,
         min_similarity: float | None = None,
         rerank_depth: int | None = None,
+        highlight: bool = True,
     ) -> SearchResponse:
         """The ``top_k`` best passages for ``query``, best first, each with its citation.
 
-        ``mode``: ``bm25``, ``dense`` or ``hybrid``. ``score_threshold`` drops results scoring
-        below it (BM25 score, similarity or fused score), so a query the collection cannot
-        answer can return nothing. ``hybrid`` holds the fusion settings (``HybridOptions``;
-        ``rrf_k``, ``depth``, ``weights`` and ``min_similarity`` are the same as keywords).
+        ``mode``: ``bm25``, ``dense`` or ``hybrid``; default ``default_mode`` (hybrid on a
+        collection bound to a semantic embedder, else bm25; ``metadata.mode_source`` says
+        which: adr/0025). ``score_threshold`` drops results scoring below it (BM25 score,
+        similarity or fused score), so a query the collection cannot answer can return nothing.
+        ``min_similarity`` (dense and hybrid) is the similarity under which a passage counts as
+        unrelated: dense drops it, hybrid takes no evidence from it (default: the collection's
+        recorded floor, else the embedder's; -1 turns it off; adr/0024). ``hybrid`` holds the
+        fusion settings (``HybridOptions``; ``rrf_k``, ``depth``, ``weights`` and
+        ``min_similarity`` are the same as keywords).
         ``rerank`` (True or ``RerankOptions``; ``rerank_depth`` as a keyword) re-scores the best
         candidates with the retriever's reranker (``RerankerNotConfiguredError`` when it has
         none). ``where`` (``SearchFilter``) restricts the results to matching chunks, exactly:
-        ``top_k`` counts only those.
+        ``top_k`` counts only those. Each result's ``highlights`` locate the query's words in
+        its text (``highlight=False`` skips that work, for evaluations that only rank).
         """
         started = time.perf_counter()
+        asked = mode is not None
+        mode = self.default_mode if mode is None else mode
         k = validate_request(query, top_k, mode, score_threshold)
         options = hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
         reranking = rerank_options(rerank, rerank_depth)
         want = self._check_rerank(reranking, k)
         leg_depth = want if options is None else leg_depth_for(options.depth, want)
+        floor, floor_source = -math.inf, None
         if mode != "bm25":
             self._dense.require(mode)
-        trace = SearchTrace(stage=_STAGES[mode], mode=mode, generation=self._reader.generation)
+            given = options.min_similarity if options is not None else min_similarity
+            floor, floor_source = self._dense.floor(mode, given)
+        trace = SearchTrace(
+            stage=_STAGES[mode],
+            mode=mode,
+            generation=self._reader.generation,
+            mode_source="search" if asked else "collection",
+            mode_note=None if asked else self._default_note(),
+        )
         allowed = None
         if where is not None:
             allowed = self._allowed(where)
             trace.filter = {**where.to_dict(), "chunks": len(allowed)}
         mark = started
+        terms = self.analyzer.terms(query)
         try:
             lexical: list[tuple[int, float]] = []
             if mode != "dense":
-                terms = self.analyzer.terms(query)
                 threshold = score_threshold if mode == "bm25" else None
                 hits = self._lexical.top_k(
                     terms, leg_depth, self._tie_keys, score_threshold=threshold, allowed=allowed
@@ -188,25 +227,24 @@ class Retriever:
             if mode == "bm25":
                 ranked = lexical
             elif mode == "dense":
+                lowest = floor if score_threshold is None else max(floor, score_threshold)
                 ranked = self._dense.search(
-                    query,
-                    mode,
-                    want,
-                    min_score=score_threshold,
-                    tie_keys=self._tie_keys,
-                    allowed=allowed,
+                    query, mode, want, min_score=lowest, tie_keys=self._tie_keys, allowed=allowed
                 )
+                trace.abstained = not ranked
                 mark = _lap(trace.timings_ms, "dense", mark)
             else:
                 assert options is not None
-                fused = self._hybrid(query, lexical, leg_depth, options, allowed, trace)
-                floor = -math.inf if score_threshold is None else score_threshold
-                ranked = [(key, score) for key, score in fused if score >= floor][:want]
+                fused = self._hybrid(query, lexical, leg_depth, options, floor, allowed, trace)
+                lowest = -math.inf if score_threshold is None else score_threshold
+                ranked = [(key, score) for key, score in fused if score >= lowest][:want]
                 mark = _lap(trace.timings_ms, "dense_and_fusion", mark)
         except KeyError as exc:
             raise self._missing_record(int(exc.args[0])) from None
         if mode != "bm25":
             trace.vector_store = self._dense.vector_store
+            trace.min_similarity = floor
+            trace.floor_source = floor_source
         results = self._join(ranked)
         mark = _lap(trace.timings_ms, "join", mark)
         if reranking is not None:
@@ -214,6 +252,13 @@ class Retriever:
             trace.stage = "rerank"
             trace.rerank_depth = want
             mark = _lap(trace.timings_ms, "rerank", mark)
+        if highlight and terms:
+            wanted = frozenset(terms)
+            results = [
+                replace(r, highlights=highlight_spans(self.analyzer, wanted, r.content))
+                for r in results
+            ]
+            mark = _lap(trace.timings_ms, "highlight", mark)
         trace.score_threshold = score_threshold
         trace.timings_ms["total"] = round((mark - started) * 1000, 3)
         return SearchResponse(
@@ -247,14 +292,11 @@ class Retriever:
         lexical: list[tuple[int, float]],
         depth: int,
         options: HybridOptions,
+        floor: float,
         allowed: frozenset[int] | None,
         trace: SearchTrace,
     ) -> list[tuple[int, float]]:
         """Fuse the legs' evidence; nothing when neither leg has any (adr/0008)."""
-        embedder = self._dense.require("hybrid")
-        floor = (
-            embedder.similarity_floor if options.min_similarity is None else options.min_similarity
-        )
         dense = self._dense.search(
             query, "hybrid", depth, min_score=floor, tie_keys=self._tie_keys, allowed=allowed
         )
@@ -262,7 +304,6 @@ class Retriever:
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
         trace.dense_best = dense[0][1] if dense else None
         trace.fusion = {"rrf_k": options.rrf_k, "depth": depth, "weights": list(options.weights)}
-        trace.min_similarity = floor
         trace.abstained = abstained
         if abstained:
             return []

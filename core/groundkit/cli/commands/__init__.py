@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from groundkit.cli.commands import (
     build_site,
+    calibrate,
     check,
     evaluate,
     ingest,
@@ -16,5 +17,5 @@ from groundkit.cli.commands import (
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ingest, search, verify, check, evaluate, status, build_site, serve, shard)
+COMMANDS = (ingest, search, verify, check, evaluate, calibrate, status, build_site, serve, shard)
 """The commands in the order ``--help`` lists them."""

@@ -73,6 +73,13 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     vector_store_option(parser, "vector store for dense/hybrid (default: exact)")
     parser.add_argument(
+        "--min-similarity",
+        type=float,
+        default=None,
+        metavar="X",
+        help="dense/hybrid similarity floor (default: the collection's; -1 turns it off)",
+    )
+    parser.add_argument(
         "--per-query",
         default=None,
         metavar="FILE",
@@ -93,6 +100,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         analyzer=analyzer_from(args),
         embedder=None if args.embedder is None else resolve_embedder(args.embedder),
         vector_store=args.vector_store,
+        min_similarity=args.min_similarity,
         progress=ProgressBar(sys.stderr, enabled=True),
     )
     if args.per_query:

@@ -41,7 +41,13 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="N",
         help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
     )
-    parser.add_argument("--mode", choices=MODES, default="bm25", help="search mode (default: bm25)")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="search mode (default: hybrid on a collection bound to a semantic embedder such "
+        "as minilm, else bm25; adr/0025)",
+    )
     parser.add_argument(
         "--score-threshold",
         type=float,
@@ -79,12 +85,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="W",
         help="weight of the dense leg's 1/(rrf_k + rank) terms (default: 1.0)",
     )
-    hybrid.add_argument(
+    parser.add_argument(
         "--min-similarity",
         type=float,
         default=None,
         metavar="X",
-        help="dense evidence floor (default: the embedder's own)",
+        help="dense/hybrid: the similarity under which a passage counts as unrelated, so a "
+        "query with nothing over it gets no dense results (default: the collection's floor "
+        "from `groundkit calibrate`, else the embedder's; -1 turns it off; adr/0024)",
     )
     narrow = parser.add_argument_group("filter (exact: --top-k counts only matching chunks)")
     narrow.add_argument(
@@ -167,12 +175,11 @@ def run(args: argparse.Namespace) -> ExitCode:
         vector_store=args.vector_store,
     ) as retriever:
         hybrid: dict[str, Any] = {}
-        if args.mode == "hybrid":
+        if (args.mode or retriever.default_mode) == "hybrid":
             hybrid = {
                 "rrf_k": args.rrf_k,
                 "depth": args.depth,
                 "weights": (args.lexical_weight, args.dense_weight),
-                "min_similarity": args.min_similarity,
             }
         response = retriever.search(
             args.query,
@@ -182,6 +189,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             rerank=args.rerank or reranker is not None,
             rerank_depth=args.rerank_depth,
             where=_filter(args),
+            min_similarity=args.min_similarity,
             **hybrid,
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []

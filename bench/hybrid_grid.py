@@ -1,0 +1,54 @@
+"""nDCG@10 of bm25, dense and hybrid over RRF k and leg depth, on kept eval collections (adr/0025).
+
+    .venv/bin/python bench/hybrid_grid.py --index-dir runs ../shared/data/beir/cranfield \\
+        --rrf-k 10 60 100 --depth 100 1000
+
+Each DATASET's collection must already be in INDEX_DIR (``groundkit eval DATASET --index-dir
+INDEX_DIR --embedder minilm``), so nothing is embedded again. Results are ranked as
+``groundkit eval`` ranks them (1,000 results a query, scored per document).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from groundkit.collection import collection_file, open_store
+from groundkit.evaluation.beir import BeirDataset
+from groundkit.evaluation.run import build_collection, evaluate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--index-dir", required=True)
+    parser.add_argument("--rrf-k", type=int, nargs="+", default=[60])
+    parser.add_argument("--depth", type=int, nargs="+", default=[1000])
+    parser.add_argument("--legs", action="store_true", help="also bm25 and dense alone")
+    args = parser.parse_args()
+    for path in args.datasets:
+        dataset = BeirDataset.load(path)
+        name = f"beir-{dataset.root.name}"
+        store = open_store(args.index_dir, name)
+        try:
+            workdir = collection_file(args.index_dir, name).parent / "corpus"
+            sources = build_collection(dataset, store, workdir)  # unchanged: nothing re-done
+            runs: list[tuple[str, dict[str, int]]] = []
+            if args.legs:
+                runs += [("bm25", {}), ("dense", {})]
+            runs += [("hybrid", {"rrf_k": k, "depth": d}) for k in args.rrf_k for d in args.depth]
+            for mode, options in runs:
+                result = evaluate(
+                    dataset, store, sources, mode=mode, search_options=options or None
+                )
+                m = result.metrics
+                print(
+                    f"{dataset.root.name:<10} {mode:<7} {options!s:<28} ndcg@10 {m['ndcg@10']:.4f} "
+                    f"recall@100 {m['recall@100']:.4f} p50 {m['latency_p50_ms']:.1f} ms",
+                    flush=True,
+                )
+        finally:
+            store.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""``groundkit calibrate``: measure (or set) a collection's dense similarity floor (adr/0024)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from groundkit.cli.exits import ExitCode
+from groundkit.cli.options import Parents, vector_store_option
+from groundkit.cli.render import emit_json
+from groundkit.embedding.registry import resolve_embedder
+from groundkit.errors import ConfigurationError
+from groundkit.evaluation.calibrate import Calibration, calibrate, load_queries
+from groundkit.retrieval import Retriever
+from groundkit.retrieval.floor import FloorRecord, check_floor, write_floor
+
+__all__ = ["NAME", "add_parser", "run"]
+
+NAME = "calibrate"
+
+EPILOG = """\
+examples:
+  groundkit calibrate --collection sem --queries my-questions.txt --off-topic other-topics.txt
+  groundkit calibrate --collection beir-scifact --index-dir runs \\
+      --queries ../shared/data/beir/scifact --off-topic ../shared/data/beir/cranfield --write
+  groundkit calibrate --collection sem --set 0.3      # record a floor of your own choosing
+
+QUERIES and OFF_TOPIC: a BEIR dataset folder (its judged queries), a .jsonl file (each line an
+object with "text") or a text file (one query per line). Searches in modes dense and hybrid
+then use the recorded floor unless --min-similarity is given; it is bound to the collection's
+embedding identity (dense-floor.json beside the collection file).
+"""
+
+
+def add_parser(commands: Any, parents: Parents) -> None:
+    parser = commands.add_parser(
+        NAME,
+        parents=[parents.collection, parents.output, parents.native],
+        help="measure or set the dense similarity floor (where search says nothing is here)",
+        description=(
+            "Search the collection with on-topic queries (it can answer them) and off-topic ones "
+            "(it cannot), take each query's best dense similarity, and report the floor that "
+            "minimises false abstentions plus false answers, with both rates; --write records it."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--queries", metavar="QUERIES", help="on-topic queries")
+    parser.add_argument("--off-topic", metavar="OFF_TOPIC", help="off-topic queries")
+    parser.add_argument(
+        "--write", action="store_true", help="record the measured floor for the collection"
+    )
+    parser.add_argument(
+        "--set",
+        type=float,
+        default=None,
+        metavar="X",
+        help="record X as the floor (with --queries/--off-topic: also report its rates)",
+    )
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help="embedder for the queries (default: the registered one the collection records)",
+    )
+    vector_store_option(parser, "vector store for the queries (default: the collection's)")
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    measuring = args.queries is not None or args.off_topic is not None
+    if measuring and (args.queries is None or args.off_topic is None):
+        raise ConfigurationError("--queries and --off-topic go together")
+    if not measuring and args.set is None:
+        raise ConfigurationError(
+            "give --queries and --off-topic to measure a floor, or --set X to record one"
+        )
+    chosen = None if args.set is None else check_floor(args.set)
+    with Retriever.open(
+        args.index_dir,
+        args.collection,
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+        vector_store=args.vector_store,
+    ) as retriever:
+        location = retriever.reader.location
+        embedder = retriever.embedder
+        if embedder is None:
+            raise ConfigurationError(
+                f"collection {args.collection} has no dense side (ingested without --embedder); "
+                "a similarity floor applies to dense and hybrid search only"
+            )
+        result: Calibration | None = None
+        if measuring:
+            result = calibrate(retriever, load_queries(args.queries), load_queries(args.off_topic))
+    report: dict[str, Any] = {} if result is None else result.to_dict()
+    recorded = None
+    if chosen is not None:
+        record = FloorRecord(chosen, embedder.identity, {"set_by": "user"})
+        if result is not None:
+            abstain, answer = result.rates(chosen)
+            report.update(floor=chosen, false_abstention=round(abstain, 4))
+            report["false_answer"] = round(answer, 4)
+        recorded = write_floor(location, record)
+    elif result is not None and args.write:
+        recorded = write_floor(location, result.record())
+    report["recorded"] = None if recorded is None else str(recorded)
+    if chosen is not None and result is None:
+        report.update(floor=chosen, embedding=embedder.identity.to_dict())
+    if args.json:
+        emit_json(report)
+        return ExitCode.OK
+    print(f"floor {report['floor']}")
+    if result is not None:
+        print(
+            f"false abstention {report['false_abstention']:.2%} of "
+            f"{len(result.on_topic)} on-topic queries; false answer "
+            f"{report['false_answer']:.2%} of {len(result.off_topic)} off-topic queries"
+        )
+        for name in ("on_topic", "off_topic"):
+            summary = report[name]
+            shown = ", ".join(f"{k} {v}" for k, v in summary.items() if k != "queries")
+            print(f"{name.replace('_', '-')} best similarity: {shown}")
+    print(
+        f"recorded in {recorded}"
+        if recorded
+        else "not recorded (add --write to record it, or --set X to record your own)"
+    )
+    return ExitCode.OK

@@ -1,0 +1,110 @@
+"""The dense similarity floor a collection records for its embedder (``dense-floor.json``).
+
+Under the floor a passage is taken as unrelated to the query: dense search drops it and
+hybrid search does not count it as evidence, so both can answer "nothing here" (adr/0024).
+The floor belongs to an embedding identity: the record holds the identity it was measured
+for, and a record for another identity is refused rather than applied. Precedence: a floor
+passed to the search, then the collection's record, then the embedder's own default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundkit.errors import ConfigurationError
+from groundkit.manifest import EmbeddingIdentity, ManifestError
+
+__all__ = ["FLOOR_FILE", "FloorRecord", "read_floor", "write_floor"]
+
+FLOOR_FILE = "dense-floor.json"
+
+
+@dataclass(frozen=True, slots=True)
+class FloorRecord:
+    """A floor for one embedding identity, and how it was set (``measured`` holds the rates)."""
+
+    floor: float
+    identity: EmbeddingIdentity
+    measured: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(check_floor(self.floor)):
+            raise ConfigurationError(f"a recorded floor must be finite, got {self.floor!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "floor": self.floor,
+            "embedding": self.identity.to_dict(),
+            "measured": self.measured,
+        }
+
+
+def check_floor(value: object) -> float:
+    """``value`` as a floor: a number, or ``-inf`` for none (cosine is never under -1)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or math.isnan(value)
+        or value == math.inf
+    ):
+        raise ConfigurationError(
+            f"a similarity floor must be a finite number (or -inf: none), got {value!r}",
+            subject=str(value),
+        )
+    return float(value)
+
+
+def _path(location: str) -> Path | None:
+    path = Path(location)
+    return path.parent / FLOOR_FILE if path.is_file() else None
+
+
+def read_floor(location: str, identity: EmbeddingIdentity) -> FloorRecord | None:
+    """The floor recorded beside the collection file ``location``, or None.
+
+    ``ConfigurationError`` when the record is unreadable or was measured for another identity.
+    """
+    path = _path(location)
+    if path is None:
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        record = FloorRecord(
+            raw["floor"], EmbeddingIdentity.from_dict(raw["embedding"]), raw.get("measured")
+        )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, ManifestError, ConfigurationError) as exc:
+        raise ConfigurationError(
+            f"{path} is unreadable ({exc}); set the floor again with `groundkit calibrate`, "
+            "or delete the file to use the embedder's default",
+            subject=str(path),
+        ) from None
+    if record.identity != identity:
+        raise ConfigurationError(
+            f"{path} holds a floor for embedding {record.identity.to_json()}, not this "
+            f"collection's {identity.to_json()}; measure it again with `groundkit calibrate`, "
+            "or delete the file",
+            subject=str(path),
+        )
+    return record
+
+
+def write_floor(location: str, record: FloorRecord) -> Path:
+    """Record ``record`` beside the collection file ``location`` (atomically)."""
+    path = _path(location)
+    if path is None:
+        raise ConfigurationError(
+            f"collection {location} is not a stored collection file; a floor can only be "
+            "recorded for one (pass min_similarity to each search instead)",
+            subject=location,
+        )
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(record.to_dict(), indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+    return path

@@ -83,7 +83,7 @@ class ShardedRetriever:
     ) -> SearchResponse:
         """As ``Retriever.search`` (without filters or rerank): the ``top_k`` best passages."""
         floor = None
-        if mode == "hybrid" and self._searchers:
+        if mode != "bm25" and self._searchers:  # dense abstains under it too (adr/0024)
             floor = self._searchers[0].dense.require(mode).similarity_floor
         return sharded_search(
             self._shards,

@@ -123,7 +123,8 @@ def sharded_search(
 
     ``expected``: the manifest's chunk count and total length; a shard whose statistics do
     not add up to them fails closed (``ShardUnavailableError``), as does a missing shard.
-    ``similarity_floor``: the embedder's, for hybrid searches without ``min_similarity``.
+    ``similarity_floor``: the embedder's, for dense searches and hybrid ones without
+    ``min_similarity`` (adr/0024).
     """
     started = time.perf_counter()
     k = validate_request(query, top_k, mode, score_threshold)
@@ -154,8 +155,11 @@ def sharded_search(
     if mode == "bm25":
         ranked = [(hit, hit.score) for hit in lexical]
     elif mode == "dense":
-        dense = _all(shards, shards.dense(query, mode, k, score_threshold))
+        lowest = [x for x in (similarity_floor, score_threshold) if x is not None]
+        dense = _all(shards, shards.dense(query, mode, k, max(lowest) if lowest else None))
         ranked = [(hit, hit.score) for hit in merge_hits(dense, k)]
+        trace.min_similarity = similarity_floor
+        trace.abstained = not ranked
     else:
         assert options is not None
         floor = similarity_floor if options.min_similarity is None else options.min_similarity

@@ -60,7 +60,11 @@ class SearchRequest(_Request):
         pattern=COLLECTION_PATTERN,
         description="collection name (default: the server's)",
     )
-    mode: Mode = Field(default="bm25", description="bm25 (lexical), dense, or hybrid (both, fused)")
+    mode: Mode | None = Field(
+        default=None,
+        description="bm25 (lexical), dense, or hybrid (both, fused); default: the collection's "
+        "own (hybrid when it is bound to a semantic embedder, else bm25)",
+    )
     top_k: int = Field(default=10, ge=1, le=MAX_TOP_K_SERVED, description="how many results")
     score_threshold: float | None = Field(
         default=None,

@@ -258,7 +258,7 @@ class Registry:
             extra={
                 "collection": lease.collection,
                 "generation": lease.generation,
-                "mode": request.mode,
+                "mode": response.metadata.get("mode"),
                 "top_k": request.top_k,
                 "results": len(hits),
             },

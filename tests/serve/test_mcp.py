@@ -89,7 +89,7 @@ async def exercise_registry(session: ClientSession, expected: list[dict[str, Any
     assert missing.is_error
     assert "groundkit ingest" in missing.content[0].text  # type: ignore[union-attr]
     broken = await session.call_tool("search", {"query": "leak", "collection": "broken"})
-    assert broken.is_error and "corrupt" in broken.content[0].text  # type: ignore[union-attr]
+    assert broken.is_error and "damaged" in broken.content[0].text  # type: ignore[union-attr]
     again = await session.call_tool("search", {"query": "bill", "collection": "billing"})
     assert not again.is_error  # the others keep serving
     listed = await session.call_tool("list_collections", {})

@@ -114,7 +114,7 @@ def test_fetch_chunk_verify_collections_status(server: Server) -> None:
     listed = {c["name"]: c for c in get(server, "/v1/collections").json()["collections"]}
     assert listed["default"]["ok"] and listed["billing"]["ok"]
     assert listed["dense"]["embedding"] is not None
-    assert not listed["broken"]["ok"] and "corrupt" in listed["broken"]["error"]
+    assert not listed["broken"]["ok"] and "damaged" in listed["broken"]["error"]
     status = get(server, "/v1/status").json()
     assert status["max_top_k"] == 20 and status["requests"] > 0
     spec = get(server, "/openapi.json").json()

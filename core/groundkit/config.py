@@ -44,7 +44,16 @@ MAX_QUERY_CHARS = 4096
 """Longest query accepted, in code points; longer ones are refused, never truncated."""
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
-DEFAULT_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".txt", ".rst")
+DEFAULT_EXTENSIONS: tuple[str, ...] = (
+    ".md",
+    ".markdown",
+    ".txt",
+    ".rst",
+    ".html",
+    ".htm",
+    ".pdf",
+)
+"""Text formats are read as they are; .html/.htm and .pdf through an extractor (adr/0021)."""
 DEFAULT_INDEX_DIR = ".groundkit"
 DEFAULT_COLLECTION = "default"
 

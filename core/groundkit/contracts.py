@@ -7,6 +7,7 @@ points (Python ``str`` indices). Line numbers are 1-based and only for people.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ __all__ = [
 
 SourceClass: TypeAlias = Literal["text", "extracted", "snapshot"]
 SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted", "snapshot"})
-IMPLEMENTED_SOURCE_CLASSES: frozenset[str] = frozenset({"text"})
+IMPLEMENTED_SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted"})
 
 
 def content_hash(text: str) -> str:
@@ -47,6 +48,16 @@ def chunk_id_for(document_id: str, chunk_index: int, start: int, end: int) -> st
     """A chunk id from its document and position."""
     key = f"groundkit:chunk\0{document_id}\0{chunk_index}\0{start}\0{end}"
     return "chk_" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _identity(text: str | None) -> Any:
+    """A stored extractor identity as JSON data (the text itself if it is not JSON)."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -87,9 +98,23 @@ class Citation:
     start_line: int
     end_line: int
     extractor: str | None = None
+    """The extractor identity (canonical JSON) the cited text came from; None for ``text``."""
+    start_page: int | None = None
+    end_page: int | None = None
+    """1-based first and last page of the cited text (PDF), else None."""
 
     def __post_init__(self) -> None:
         _require(bool(self.source), "Citation: source must be a non-empty path")
+        _require(
+            (self.source_class == "extracted") == bool(self.extractor),
+            "Citation: an extracted source needs its extractor identity, and only it has one",
+        )
+        _require(
+            (self.start_page is None) == (self.end_page is None)
+            and (self.start_page is None or 1 <= self.start_page <= (self.end_page or 0)),
+            f"Citation: need 1 <= start_page <= end_page or neither, got "
+            f"{self.start_page!r}..{self.end_page!r}",
+        )
         _require(
             self.source_class in SOURCE_CLASSES,
             f"Citation: source_class must be one of {sorted(SOURCE_CLASSES)}, "
@@ -117,6 +142,8 @@ class Document:
     line_count: int
     fingerprint: str
     source_class: SourceClass = "text"
+    extractor: str | None = None
+    """Identity (canonical JSON) of the extractor an ``extracted`` document was read with."""
 
     def __post_init__(self) -> None:
         _require(bool(self.document_id), "Document: document_id must be non-empty")
@@ -127,6 +154,10 @@ class Document:
         _require(
             self.source_class in IMPLEMENTED_SOURCE_CLASSES,
             f"Document: source_class {self.source_class!r} is reserved and not supported yet",
+        )
+        _require(
+            (self.source_class == "extracted") == bool(self.extractor),
+            "Document: an extracted document needs its extractor identity, and only it has one",
         )
         _require(
             self.char_count >= 0 and self.line_count >= 0,
@@ -208,6 +239,9 @@ class SearchResult:
             "end_offset": c.end_offset,
             "start_line": c.start_line,
             "end_line": c.end_line,
+            "start_page": c.start_page,
+            "end_page": c.end_page,
+            "extractor": _identity(c.extractor),
             "metadata": dict(self.metadata),
             "highlights": [[start, end] for start, end in self.highlights],
         }

@@ -1,7 +1,10 @@
 """Reading a source file safely: inside its base directory, bounded in size, strict UTF-8.
 
 Both ingest and citation verification read through here, so a citation is re-checked under
-exactly the rules its text was first read with.
+exactly the rules its text was first read with. The file read is the file that passed the
+containment check: its resolved path is opened one component at a time from the base
+directory with ``O_NOFOLLOW``, so a file or folder swapped for a symlink after the check is
+refused rather than followed (adr/0021-extractor-identity.md).
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ from pathlib import Path
 
 from groundkit.errors import IngestionError
 
-__all__ = ["contained_path", "read_text", "relative_source"]
+__all__ = ["contained_path", "decode_text", "read_bytes", "read_text", "relative_source"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+_WALK = bool(_NOFOLLOW and _DIRECTORY and os.open in os.supports_dir_fd)
+"""Open component by component (POSIX); elsewhere open and compare the descriptor's identity."""
+_LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW meets at a link
 
 
 def contained_path(root: Path, source: str) -> Path:
@@ -39,29 +49,49 @@ def contained_path(root: Path, source: str) -> Path:
     return candidate
 
 
-def read_text(path: Path, *, name: str, max_bytes: int) -> str:
-    """Decode ``path`` as UTF-8, refusing oversized, non-regular, NUL-holding or invalid files.
+def read_bytes(root: Path, source: str, *, max_bytes: int) -> bytes:
+    """The bytes of ``root/source``, refusing escapes, non-regular and oversized files.
 
-    ``name`` is how the file is named in messages (its source path, not the full path).
+    ``source`` is how the file is named in messages. The containment check and the read are
+    tied together: what is read is the checked file, or nothing.
     """
+    base = Path(root).resolve()
+    real = contained_path(base, source)
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise IngestionError(f"{name}: not a regular file", subject=name, reason="not_a_file")
-        if info.st_size > max_bytes:
-            raise _too_large(name, info.st_size, max_bytes)
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        fd = _open_checked(base, real, source)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise IngestionError(
+                    f"{source}: not a regular file", subject=source, reason="not_a_file"
+                )
+            if info.st_size > max_bytes:
+                raise _too_large(source, info.st_size, max_bytes)
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(max_bytes + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # where resolve() let the loop through (Pyodide)
-            raise _loop(name) from None
+            raise _loop(source) from None
         raise IngestionError(
-            f"{name}: cannot be read ({exc.strerror or exc}); check that it exists and is readable",
-            subject=name,
+            f"{source}: cannot be read ({exc.strerror or exc}); check that it exists and is "
+            "readable",
+            subject=source,
             reason="unreadable",
         ) from exc
-    if len(data) > max_bytes:  # grew after stat
-        raise _too_large(name, len(data), max_bytes)
+    if len(data) > max_bytes:  # grew after fstat
+        raise _too_large(source, len(data), max_bytes)
+    return data
+
+
+def read_text(root: Path, source: str, *, max_bytes: int) -> str:
+    """``read_bytes`` decoded by ``decode_text``: the text of a ``text`` source."""
+    return decode_text(read_bytes(root, source, max_bytes=max_bytes), name=source)
+
+
+def decode_text(data: bytes, *, name: str) -> str:
+    """Strict UTF-8 without NUL bytes (a NUL means a binary file)."""
     nul = data.find(b"\0")
     if nul != -1:
         raise IngestionError(
@@ -86,6 +116,61 @@ def _loop(name: str) -> IngestionError:
         f"{name}: is a symlink loop (its links lead back to themselves); remove or fix the link",
         subject=name,
         reason="symlink_loop",
+    )
+
+
+def _open_checked(base: Path, real: Path, source: str) -> int:
+    """A read descriptor of ``real`` (resolved, inside ``base``) that cannot have escaped."""
+    parts = real.relative_to(base).parts
+    if not parts:
+        raise IngestionError(f"{source}: not a regular file", subject=source, reason="not_a_file")
+    if not _WALK:  # no dir_fd: open, then check the descriptor is still the resolved file
+        try:
+            fd = os.open(real, _FLAGS | _NOFOLLOW)
+        except OSError as exc:
+            if exc.errno in _LINK_ERRORS:
+                raise _loop(source) if _is_loop(real) else _swapped(source) from None
+            raise
+        try:
+            again = contained_path(base, source)
+            opened, there = os.fstat(fd), os.stat(again)
+        except BaseException:
+            os.close(fd)
+            raise
+        if again != real or (opened.st_dev, opened.st_ino) != (there.st_dev, there.st_ino):
+            os.close(fd)
+            raise _swapped(source)
+        return fd
+    folder = os.open(base, _FLAGS | _DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, _FLAGS | _DIRECTORY | _NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(parts[-1], _FLAGS | _NOFOLLOW, dir_fd=folder)
+    except OSError as exc:
+        if exc.errno in _LINK_ERRORS:
+            raise _loop(source) if _is_loop(real) else _swapped(source) from None
+        raise
+    finally:
+        os.close(folder)
+
+
+def _is_loop(path: Path) -> bool:
+    """Whether following ``path`` loops (a link that resolve() let through, as in Pyodide)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
+def _swapped(source: str) -> IngestionError:
+    return IngestionError(
+        f"{source}: changed into a symbolic link (or a path through one) between the "
+        "containment check and the read; it was not read",
+        subject=source,
+        reason="path_escape",
     )
 
 

@@ -42,3 +42,45 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Collection
         made = MemoryStore("test")
     yield made
     made.close()
+
+
+@pytest.fixture
+def make_pdf() -> Callable[[list[list[str]]], bytes]:
+    """A minimal PDF writer: one Helvetica text line per string, one list of lines per page."""
+    return _make_pdf
+
+
+def _make_pdf(pages: list[list[str]]) -> bytes:
+    """A valid PDF 1.4 file whose page ``i`` shows the lines ``pages[i]`` (Latin-1 text)."""
+    count = len(pages)
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
+    objects = {
+        1: "<< /Type /Catalog /Pages 2 0 R >>",
+        2: f"<< /Type /Pages /Kids [{kids}] /Count {count} >>",
+        3: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    }
+    for i, lines in enumerate(pages):
+        shown = " ".join(f"({_escape(line)}) Tj T*" for line in lines)
+        content = f"BT /F1 12 Tf 14 TL 72 720 Td {shown} ET"
+        objects[4 + 2 * i] = (
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>"
+        )
+        objects[5 + 2 * i] = f"<< /Length {len(content)} >>\nstream\n{content}\nendstream"
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number in sorted(objects):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{objects[number]}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    return bytes(out)
+
+
+def _escape(line: str) -> str:
+    return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")

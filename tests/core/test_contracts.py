@@ -58,7 +58,11 @@ def test_citation_validation(overrides: dict[str, object], message: str) -> None
 def test_reserved_source_classes_are_accepted_in_citations_but_not_documents() -> None:
     assert citation(source_class="snapshot").source_class == "snapshot"
     with pytest.raises(ValueError, match="reserved"):
-        Document("d", "a.md", "/r", "h", 1, 1, "f", source_class="extracted")
+        Document("d", "a.md", "/r", "h", 1, 1, "f", source_class="snapshot")
+    with pytest.raises(ValueError, match="extractor identity"):
+        Document("d", "a.pdf", "/r", "h", 1, 1, "f", source_class="extracted")
+    with pytest.raises(ValueError, match="extractor identity"):
+        citation(source_class="extracted")
 
 
 def test_document_source_must_be_relative_posix() -> None:
@@ -123,6 +127,9 @@ def test_search_response_json_shape() -> None:
         "end_offset",
         "start_line",
         "end_line",
+        "start_page",
+        "end_page",
+        "extractor",
         "metadata",
         "highlights",
     }

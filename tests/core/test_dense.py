@@ -234,8 +234,8 @@ def test_a_failed_write_leaves_neither_chunks_nor_vectors(
     indexer = Indexer(store, embedder=embedder)
     original = indexer.build
 
-    def broken(*args: Any) -> Any:
-        document, chunks = original(*args)
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        document, chunks = original(*args, **kwargs)
         return document, [*chunks[:-1], type(chunks[-1])(chunks[-1].chunk, {}, 0, b"bad")]
 
     monkeypatch.setattr(indexer, "build", broken)
@@ -583,6 +583,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
     store.close()
     db = sqlite3.connect(path)
     db.execute("DROP TABLE vectors")
+    db.execute("ALTER TABLE documents DROP COLUMN extractor")
     db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
@@ -596,6 +597,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM documents WHERE extractor IS NULL").fetchone()[0] > 0
     db.close()
 
 

@@ -18,17 +18,19 @@ from pathlib import Path
 
 from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.chunking import chunk_text, kind_for_path
+from groundkit.chunking import Span, chunk_text, kind_for_path
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IngestionError
+from groundkit.extract.base import Extraction
+from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bind_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
 from groundkit.ingest.report import IngestReport
 from groundkit.lines import LineIndex
-from groundkit.sources import read_text
+from groundkit.sources import decode_text, read_bytes
 from groundkit.store.base import CollectionStore, IndexedChunk
 from groundkit.vectors.packing import pack_vector
 
@@ -75,9 +77,11 @@ class Indexer:
         if self.embedder is not None:  # lexical fingerprints stay as they were before vectors
             self._fingerprint_salt += f"\0{self.embedder.identity.to_json()}"
 
-    def fingerprint(self, text_hash: str) -> str:
+    def fingerprint(self, text_hash: str, extractor: str | None = None) -> str:
         """What must be unchanged for a file to be skipped: content, chunking, identities."""
         key = f"{text_hash}\0{self._fingerprint_salt}"
+        if extractor is not None:
+            key += f"\0{extractor}"
         return hashlib.sha256(key.encode()).hexdigest()
 
     def ingest(
@@ -131,12 +135,13 @@ class Indexer:
     def _ingest_file(self, root: str, source_file: SourceFile, report: IngestReport) -> str:
         source = source_file.source
         try:
-            text = read_text(source_file.path, name=source, max_bytes=self.settings.max_file_bytes)
+            extraction, extractor = self.read(root, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
+        text = extraction.text
         text_hash = content_hash(text)
-        fingerprint = self.fingerprint(text_hash)
+        fingerprint = self.fingerprint(text_hash, extractor)
         existing = self.store.find_document(root, source)
         if existing is not None and existing.fingerprint == fingerprint:
             report.unchanged.append(source)
@@ -153,7 +158,9 @@ class Indexer:
                 )
             )
             return "refused"
-        document, chunks = self.build(root, source, text, text_hash, fingerprint)
+        document, chunks = self.build(
+            root, source, text, text_hash, fingerprint, extraction=extraction, extractor=extractor
+        )
         report.generation = self.store.write_document(
             document,
             chunks,
@@ -165,18 +172,51 @@ class Indexer:
         (report.indexed if existing is None else report.replaced).append(source)
         return "indexed" if existing is None else "replaced"
 
+    def read(self, root: str, source: str) -> tuple[Extraction, str | None]:
+        """The text of ``root/source`` to index, and the identity of the extractor that made it.
+
+        Plain-text files are decoded; PDF, HTML and other registered formats go through their
+        extractor (refused, naming the extra, when its library is missing).
+        """
+        extractor = extractor_for_source(source)
+        data = read_bytes(Path(root), source, max_bytes=self.settings.max_file_bytes)
+        if extractor is None:
+            text = decode_text(data, name=source)
+            return Extraction(
+                text, "markdown" if kind_for_path(source) == "markdown" else "text"
+            ), None
+        return extractor.extract(data, name=source), extractor.identity.to_json()
+
     def build(
-        self, root: str, source: str, text: str, text_hash: str, fingerprint: str
+        self,
+        root: str,
+        source: str,
+        text: str,
+        text_hash: str,
+        fingerprint: str,
+        *,
+        extraction: Extraction | None = None,
+        extractor: str | None = None,
     ) -> tuple[Document, list[IndexedChunk]]:
-        """The document record and analyzed chunks of one decoded source."""
+        """The document record and analyzed chunks of one decoded (or extracted) source."""
         lines = LineIndex(text)
         document_id = document_id_for(source, text_hash)
-        spans = chunk_text(text, kind=kind_for_path(source), settings=self.settings.chunker)
+        if extraction is None:
+            spans = chunk_text(text, kind=kind_for_path(source), settings=self.settings.chunker)
+        else:
+            spans = self._extracted_spans(extraction)
         vectors = self._vectors([text[span.start : span.end] for span in spans])
         chunks: list[IndexedChunk] = []
         for index, span in enumerate(spans):
             start_line, end_line = lines.span(span.start, span.end)
             passage = text[span.start : span.end]
+            metadata: dict[str, object] = {
+                "heading_path": list(span.heading_path),
+                "kind": span.kind,
+            }
+            pages = None if extraction is None else extraction.pages_of(span.start, span.end)
+            if pages is not None:
+                metadata["pages"] = list(pages)
             chunk = Chunk(
                 chunk_id=chunk_id_for(document_id, index, span.start, span.end),
                 document_id=document_id,
@@ -186,7 +226,7 @@ class Indexer:
                 end_offset=span.end,
                 start_line=start_line,
                 end_line=end_line,
-                metadata={"heading_path": list(span.heading_path), "kind": span.kind},
+                metadata=metadata,
             )
             terms = self.analyzer.terms(passage)
             chunks.append(IndexedChunk(chunk, Counter(terms), len(terms), vectors[index]))
@@ -198,8 +238,25 @@ class Indexer:
             char_count=len(text),
             line_count=lines.line_count,
             fingerprint=fingerprint,
+            source_class="text" if extractor is None else "extracted",
+            extractor=extractor,
         )
         return document, chunks
+
+    def _extracted_spans(self, extraction: Extraction) -> list[Span]:
+        """Chunks of an extraction; with pages, each page is chunked on its own (no chunk
+        straddles a page break, so a citation names the page it is on)."""
+        text, settings = extraction.text, self.settings.chunker
+        if not extraction.page_starts:
+            return chunk_text(text, kind=extraction.structure, settings=settings)
+        ends = [*extraction.page_starts[1:], len(text)]
+        spans: list[Span] = []
+        for start, end in zip(extraction.page_starts, ends, strict=True):
+            for span in chunk_text(text[start:end], kind=extraction.structure, settings=settings):
+                spans.append(
+                    Span(start + span.start, start + span.end, span.heading_path, span.kind)
+                )
+        return spans
 
     def _vectors(self, passages: list[str]) -> list[bytes | None]:
         """Packed vectors of ``passages`` (all None without an embedder)."""

@@ -2,11 +2,13 @@
 
 Outcomes: ``verified`` (the span still holds the cited text), ``drifted`` (the file is readable
 but the span now holds something else), ``unresolvable`` (missing, unreadable, not UTF-8,
-outside the base directory). Reasons name the file and offsets, never the document text.
+outside the base directory, or extracted by an extractor this installation does not have in
+the same identity). Reasons name the file and offsets, never the document text.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -14,18 +16,21 @@ from typing import Literal
 from groundkit.config import DEFAULT_MAX_FILE_BYTES
 from groundkit.contracts import Chunk, Citation, Document
 from groundkit.errors import IngestionError, RetrievalError
-from groundkit.sources import contained_path, read_text
+from groundkit.sources import decode_text, read_bytes
 
 __all__ = [
     "Verdict",
     "Verification",
     "citation_for",
     "resolve_citation",
+    "source_text",
     "verify_citation",
     "verify_max_bytes",
 ]
 
 Verdict = Literal["verified", "drifted", "unresolvable"]
+_EXTRACTED_CACHE: dict[tuple[str, str], str] = {}
+_EXTRACTED_CACHE_SIZE = 8  # re-checking many citations of one PDF extracts it once
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,7 @@ class Verification:
 
 def citation_for(chunk: Chunk, document: Document) -> Citation:
     """The citation of a stored chunk of ``document``."""
+    pages = chunk.metadata.get("pages")
     return Citation(
         source=document.source,
         source_class=document.source_class,
@@ -51,6 +57,9 @@ def citation_for(chunk: Chunk, document: Document) -> Citation:
         text=chunk.text,
         start_line=chunk.start_line,
         end_line=chunk.end_line,
+        extractor=document.extractor,
+        start_page=None if not pages else int(pages[0]),
+        end_page=None if not pages else int(pages[1]),
     )
 
 
@@ -60,24 +69,61 @@ def verify_max_bytes(document: Document) -> int:
     return max(DEFAULT_MAX_FILE_BYTES, 4 * document.char_count)
 
 
+def source_text(
+    root: str | Path,
+    source: str,
+    *,
+    extractor: str | None = None,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> str:
+    """The text offsets of ``source`` index: the file itself, or its extraction by ``extractor``.
+
+    ``extractor`` is a recorded identity (canonical JSON); the installed extractor must have
+    exactly that identity. Raises ``IngestionError`` (reasons as at ingest, plus
+    ``extractor_missing`` and ``extractor_changed``).
+    """
+    data = read_bytes(Path(root), source, max_bytes=max_bytes)
+    if extractor is None:
+        return decode_text(data, name=source)
+    from groundkit.extract import ExtractorIdentity, extractor_for_identity
+
+    try:
+        identity = ExtractorIdentity.from_json(extractor)
+    except ValueError:
+        raise IngestionError(
+            f"{source}: its recorded extractor identity {extractor[:200]!r} is not readable",
+            subject=source,
+            reason="extractor_missing",
+        ) from None
+    found = extractor_for_identity(identity, subject=source)
+    key = (hashlib.sha256(data).hexdigest(), extractor)
+    text = _EXTRACTED_CACHE.get(key)
+    if text is None:
+        text = found.extract(data, name=source).text
+        if len(_EXTRACTED_CACHE) >= _EXTRACTED_CACHE_SIZE:
+            _EXTRACTED_CACHE.pop(next(iter(_EXTRACTED_CACHE)))
+        _EXTRACTED_CACHE[key] = text
+    return text
+
+
 def resolve_citation(
     citation: Citation, root: str | Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> str:
     """The text the citation's span holds in the source now.
 
     Raises ``RetrievalError`` with verdict ``unresolvable`` when the source cannot be read
-    under the ingest rules, or when the span no longer fits inside it (verdict ``drifted``).
+    under the ingest rules (or re-extracted with the same extractor identity), or when the
+    span no longer fits inside it (verdict ``drifted``).
     """
-    if citation.source_class != "text":
+    if citation.source_class not in ("text", "extracted"):
         raise RetrievalError(
             f"{citation.source}: source class {citation.source_class!r} cannot be resolved by "
-            "this version (only 'text')",
+            "this version (only 'text' and 'extracted')",
             subject=citation.source,
             verdict="unresolvable",
         )
     try:
-        path = contained_path(Path(root), citation.source)
-        text = read_text(path, name=citation.source, max_bytes=max_bytes)
+        text = source_text(root, citation.source, extractor=citation.extractor, max_bytes=max_bytes)
     except IngestionError as exc:
         raise RetrievalError(
             f"citation of {citation.source} is unresolvable: {exc.message}",
@@ -97,7 +143,7 @@ def resolve_citation(
 def verify_citation(
     citation: Citation, root: str | Path, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> Verification:
-    """Re-read the source and compare the span with the cited text."""
+    """Re-read the source (re-extract it, for ``extracted``) and compare the span."""
     where = f"{citation.source} [{citation.start_offset}:{citation.end_offset}]"
     try:
         current = resolve_citation(citation, root, max_bytes=max_bytes)

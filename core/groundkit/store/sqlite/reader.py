@@ -19,6 +19,7 @@ from groundkit.store.sqlite.guard import corrupt, guard_methods
 from groundkit.store.sqlite.schema import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
+    DOCUMENT_COLUMNS_V2,
     TIE_KEYS_QUERY,
     batches,
     check_stamps,
@@ -60,6 +61,7 @@ class SqliteReader:
             self._schema_version = user_version(self._db)
             self._has_vectors = self._schema_version >= 2
             self._has_checksums = self._schema_version >= 3
+            self._columns = DOCUMENT_COLUMNS if self._schema_version >= 4 else DOCUMENT_COLUMNS_V2
         except BaseException:
             self._db.close()
             raise
@@ -172,13 +174,11 @@ class SqliteReader:
             yield row[0], (row[1], row[2], row[3])
 
     def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
-        sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id IN ({{marks}})"
+        sql = f"SELECT {self._columns} FROM documents WHERE document_id IN ({{marks}})"
         return {row[0]: document_from_row(row) for row in self._in_batches(sql, document_ids)}
 
     def iter_documents(self) -> Iterator[Document]:
-        for row in self._db.execute(
-            f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY root, source"
-        ):
+        for row in self._db.execute(f"SELECT {self._columns} FROM documents ORDER BY root, source"):
             yield document_from_row(row)
 
     def iter_chunks(self) -> Iterator[Chunk]:

@@ -17,9 +17,10 @@ from groundkit.contracts import Chunk, Document
 from groundkit.errors import StorageError
 
 APPLICATION_ID = 0x47524B54  # "GRKT"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: lexical only. 2: adds the ``vectors`` table (adr/0009). 3: adds ``terms.checksum``, a
 checksum of each term's postings that every postings read is checked against (adr/0023).
+4: adds ``documents.extractor``, the identity of an extracted document's extractor (adr/0021).
 An older file is upgraded in place by the first writer that opens it; readers read all."""
 BUSY_TIMEOUT_MS = 30_000
 WRITER_CACHE_KIB = 256 * 1024
@@ -39,6 +40,7 @@ CREATE TABLE documents (
     char_count INTEGER NOT NULL,
     line_count INTEGER NOT NULL,
     generation INTEGER NOT NULL,
+    extractor TEXT,
     UNIQUE (root, source)
 );
 CREATE TABLE chunks (
@@ -99,8 +101,12 @@ def postings_checksum(rows: Sequence[tuple[int, int]]) -> int:
 
 
 DOCUMENT_COLUMNS = (
-    "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class"
+    "document_id, source, root, content_hash, char_count, line_count, fingerprint, source_class, "
+    "extractor"
 )
+DOCUMENT_COLUMNS_V2 = DOCUMENT_COLUMNS.replace("extractor", "NULL")
+"""What a reader selects from a file older than version 4 (no extractor column)."""
+EXTRACTOR_COLUMN = "ALTER TABLE documents ADD COLUMN extractor TEXT"
 TIE_KEYS_QUERY = (
     "SELECT c.chunk_key, d.content_hash, c.chunk_index, d.source FROM chunks c "
     "JOIN documents d ON d.document_id = c.document_id"

@@ -22,6 +22,7 @@ from groundkit.store.sqlite.schema import (
     CHECKSUM_COLUMN,
     CHECKSUM_MODULUS,
     DOCUMENT_COLUMNS,
+    EXTRACTOR_COLUMN,
     POSTING_TERM_SQL,
     SCHEMA,
     SCHEMA_VERSION,
@@ -102,7 +103,8 @@ class SqliteStore:
 
     def _upgrade_schema(self) -> None:
         """Version 1 -> 2: add the (empty) vectors table; 2 -> 3: add and fill the postings
-        checksum of every term (one pass over the postings). Nothing else changes."""
+        checksum of every term (one pass over the postings); 3 -> 4: add the (NULL) extractor
+        column of documents. Nothing else changes."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -118,6 +120,10 @@ class SqliteStore:
                     f"{POSTING_TERM_SQL}) FROM postings p WHERE p.term_id = terms.term_id), 0) "
                     f"% {CHECKSUM_MODULUS}"
                 )
+            documents = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+            if "extractor" not in documents:
+                db.execute(EXTRACTOR_COLUMN)
+            if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
@@ -176,13 +182,15 @@ class SqliteStore:
                 self._delete_document(replaces)
             generation = self._bump_generation()
             db.execute(
-                "INSERT INTO documents (document_id, root, source, source_class, content_hash, "
-                "fingerprint, char_count, line_count, generation) VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO documents (document_id, root, source, source_class, extractor, "
+                "content_hash, fingerprint, char_count, line_count, generation) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     document.document_id,
                     document.root,
                     document.source,
                     document.source_class,
+                    document.extractor,
                     document.content_hash,
                     document.fingerprint,
                     document.char_count,

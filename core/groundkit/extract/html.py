@@ -2,7 +2,9 @@
 
 Boilerplate is dropped by a fixed rule: the subtrees of ``script``, ``style``, ``nav``,
 ``aside``, ``form`` and the other tags in ``DROPPED``, of anything marked ``hidden`` or
-``aria-hidden="true"``, and of ``header``/``footer`` outside ``main``/``article``. What remains
+``aria-hidden="true"`` or with a landmark role in ``DROPPED_ROLES`` (``navigation``,
+``banner``, ...), of ``headerlink`` anchors, and of ``header``/``footer`` outside
+``main``/``article``. What remains
 is written as Markdown-shaped text (``#`` headings, ``-`` list items, fenced ``pre`` blocks,
 blank-line paragraphs) so the Markdown chunker cuts it by its headings. The comparison with a
 full HTML5 parser is in adr/0021-extractor-identity.md.
@@ -17,7 +19,14 @@ from html.parser import HTMLParser
 from groundkit.errors import IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
 
-__all__ = ["DROPPED", "VERSION", "HtmlExtractor", "html_to_text"]
+__all__ = [
+    "DROPPED",
+    "DROPPED_CLASSES",
+    "DROPPED_ROLES",
+    "VERSION",
+    "HtmlExtractor",
+    "html_to_text",
+]
 
 VERSION = "1"
 """Bumped whenever the text produced for some input may change."""
@@ -28,6 +37,10 @@ DROPPED: frozenset[str] = frozenset(
         "noscript", "object", "script", "select", "style", "svg", "template", "textarea",
     }
 )  # fmt: skip
+DROPPED_ROLES: frozenset[str] = frozenset(
+    {"banner", "complementary", "contentinfo", "navigation", "search"}
+)
+DROPPED_CLASSES: frozenset[str] = frozenset({"headerlink"})  # Sphinx and MkDocs pilcrow anchors
 _CONTENT = frozenset({"main", "article"})
 _PAGE_CHROME = frozenset({"header", "footer"})
 _VOID = frozenset(
@@ -56,7 +69,12 @@ class HtmlExtractor:
             name="html",
             version=VERSION,
             mode="main-text",
-            settings={"parser": "html.parser", "dropped": sorted(DROPPED)},
+            settings={
+                "parser": "html.parser",
+                "dropped": sorted(DROPPED),
+                "dropped_roles": sorted(DROPPED_ROLES),
+                "dropped_classes": sorted(DROPPED_CLASSES),
+            },
         )
 
     def extract(self, data: bytes, *, name: str) -> Extraction:
@@ -114,7 +132,8 @@ class _TextParser(HTMLParser):
         self.blocks: list[str] = []
         self._words: list[str] = []
         self._skip: list[str] = []  # open tags of a dropped subtree
-        self._content = 0  # open main/article elements
+        self._content = 0  # open main/article (or role="main") elements
+        self._content_tags: list[str] = []
         self._heading = 0
         self._list_item = False
         self._pre = 0
@@ -124,17 +143,22 @@ class _TextParser(HTMLParser):
             if tag not in _VOID:
                 self._skip.append(tag)
             return
-        hidden = any(
-            key == "hidden" or (key == "aria-hidden" and (value or "").lower() == "true")
-            for key, value in attrs
+        found = dict(attrs)
+        role = (found.get("role") or "").lower()
+        hidden = (
+            "hidden" in found
+            or (found.get("aria-hidden") or "").lower() == "true"
+            or role in DROPPED_ROLES
+            or not DROPPED_CLASSES.isdisjoint((found.get("class") or "").split())
         )
         if tag not in _VOID and (
             tag in DROPPED or hidden or (tag in _PAGE_CHROME and not self._content)
         ):
             self._skip.append(tag)
             return
-        if tag in _CONTENT:
+        if tag in _CONTENT or role == "main":
             self._content += 1
+            self._content_tags.append(tag)
         if tag == "pre":
             if not self._pre:
                 self.flush()
@@ -162,7 +186,8 @@ class _TextParser(HTMLParser):
                 while self._skip.pop() != tag:
                     pass
             return
-        if tag in _CONTENT and self._content:
+        if self._content_tags and tag == self._content_tags[-1]:
+            self._content_tags.pop()
             self._content -= 1
         if tag == "pre" and self._pre:
             self._pre -= 1

@@ -86,7 +86,7 @@ def main(paths: list[str]) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in paths:
         data = Path(name).read_bytes()
-        ours, t_ours = _best_of(lambda d=data: extractor.extract(d, name=name).text)
+        ours, t_ours = _best_of(lambda d=data, n=name: extractor.extract(d, name=n).text)
         soup, t_soup = _best_of(lambda d=data: _html5lib_same_rules(d))
         traf, t_traf = _best_of(lambda d=data: _trafilatura(d))
         w_ours, w_soup, w_traf = _words(ours), _words(soup), _words(traf)

@@ -63,7 +63,8 @@ FRAGMENTS = [
     "# ", "## ", "### ", "###### ", "####### ", "#", " #", "    # ", "```", "~~~", "````",
     "```py", "- ", "* ", "+ ", "1. ", "2) ", "  - ", "---", "===", "***", "- - -", "\n", "\n\n",
     "\n\n\n", "   ", "\t", "\r\n", "\r", ". ", "! ", "? ", "。", "\uff01", "word", "Sentence. ",
-    " \u3000 ", "\u2028", "\x0b", "\x1c", "é", "漢字", "...", "> ",
+    " \u3000 ", "\u2028", "\x0b", "\x1c", "é", "漢字", "...", "> ", "=====", "-----", ".. ",
+    ".. code-block:: py", "::", "#. ", "(a) ", ".. _x:", "   ", "~~~~~~",
 ]  # fmt: skip
 markdownish = st.lists(
     st.one_of(
@@ -80,7 +81,7 @@ separators = st.text(alphabet=" \n\t#-`~*1.\u3002!?ab", max_size=2000)  # dense 
 @settings(max_examples=300, deadline=None)
 @given(
     text=st.one_of(st.text(), markdownish, separators),
-    kind=st.sampled_from(["markdown", "text"]),
+    kind=st.sampled_from(["markdown", "rst", "text"]),
     chunker=st.sampled_from(SETTINGS),
 )
 @example(  # a whitespace cut must land after the piece's start, not just after the last cut
@@ -101,7 +102,8 @@ def test_spans_are_trimmed_ordered_bounded_and_cover_everything(
         ("docs/B.MD", "markdown"),
         ("x.Markdown", "markdown"),
         ("a.txt", "text"),
-        ("sub/c.rst", "text"),
+        ("sub/c.rst", "rst"),
+        ("C.REST", "rst"),
         ("md", "text"),
         ("a.md.txt", "text"),
     ],
@@ -275,10 +277,14 @@ def test_long_headings_are_cut_in_the_path_but_kept_in_the_chunk() -> None:
     assert spans[0].start == 0
 
 
-@pytest.mark.parametrize("kind", ["markdown", "text"])
+@pytest.mark.parametrize("kind", ["markdown", "rst", "text"])
 @pytest.mark.parametrize(
     "text",
     [
+        pytest.param("=" * MB5, id="5MB-adornment"),
+        pytest.param("Title\n=====\n\n" * 50_000, id="rst-titles"),
+        pytest.param(".. note::\n" + "   body\n" * 100_000, id="rst-directive"),
+        pytest.param("a::\n\n" + "    x\n" * 100_000, id="rst-literal"),
         pytest.param("x" * MB5, id="5MB-word"),
         pytest.param(" \n\t\r\u3000" * (MB5 // 5), id="5MB-whitespace"),
         pytest.param("a" + " " * MB5 + "b", id="5MB-space-run"),

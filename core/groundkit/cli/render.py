@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from groundkit.contracts import SearchResponse, SearchResult
+from groundkit.contracts import Citation, SearchResponse, SearchResult
 from groundkit.ingest import IngestProgress
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.highlight import snippet as cut_snippet
@@ -81,6 +81,14 @@ def snippet(result: SearchResult, bold: bool = False) -> str:
     return window.render("\033[1m", "\033[0m") if bold else window.render()
 
 
+def _pages(citation: Citation) -> str:
+    if citation.start_page is None:
+        return ""
+    if citation.start_page == citation.end_page:
+        return f" (p. {citation.start_page})"
+    return f" (pp. {citation.start_page}-{citation.end_page})"
+
+
 def print_search(response: SearchResponse, checks: Sequence[Verification]) -> None:
     """Ranked results as lines: source, line span, offsets, score, verdict, heading, snippet."""
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -90,7 +98,7 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
         c = result.citation
         verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
         print(
-            f"{rank:>2}. {c.source}:{c.start_line}-{c.end_line} "
+            f"{rank:>2}. {c.source}:{c.start_line}-{c.end_line}{_pages(c)} "
             f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
         )
         heading = " > ".join(result.metadata.get("heading_path", []))

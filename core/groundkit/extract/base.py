@@ -6,11 +6,13 @@ from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from groundkit import codec
 
-__all__ = ["Extraction", "Extractor", "ExtractorIdentity"]
+__all__ = ["Extraction", "Extractor", "ExtractorIdentity", "Structure"]
+
+Structure: TypeAlias = Literal["markdown", "rst", "text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +66,13 @@ class ExtractorIdentity:
 class Extraction:
     """An extractor's output: the text citations index, and how to read it.
 
-    ``structure`` tells the chunker how to cut ``text`` (``"markdown"``: headings and blocks;
-    ``"text"``: paragraphs). ``page_starts`` holds the offset where each page begins (PDF),
-    empty for formats without pages.
+    ``structure`` tells the chunker how to cut ``text`` (``"markdown"`` or ``"rst"``: headings
+    and blocks; ``"text"``: paragraphs). ``page_starts`` holds the offset where each page
+    begins (PDF), empty for formats without pages.
     """
 
     text: str
-    structure: Literal["markdown", "text"] = "text"
+    structure: Structure = "text"
     page_starts: tuple[int, ...] = ()
 
     def pages_of(self, start: int, end: int) -> tuple[int, int] | None:

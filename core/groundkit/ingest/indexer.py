@@ -18,7 +18,7 @@ from pathlib import Path
 
 from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.chunking import Span, chunk_text, kind_for_path
+from groundkit.chunking import Span, chunk_text, kind_for
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.embedding.base import Embedder
@@ -182,9 +182,7 @@ class Indexer:
         data = read_bytes(Path(root), source, max_bytes=self.settings.max_file_bytes)
         if extractor is None:
             text = decode_text(data, name=source)
-            return Extraction(
-                text, "markdown" if kind_for_path(source) == "markdown" else "text"
-            ), None
+            return Extraction(text, kind_for(source, text)), None
         return extractor.extract(data, name=source), extractor.identity.to_json()
 
     def build(
@@ -202,7 +200,7 @@ class Indexer:
         lines = LineIndex(text)
         document_id = document_id_for(source, text_hash)
         if extraction is None:
-            spans = chunk_text(text, kind=kind_for_path(source), settings=self.settings.chunker)
+            spans = chunk_text(text, kind=kind_for(source, text), settings=self.settings.chunker)
         else:
             spans = self._extracted_spans(extraction)
         vectors = self._vectors([text[span.start : span.end] for span in spans])

@@ -7,6 +7,7 @@ PDF tests need pypdf: they skip without it, except where GROUNDKIT_REQUIRE_PYPDF
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -244,3 +245,40 @@ def test_a_broken_pdf_is_refused_with_its_name(tmp_path: Path, pypdf: ModuleType
     report = groundkit.ingest(tmp_path / "c", index_dir=tmp_path / "i")
     [refusal] = report.refused
     assert refusal.source == "broken.pdf" and refusal.reason in ("unreadable_pdf",)
+
+
+def test_the_report_counts_skipped_extensions_and_classes(tmp_path: Path) -> None:
+    corpus = tmp_path / "mixed"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\npumps\n", encoding="utf-8")
+    (corpus / "b.html").write_text("<h1>B</h1><p>valves</p>", encoding="utf-8")
+    for name in ("c.png", "d.png", "e.py", "Makefile"):
+        (corpus / name).write_bytes(b"x")
+    report = groundkit.ingest(corpus, index_dir=tmp_path / "index")
+    assert report.skipped == {".png": 2, ".py": 1, "": 1}
+    assert report.classes == {"a.md": "text", "b.html": "extracted"}
+    assert report.extractors == {"b.html": "html 1 (main-text)"}
+    assert not report.nothing_matched
+    summary = report.summary()
+    assert "4 skipped by extension" in summary and ".png 2, (no extension) 1, .py 1" in summary
+    assert "extracted 1 (html 1 (main-text): 1), text 1" in summary
+    assert report.to_dict()["skipped"] == {"": 1, ".png": 2, ".py": 1}
+
+
+def test_nothing_matched_is_said_and_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from groundkit.cli import main
+
+    corpus = tmp_path / "pictures"
+    corpus.mkdir()
+    (corpus / "a.png").write_bytes(b"x")
+    (corpus / "b.docx").write_bytes(b"x")
+    code = main(["ingest", str(corpus), "--index-dir", str(tmp_path / "index")])
+    out = capsys.readouterr().out
+    assert code == 4
+    assert "nothing matched" in out and ".docx 1, .png 1" in out and "--extensions" in out
+    code = main(["ingest", str(corpus), "--index-dir", str(tmp_path / "index"), "--json"])
+    captured = capsys.readouterr()
+    assert code == 4 and "nothing matched" in captured.err
+    assert json.loads(captured.out)["nothing_matched"] is True

@@ -10,6 +10,7 @@ indexer keeps what it stored under a refused folder.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ class Discovery:
     files: tuple[SourceFile, ...]
     refused: tuple[Refusal, ...]
     is_directory: bool
+    skipped: tuple[tuple[str, int], ...] = ()
+    """(extension, number of files) not read for their extension, sorted; ``""`` for none."""
 
 
 def require_source(path: str | Path) -> Path:
@@ -74,6 +77,7 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
     wanted = tuple(e.lower() for e in extensions)
     files: list[SourceFile] = []
     refused: list[Refusal] = []
+    skipped: Counter[str] = Counter()
     for here, prefix, dirnames, filenames in _walk(root, refused):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in list(dirnames):
@@ -83,7 +87,10 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
                 dirnames.remove(name)
                 _check_link(root, here / name, refused)
         for name in sorted(filenames):
-            if name.startswith(".") or not name.lower().endswith(wanted):
+            if name.startswith("."):
+                continue
+            if not name.lower().endswith(wanted):
+                skipped[os.path.splitext(name)[1].lower()] += 1
                 continue
             full = here / name
             source = prefix + name  # relative_source(root, full), without re-walking the path
@@ -94,7 +101,7 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
             files.append(SourceFile(source, full))
     files.sort(key=lambda f: f.source)
     refused.sort(key=lambda r: r.source)
-    return Discovery(root, tuple(files), tuple(refused), True)
+    return Discovery(root, tuple(files), tuple(refused), True, tuple(sorted(skipped.items())))
 
 
 def _check_link(root: Path, link: Path, refused: list[Refusal]) -> bool:

@@ -24,7 +24,7 @@ from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, doc
 from groundkit.embedding.base import Embedder
 from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IngestionError
-from groundkit.extract.base import Extraction
+from groundkit.extract.base import Extraction, ExtractorIdentity
 from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bind_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
@@ -99,6 +99,8 @@ class Indexer:
         root = str(found.root)
         report = IngestReport(root=root, collection=self.store.location)
         report.refused.extend(r for r in found.refused if select is None or select(r.source))
+        report.skipped = dict(found.skipped)
+        report.extensions = tuple(self.settings.extensions)
         total = len(files)
         done = 0
         while done < total:
@@ -170,6 +172,9 @@ class Indexer:
         )
         report.chunks_written += len(chunks)
         (report.indexed if existing is None else report.replaced).append(source)
+        report.classes[source] = document.source_class
+        if extractor is not None:
+            report.extractors[source] = ExtractorIdentity.from_json(extractor).describe()
         return "indexed" if existing is None else "replaced"
 
     def read(self, root: str, source: str) -> tuple[Extraction, str | None]:

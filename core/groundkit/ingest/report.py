@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +25,23 @@ class IngestReport:
     chunks_written: int = 0
     generation: int = 0
     elapsed_s: float = 0.0
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Files not read for their extension, by extension (``""``: none); hidden files aside."""
+    extensions: tuple[str, ...] = ()
+    """The extensions that were read."""
+    classes: dict[str, str] = field(default_factory=dict)
+    """Each source written (indexed or replaced) -> its source class (``text``, ``extracted``)."""
+    extractors: dict[str, str] = field(default_factory=dict)
+    """Each extracted source written -> its extractor (``pdf 1+pypdf-7.1.1 (plain)``)."""
 
     @property
     def ok(self) -> bool:
         return not self.refused
+
+    @property
+    def nothing_matched(self) -> bool:
+        """True when a folder held no file with a wanted extension (and none was refused)."""
+        return not (self.indexed or self.unchanged or self.replaced or self.refused)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,15 +54,55 @@ class IngestReport:
             "refused": [
                 {"source": r.source, "reason": r.reason, "message": r.message} for r in self.refused
             ],
+            "skipped": dict(self.skipped),
+            "extensions": list(self.extensions),
+            "nothing_matched": self.nothing_matched,
+            "classes": dict(self.classes),
+            "extractors": dict(self.extractors),
             "chunks_written": self.chunks_written,
             "generation": self.generation,
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
     def summary(self) -> str:
-        return (
+        skipped = sum(self.skipped.values())
+        line = (
             f"{len(self.indexed)} indexed, {len(self.unchanged)} unchanged, "
             f"{len(self.replaced)} replaced, {len(self.removed)} removed, "
-            f"{len(self.refused)} refused ({self.chunks_written} chunks written, "
+            f"{len(self.refused)} refused, {skipped} skipped by extension "
+            f"({self.chunks_written} chunks written, "
             f"generation {self.generation}, {self.elapsed_s:.2f} s)"
+        )
+        if self.classes:
+            line += f"\nwritten by class: {self.classes_text()}"
+        if self.nothing_matched:
+            line += f"\n{self.nothing_matched_message()}"
+        elif skipped:
+            line += f"\nskipped by extension: {self.skipped_text()} (--extensions to read them)"
+        return line
+
+    def classes_text(self) -> str:
+        """``text 3, extracted 2 (html 1 (main-text), pdf 1+pypdf-7.1.1 (plain))``."""
+        counts = Counter(self.classes.values())
+        by_extractor = Counter(self.extractors.values())
+        parts = []
+        for name in sorted(counts):
+            part = f"{name} {counts[name]}"
+            if name == "extracted" and by_extractor:
+                part += " (" + ", ".join(f"{e}: {n}" for e, n in sorted(by_extractor.items())) + ")"
+            parts.append(part)
+        return ", ".join(parts)
+
+    def skipped_text(self) -> str:
+        """``.png 3, .py 1``: the extensions skipped, most files first."""
+        ranked = sorted(self.skipped.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{ext or '(no extension)'} {count}" for ext, count in ranked)
+
+    def nothing_matched_message(self) -> str:
+        wanted = " ".join(self.extensions)
+        if not self.skipped:
+            return f"nothing matched: {self.root} holds no file to read (looked for {wanted})"
+        return (
+            f"nothing matched: no file under {self.root} ends in {wanted}; it holds "
+            f"{self.skipped_text()}; pass --extensions to read those (extensions=... in Python)"
         )

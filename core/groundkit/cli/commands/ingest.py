@@ -38,7 +38,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
             "Ingest a file or folder (sorted walk; hidden folders skipped). Unchanged files are "
             "skipped, changed ones replaced, vanished ones removed; refused files are reported "
             f"and the rest go on. PATH '{SAMPLE_NAME}' means the bundled sample corpus "
-            f"(write ./{SAMPLE_NAME} for a folder of that name)."
+            f"(write ./{SAMPLE_NAME} for a folder of that name). HTML and PDF are read "
+            "through an extractor recorded with each document (PDF needs the pdf extra: "
+            'pip install ".[pdf]" from the clone). Files skipped for their extension are '
+            "counted; when nothing matched, the exit status is 4."
         ),
         epilog="example:\n  groundkit ingest docs/ --collection handbook --stemmer porter",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -125,4 +128,6 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(report.summary())
         for refusal in report.refused:
             print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
-    return ExitCode.OK if report.ok else ExitCode.REFUSED_INPUT
+    if report.nothing_matched and (args.quiet or args.json):
+        print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
+    return ExitCode.OK if report.ok and not report.nothing_matched else ExitCode.REFUSED_INPUT

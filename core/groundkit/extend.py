@@ -1,10 +1,11 @@
 """The extension surface: everything an extra or a third-party plugin needs, in one import.
 
-An embedder, a vector store or a reranker implements its protocol here and registers itself
-by name; it reports failures through the error tree and tells users how to install what it
-needs with ``install_hint``. Extras import from this module only, never from internals, so
-the internals can move without breaking them. A service over stored collections (the ``serve``
-extra) also finds here how collections are located, opened as snapshots and audited.
+An embedder, a vector store, a reranker or an extractor (a file format) implements its
+protocol here and registers itself by name; it reports failures through the error tree and
+tells users how to install what it needs with ``install_hint``. Extras import from this
+module only, never from internals, so the internals can move without breaking them. A service
+over stored collections (the ``serve`` extra) also finds here how collections are located,
+opened as snapshots and audited.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from groundkit.errors import (
     ConfigurationError,
     GroundkitError,
     IndexIdentityError,
+    IngestionError,
     RetrievalError,
     StorageError,
 )
+from groundkit.extract import Extraction, Extractor, ExtractorIdentity, register_extractor
 from groundkit.index.topk import select_top_k
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import EXTRAS, NamedExtra, install_hint
@@ -41,8 +44,12 @@ __all__ = [
     "Embedder",
     "EmbedderFactory",
     "EmbeddingIdentity",
+    "Extraction",
+    "Extractor",
+    "ExtractorIdentity",
     "GroundkitError",
     "IndexIdentityError",
+    "IngestionError",
     "NamedExtra",
     "Reranker",
     "RerankerFactory",
@@ -60,6 +67,7 @@ __all__ = [
     "open_reader",
     "pack_vector",
     "register_embedder",
+    "register_extractor",
     "register_reranker",
     "register_vector_store",
     "rerank_by_logits",

@@ -94,11 +94,15 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if not response.results:
         print(f"no results for {response.query!r}")
+    roots = {result.metadata.get("root") for result in response.results}
     for rank, result in enumerate(response.results, start=1):
         c = result.citation
         verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
+        where = c.source  # root-qualified when the results come from several roots
+        if len(roots) > 1 and result.metadata.get("root"):
+            where = f"{str(result.metadata['root']).rstrip('/')}/{c.source}"
         print(
-            f"{rank:>2}. {c.source}:{c.start_line}-{c.end_line}{_pages(c)} "
+            f"{rank:>2}. {where}:{c.start_line}-{c.end_line}{_pages(c)} "
             f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
         )
         heading = " > ".join(result.metadata.get("heading_path", []))

@@ -12,12 +12,13 @@ from typing import Any
 
 from groundkit.errors import IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.plugins import install_hint
 
 __all__ = ["INSTALL", "REVISION", "PdfExtractor"]
 
 REVISION = "1"
 """groundkit's own part of the version: bumped when the text it builds from pypdf's changes."""
-INSTALL = 'pip install ".[pdf]"'
+INSTALL = install_hint("pdf")
 _PAGE_SEPARATOR = "\n\n"
 
 
@@ -26,8 +27,7 @@ def _pypdf() -> Any:
         import pypdf
     except ImportError:
         raise IngestionError(
-            "PDF files need the pdf extra (pypdf), which is not installed; from the groundkit "
-            f"clone run: {INSTALL}",
+            f"PDF files need the pdf extra (pypdf), which is not installed: {INSTALL}",
             subject="pypdf",
             reason="extractor_missing",
         ) from None

@@ -5,6 +5,14 @@ from __future__ import annotations
 from groundkit.ingest.api import ingest, sample_corpus
 from groundkit.ingest.discover import Discovery, Refusal, SourceFile, discover
 from groundkit.ingest.indexer import Indexer, IngestProgress
+from groundkit.ingest.manage import (
+    RelocateReport,
+    RemoveReport,
+    SourceRoot,
+    list_sources,
+    relocate_sources,
+    remove_sources,
+)
 from groundkit.ingest.report import IngestReport
 
 __all__ = [
@@ -13,8 +21,14 @@ __all__ = [
     "IngestProgress",
     "IngestReport",
     "Refusal",
+    "RelocateReport",
+    "RemoveReport",
     "SourceFile",
+    "SourceRoot",
     "discover",
     "ingest",
+    "list_sources",
+    "relocate_sources",
+    "remove_sources",
     "sample_corpus",
 ]

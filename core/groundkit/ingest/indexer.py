@@ -156,7 +156,9 @@ class Indexer:
                     source,
                     "duplicate",
                     f"{source}: identical to {twin.source} already ingested from {twin.root}; "
-                    "it was not stored twice",
+                    "it was not stored twice (if that folder moved here, run `groundkit "
+                    f"relocate {twin.root} {root}`; to index it here instead, `groundkit remove "
+                    f"{twin.root}` first)",
                 )
             )
             return "refused"

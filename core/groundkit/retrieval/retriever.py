@@ -362,7 +362,12 @@ class Retriever:
             if chunk is None or document is None:
                 raise self._missing_record(key)
             citation = citation_for(chunk, document)
-            metadata = {**chunk.metadata, "rank": rank, "chunk_index": chunk.chunk_index}
+            metadata = {
+                **chunk.metadata,
+                "rank": rank,
+                "chunk_index": chunk.chunk_index,
+                "root": document.root,
+            }
             results.append(
                 SearchResult(
                     content=chunk.text,

@@ -7,8 +7,9 @@ Nothing is persisted. A reader shares the current state; the next write copies i
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from groundkit import codec
@@ -140,6 +141,19 @@ class MemoryStore:
         state.generation += 1
         return state.generation
 
+    def relocate_document(self, document_id: str, root: str) -> int:
+        document = self._state.documents.get(document_id)
+        if document is None:
+            raise ValueError(f"document {document_id} is not stored")
+        if (root, document.source) in self._state.by_source:
+            raise ValueError(f"{root}: already holds a document {document.source}")
+        state = self._writable()
+        del state.by_source[(document.root, document.source)]
+        state.documents[document_id] = replace(document, root=root)
+        state.by_source[(root, document.source)] = document_id
+        state.generation += 1
+        return state.generation
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Nothing to group: every write is applied (or refused whole) at once."""
@@ -239,6 +253,10 @@ class MemoryReader:
     def documents(self, document_ids: Sequence[str]) -> dict[str, Document]:
         docs = self._state.documents
         return {i: docs[i] for i in document_ids if i in docs}
+
+    def source_counts(self) -> list[tuple[str, str, int]]:
+        counts = Counter((d.root, d.source_class) for d in self._state.documents.values())
+        return [(root, kind, n) for (root, kind), n in sorted(counts.items())]
 
     def iter_documents(self) -> Iterator[Document]:
         yield from sorted(self._state.documents.values(), key=lambda d: (d.root, d.source))

@@ -8,14 +8,31 @@ from groundkit.cli.commands import (
     check,
     evaluate,
     ingest,
+    relocate,
+    remove,
     search,
     serve,
     shard,
+    sources,
     status,
     verify,
 )
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ingest, search, verify, check, evaluate, calibrate, status, build_site, serve, shard)
+COMMANDS = (
+    ingest,
+    search,
+    verify,
+    check,
+    evaluate,
+    calibrate,
+    status,
+    sources,
+    remove,
+    relocate,
+    build_site,
+    serve,
+    shard,
+)
 """The commands in the order ``--help`` lists them."""

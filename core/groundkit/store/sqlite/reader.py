@@ -177,6 +177,13 @@ class SqliteReader:
         sql = f"SELECT {self._columns} FROM documents WHERE document_id IN ({{marks}})"
         return {row[0]: document_from_row(row) for row in self._in_batches(sql, document_ids)}
 
+    def source_counts(self) -> list[tuple[str, str, int]]:
+        sql = (
+            "SELECT root, source_class, count(*) FROM documents GROUP BY root, source_class "
+            "ORDER BY root, source_class"
+        )
+        return [(str(r), str(c), int(n)) for r, c, n in self._db.execute(sql)]
+
     def iter_documents(self) -> Iterator[Document]:
         for row in self._db.execute(f"SELECT {self._columns} FROM documents ORDER BY root, source"):
             yield document_from_row(row)

@@ -220,6 +220,29 @@ class SqliteStore:
             raise
         return generation
 
+    def relocate_document(self, document_id: str, root: str) -> int:
+        self._begin()
+        try:
+            found = self._db.execute(
+                "SELECT source FROM documents WHERE document_id = ?", (document_id,)
+            ).fetchone()
+            if found is None:
+                raise ValueError(f"document {document_id} is not stored")
+            taken = self._db.execute(
+                "SELECT 1 FROM documents WHERE root = ? AND source = ?", (root, found[0])
+            ).fetchone()
+            if taken is not None:
+                raise ValueError(f"{root}: already holds a document {found[0]}")
+            self._db.execute(
+                "UPDATE documents SET root = ? WHERE document_id = ?", (root, document_id)
+            )
+            generation = self._bump_generation()
+            self._commit(generation)
+        except BaseException:
+            self._rollback()
+            raise
+        return generation
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Commit the writes made inside together, each document still atomic on its own.

@@ -16,10 +16,12 @@ __all__ = [
     "collection_status",
     "open_reader",
     "open_store",
+    "snapshot_dir",
 ]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_NAME = "collection.sqlite"
+SNAPSHOTS = "snapshots"
 
 
 def collection_file(
@@ -33,6 +35,11 @@ def collection_file(
             subject=name,
         )
     return Path(index_dir) / name / FILE_NAME
+
+
+def snapshot_dir(location: str | Path) -> Path:
+    """The folder of URL snapshots kept beside the collection file at ``location`` (adr/0022)."""
+    return Path(location).parent / SNAPSHOTS
 
 
 def open_store(

@@ -30,7 +30,7 @@ __all__ = [
 
 SourceClass: TypeAlias = Literal["text", "extracted", "snapshot"]
 SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted", "snapshot"})
-IMPLEMENTED_SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted"})
+IMPLEMENTED_SOURCE_CLASSES: frozenset[str] = frozenset({"text", "extracted", "snapshot"})
 
 
 def content_hash(text: str) -> str:
@@ -48,6 +48,13 @@ def chunk_id_for(document_id: str, chunk_index: int, start: int, end: int) -> st
     """A chunk id from its document and position."""
     key = f"groundkit:chunk\0{document_id}\0{chunk_index}\0{start}\0{end}"
     return "chk_" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _extractor_fits(source_class: str, extractor: str | None) -> bool:
+    """``extracted`` needs an extractor identity, ``text`` has none, a ``snapshot`` either."""
+    if source_class == "extracted":
+        return bool(extractor)
+    return source_class == "snapshot" or extractor is None
 
 
 def _identity(text: str | None) -> Any:
@@ -106,8 +113,8 @@ class Citation:
     def __post_init__(self) -> None:
         _require(bool(self.source), "Citation: source must be a non-empty path")
         _require(
-            (self.source_class == "extracted") == bool(self.extractor),
-            "Citation: an extracted source needs its extractor identity, and only it has one",
+            _extractor_fits(self.source_class, self.extractor),
+            "Citation: an extracted source needs its extractor identity, a text source has none",
         )
         _require(
             (self.start_page is None) == (self.end_page is None)
@@ -156,8 +163,8 @@ class Document:
             f"Document: source_class {self.source_class!r} is reserved and not supported yet",
         )
         _require(
-            (self.source_class == "extracted") == bool(self.extractor),
-            "Document: an extracted document needs its extractor identity, and only it has one",
+            _extractor_fits(self.source_class, self.extractor),
+            "Document: an extracted document needs its extractor identity, a text one has none",
         )
         _require(
             self.char_count >= 0 and self.line_count >= 0,

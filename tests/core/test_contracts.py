@@ -55,14 +55,20 @@ def test_citation_validation(overrides: dict[str, object], message: str) -> None
         citation(**overrides)
 
 
-def test_reserved_source_classes_are_accepted_in_citations_but_not_documents() -> None:
+def test_source_classes_and_their_extractor_identity() -> None:
     assert citation(source_class="snapshot").source_class == "snapshot"
-    with pytest.raises(ValueError, match="reserved"):
-        Document("d", "a.md", "/r", "h", 1, 1, "f", source_class="snapshot")
+    assert Document("d", "a.html", "https://x/", "h", 1, 1, "f", "snapshot", '{"n":1}').extractor
+    assert Document("d", "a.txt", "https://x/", "h", 1, 1, "f", "snapshot").extractor is None
+    with pytest.raises(ValueError, match="source_class"):
+        Document("d", "a.md", "/r", "h", 1, 1, "f", source_class="web")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="extractor identity"):
         Document("d", "a.pdf", "/r", "h", 1, 1, "f", source_class="extracted")
     with pytest.raises(ValueError, match="extractor identity"):
+        Document("d", "a.md", "/r", "h", 1, 1, "f", extractor='{"n":1}')
+    with pytest.raises(ValueError, match="extractor identity"):
         citation(source_class="extracted")
+    with pytest.raises(ValueError, match="start_page"):
+        citation(start_page=2, end_page=1)
 
 
 def test_document_source_must_be_relative_posix() -> None:

@@ -99,7 +99,9 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
         c = result.citation
         verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
         where = c.source  # root-qualified when the results come from several roots
-        if len(roots) > 1 and result.metadata.get("root"):
+        if c.source_class == "snapshot" and result.metadata.get("root"):
+            where = str(result.metadata["root"])  # the URL (its snapshot file is c.source)
+        elif len(roots) > 1 and result.metadata.get("root"):
             where = f"{str(result.metadata['root']).rstrip('/')}/{c.source}"
         print(
             f"{rank:>2}. {where}:{c.start_line}-{c.end_line}{_pages(c)} "

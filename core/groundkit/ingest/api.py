@@ -6,13 +6,14 @@ source, the vector-store refresh and closing the store happen the same way every
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, IngestSettings
 from groundkit.embedding.base import Embedder
 from groundkit.ingest.discover import require_source
+from groundkit.ingest.fetch import is_url
 from groundkit.ingest.indexer import Indexer, IngestProgress
 from groundkit.ingest.report import IngestReport
 
@@ -34,6 +35,8 @@ def ingest(
     embedder: Embedder | None = None,
     vector_store: str | None = None,
     progress: Callable[[IngestProgress], None] | None = None,
+    allow_addresses: Sequence[str] = (),
+    fetch_timeout_s: float = 30.0,
 ) -> IngestReport:
     """Ingest a file or folder into a stored collection (created on first use).
 
@@ -41,15 +44,31 @@ def ingest(
     ``vector_store`` (``exact``, ``usearch``) is built or refreshed afterwards and recorded as
     the collection's default; without it, the recorded one (if any) is refreshed, so a derived
     index never lags the collection. ``progress`` is called after each file.
+
+    An ``http(s)://`` ``path`` is fetched once (within ``fetch_timeout_s``, through the SSRF
+    guard: private, loopback and link-local addresses are refused unless listed in
+    ``allow_addresses``) into a snapshot kept beside the collection, and cited and verified
+    against that snapshot from then on (adr/0022-snapshot-store.md).
     """
-    from groundkit.collection import open_reader, open_store
+    from groundkit.collection import collection_file, open_reader, open_store, snapshot_dir
     from groundkit.vectors.registry import refresh_vector_store
 
-    require_source(path)  # a missing source is refused before the collection is created
+    url = is_url(path)
+    if not url:
+        require_source(path)  # a missing source is refused before the collection is created
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        report = indexer.ingest(path, progress=progress)
+        if url:
+            report = indexer.ingest_url(
+                str(path),
+                snapshots=snapshot_dir(collection_file(index_dir, collection)),
+                allow=tuple(allow_addresses),
+                timeout_s=fetch_timeout_s,
+                progress=progress,
+            )
+        else:
+            report = indexer.ingest(path, progress=progress)
     finally:
         store.close()
     with open_reader(index_dir, collection) as reader:

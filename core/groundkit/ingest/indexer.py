@@ -28,7 +28,9 @@ from groundkit.extract.base import Extraction, ExtractorIdentity
 from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bind_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
+from groundkit.ingest.fetch import fetch
 from groundkit.ingest.report import IngestReport
+from groundkit.ingest.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
 from groundkit.sources import decode_text, read_bytes
 from groundkit.store.base import CollectionStore, IndexedChunk
@@ -134,10 +136,59 @@ class Indexer:
                 reader.close()
         return report
 
-    def _ingest_file(self, root: str, source_file: SourceFile, report: IngestReport) -> str:
+    def ingest_url(
+        self,
+        url: str,
+        *,
+        snapshots: Path,
+        allow: tuple[str, ...] = (),
+        timeout_s: float = 30.0,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Fetch ``url`` once into the snapshot folder and ingest it as a ``snapshot`` source.
+
+        The document's root is the URL; an earlier snapshot of the same URL is replaced. A
+        refused fetch (SSRF guard, size, time, type) is reported like a refused file.
+        """
+        started = time.perf_counter()
+        root = normalized_url(url)
+        report = IngestReport(root=root, collection=self.store.location)
+        report.extensions = tuple(self.settings.extensions)
+        try:
+            fetched = fetch(
+                url, max_bytes=self.settings.max_file_bytes, timeout_s=timeout_s, allow=allow
+            )
+            source = write_snapshot(snapshots, fetched)
+        except IngestionError as exc:
+            report.refused.append(Refusal.of(exc, root))
+            return report
+        with self.store.batch():
+            outcome = self._ingest_file(
+                root, SourceFile(source, snapshots / source), report, read_root=str(snapshots)
+            )
+            if outcome in ("indexed", "replaced", "unchanged"):
+                for document in self.store.documents_under(root):
+                    if document.source != source:  # an older snapshot of this URL
+                        report.generation = self.store.remove_document(document.document_id)
+                        report.removed.append(document.source)
+        if progress is not None:
+            progress(IngestProgress(1, 1, root, outcome))
+        report.elapsed_s = time.perf_counter() - started
+        return report
+
+    def _ingest_file(
+        self,
+        root: str,
+        source_file: SourceFile,
+        report: IngestReport,
+        *,
+        read_root: str | None = None,
+    ) -> str:
+        """Ingest one file; ``read_root`` (a snapshot folder) is where it is read from, when
+        that is not its recorded ``root`` (a URL)."""
         source = source_file.source
         try:
-            extraction, extractor = self.read(root, source)
+            extraction, extractor = self.read(read_root or root, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
@@ -163,7 +214,14 @@ class Indexer:
             )
             return "refused"
         document, chunks = self.build(
-            root, source, text, text_hash, fingerprint, extraction=extraction, extractor=extractor
+            root,
+            source,
+            text,
+            text_hash,
+            fingerprint,
+            extraction=extraction,
+            extractor=extractor,
+            snapshot=read_root is not None,
         )
         report.generation = self.store.write_document(
             document,
@@ -202,6 +260,7 @@ class Indexer:
         *,
         extraction: Extraction | None = None,
         extractor: str | None = None,
+        snapshot: bool = False,
     ) -> tuple[Document, list[IndexedChunk]]:
         """The document record and analyzed chunks of one decoded (or extracted) source."""
         lines = LineIndex(text)
@@ -243,7 +302,7 @@ class Indexer:
             char_count=len(text),
             line_count=lines.line_count,
             fingerprint=fingerprint,
-            source_class="text" if extractor is None else "extracted",
+            source_class="snapshot" if snapshot else "text" if extractor is None else "extracted",
             extractor=extractor,
         )
         return document, chunks

@@ -17,6 +17,8 @@ from typing import Any
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, DEFAULT_MAX_FILE_BYTES
 from groundkit.contracts import Document, content_hash
 from groundkit.errors import IngestionError
+from groundkit.ingest.fetch import is_url
+from groundkit.ingest.snapshot import normalized_url
 
 __all__ = [
     "RelocateReport",
@@ -111,8 +113,8 @@ def list_sources(
 def location_key(target: str | Path) -> str:
     """How a root is spelled in the collection: a URL as given, a path absolute and resolved."""
     text = str(target)
-    if "://" in text:
-        return text.rstrip("/")
+    if is_url(text):
+        return normalized_url(text)
     return os.path.realpath(os.path.abspath(text))
 
 

@@ -12,6 +12,7 @@ from groundkit.errors import RetrievalError
 from groundkit.retrieval.citations import (
     Verification,
     citation_for,
+    citation_root,
     verify_citation,
     verify_max_bytes,
 )
@@ -77,7 +78,7 @@ def verify_reader(
         if document is None:
             problems.append(f"chunk {chunk.chunk_id} has no document record")
             continue
-        base = document.root if root is None else root
+        base = citation_root(document, reader.location) if root is None else root
         checks.append(
             verify_citation(
                 citation_for(chunk, document), base, max_bytes=verify_max_bytes(document)

@@ -22,6 +22,7 @@ __all__ = [
     "Verdict",
     "Verification",
     "citation_for",
+    "citation_root",
     "resolve_citation",
     "source_text",
     "verify_citation",
@@ -67,6 +68,16 @@ def verify_max_bytes(document: Document) -> int:
     """The size cap to re-read ``document`` under: the default, or more for a file ingested
     under a raised ``max_file_bytes`` (UTF-8 spends at most 4 bytes per stored code point)."""
     return max(DEFAULT_MAX_FILE_BYTES, 4 * document.char_count)
+
+
+def citation_root(document: Document, location: str) -> str:
+    """Where a document's citations are re-read: its root, or, for a URL snapshot, the snapshot
+    folder beside the collection file at ``location`` (never the network)."""
+    if document.source_class == "snapshot":
+        from groundkit.collection import snapshot_dir
+
+        return str(snapshot_dir(location))
+    return document.root
 
 
 def source_text(
@@ -115,10 +126,10 @@ def resolve_citation(
     under the ingest rules (or re-extracted with the same extractor identity), or when the
     span no longer fits inside it (verdict ``drifted``).
     """
-    if citation.source_class not in ("text", "extracted"):
+    if citation.source_class not in ("text", "extracted", "snapshot"):
         raise RetrievalError(
             f"{citation.source}: source class {citation.source_class!r} cannot be resolved by "
-            "this version (only 'text' and 'extracted')",
+            "this version",
             subject=citation.source,
             verdict="unresolvable",
         )

@@ -34,6 +34,7 @@ from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import (
     Verification,
     citation_for,
+    citation_root,
     verify_citation,
     verify_max_bytes,
 )
@@ -393,7 +394,11 @@ class Retriever:
     def verify(self, result: SearchResult) -> Verification:
         """Re-read the result's source under its document's base directory and compare."""
         document = self.document_of(result)
-        return verify_citation(result.citation, document.root, max_bytes=verify_max_bytes(document))
+        return verify_citation(
+            result.citation,
+            citation_root(document, self._reader.location),
+            max_bytes=verify_max_bytes(document),
+        )
 
     def close(self) -> None:
         self._reader.close()

@@ -25,6 +25,7 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import available_embedders, resolve_embedder
 from groundkit.ingest import ingest
+from groundkit.ingest.fetch import is_url
 
 NAME = "ingest"
 
@@ -43,10 +44,17 @@ def add_parser(commands: Any, parents: Parents) -> None:
             'pip install ".[pdf]" from the clone). Files skipped for their extension are '
             "counted; when nothing matched, the exit status is 4."
         ),
-        epilog="example:\n  groundkit ingest docs/ --collection handbook --stemmer porter",
+        epilog=(
+            "examples:\n  groundkit ingest docs/ --collection handbook --stemmer porter\n"
+            "  groundkit ingest https://docs.example.org/guide.html"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", metavar="PATH", help="file or folder to ingest")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="file or folder to ingest, or an http(s) URL to fetch once into a snapshot",
+    )
     stemmer_option(
         parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"
     )
@@ -94,6 +102,24 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "build or refresh this vector store after the ingest and make it the collection's "
         "default for searches (default: refresh the recorded one, if any)",
     )
+    parser.add_argument(
+        "--allow-address",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help=(
+            "for an http(s) URL PATH: allow fetching from this private, loopback or link-local "
+            "address or network (e.g. 127.0.0.1, 10.0.0.0/8); repeatable. Without it such "
+            "addresses are refused, also as redirect targets"
+        ),
+    )
+    parser.add_argument(
+        "--fetch-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="for a URL PATH: the whole fetch must finish within this (default: 30)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
 
@@ -112,7 +138,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     # collection file, so a refused ingest leaves no empty collection behind.
     embedder = None if args.embedder is None else resolve_embedder(args.embedder)
     report = ingest(
-        source_path(args.path),
+        args.path if is_url(args.path) else source_path(args.path),
         index_dir=args.index_dir,
         collection=args.collection,
         analyzer=analyzer_from(args),
@@ -120,6 +146,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         embedder=embedder,
         vector_store=args.vector_store,
         progress=ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
+        allow_addresses=args.allow_address,
+        fetch_timeout_s=args.fetch_timeout,
     )
     if args.json:
         emit_json(report.to_dict())

@@ -261,7 +261,7 @@ def test_the_report_counts_skipped_extensions_and_classes(tmp_path: Path) -> Non
     assert not report.nothing_matched
     summary = report.summary()
     assert "4 skipped by extension" in summary and ".png 2, (no extension) 1, .py 1" in summary
-    assert "extracted 1 (html 1 (main-text): 1), text 1" in summary
+    assert "written by class: text 1, extracted 1 via html 1 (main-text) x1" in summary
     assert report.to_dict()["skipped"] == {"": 1, ".png": 2, ".py": 1}
 
 

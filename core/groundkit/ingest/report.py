@@ -82,14 +82,14 @@ class IngestReport:
         return line
 
     def classes_text(self) -> str:
-        """``text 3, extracted 2 (html 1 (main-text), pdf 1+pypdf-7.1.1 (plain))``."""
+        """``text 2, extracted 3 via html 1 (main-text) x2, pdf 1+pypdf-7.1.1 (plain) x1``."""
         counts = Counter(self.classes.values())
-        by_extractor = Counter(self.extractors.values())
+        by_extractor = sorted(Counter(self.extractors.values()).items())
         parts = []
-        for name in sorted(counts):
+        for name in sorted(counts, key=lambda n: (n != "text", n)):
             part = f"{name} {counts[name]}"
             if name == "extracted" and by_extractor:
-                part += " (" + ", ".join(f"{e}: {n}" for e, n in sorted(by_extractor.items())) + ")"
+                part += " via " + ", ".join(f"{e} x{n}" for e, n in by_extractor)
             parts.append(part)
         return ", ".join(parts)
 

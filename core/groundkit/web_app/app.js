@@ -288,7 +288,15 @@ async function showSource(i, { scroll }) {
   const pre = $("#source-text");
   let text;
   try {
-    text = decodeSource(await sourceBytes(r.source));
+    const bytes = await sourceBytes(r.source);
+    text = decodeSource(bytes);
+    if (r.extracted) { // the offsets index the extractor's text (HTML, PDF), not the file
+      const send = current === "bundled" && !sentToWorker.has(r.source);
+      const got = await ask("citedSource", { index: i, source: r.source, bytes: send ? bytes : null });
+      if (send) sentToWorker.add(r.source);
+      if (got.error) throw new Error(got.error);
+      text = got.text;
+    }
   } catch (e) {
     console.error(`groundkit: source ${r.source} could not be loaded: ${e.message}`);
     pre.replaceChildren("This source could not be loaded right now.");

@@ -38,7 +38,7 @@ const GLUE = String.raw`
 import json, re, time
 import groundkit
 from groundkit.analysis.tokenize import _word_pattern
-from groundkit.retrieval.citations import verify_citation
+from groundkit.retrieval.citations import citation_root, source_text, verify_citation
 
 _state = {"retriever": None, "reader": None, "results": [], "sources_root": None,
           "stored_root": None, "fetched": []}
@@ -164,6 +164,7 @@ def search(query, mode, top_k, defer):
             "start_line": c.start_line, "end_line": c.end_line, "text": c.text,
             "heading": list(result.metadata.get("heading_path", [])),
             "marks": query_word_spans(c.text, wanted),
+            "extracted": c.extractor is not None,
         })
     return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"],
                        "terms": sorted(wanted)})
@@ -180,6 +181,20 @@ def verify(index):
                                "reason": f"document root {stored} is not the one this site ships"})
         check = verify_citation(result.citation, _state["sources_root"])
     return json.dumps({"verdict": check.verdict, "reason": check.reason})
+
+def cited_source(index):
+    """The text an extracted (HTML, PDF) result's offsets index: its file, re-extracted."""
+    r = _state["retriever"]
+    result = _state["results"][index]
+    c = result.citation
+    if _state["sources_root"] is None:
+        root = citation_root(r.document_of(result), r.reader.location)
+    else:
+        root = _state["sources_root"]
+    try:
+        return json.dumps({"text": source_text(root, c.source, extractor=c.extractor)})
+    except groundkit.GroundkitError as exc:
+        return json.dumps({"error": exc.message})
 
 def bench(queries, repeats, mode, top_k):
     r = _state["retriever"]
@@ -271,6 +286,14 @@ const ops = {
       if (!py.FS.analyzePath(path).exists) writeFile(path, bytes);
     }
     return call("verify", index);
+  },
+  // An extracted result's text (its offsets index the extractor's output, not the bytes).
+  citedSource({ index, source, bytes }) {
+    if (bytes) {
+      const path = `${SITE_DIR}/sources/${source}`;
+      if (!py.FS.analyzePath(path).exists) writeFile(path, bytes);
+    }
+    return call("cited_source", index);
   },
   index({ files, embedder }) {
     const folder = `${DROP_DIR}/${Date.now()}`;

@@ -20,7 +20,12 @@ __all__ = ["contained_path", "decode_text", "read_bytes", "read_text", "relative
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO is opened (then refused by fstat), never waited on
+    | getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+)
 _WALK = bool(_NOFOLLOW and _DIRECTORY and os.open in os.supports_dir_fd)
 """Open component by component (POSIX); elsewhere open and compare the descriptor's identity."""
 _LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW meets at a link

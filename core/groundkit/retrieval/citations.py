@@ -9,6 +9,7 @@ the same identity). Reasons name the file and offsets, never the document text.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +33,7 @@ __all__ = [
 Verdict = Literal["verified", "drifted", "unresolvable"]
 _EXTRACTED_CACHE: dict[tuple[str, str], str] = {}
 _EXTRACTED_CACHE_SIZE = 8  # re-checking many citations of one PDF extracts it once
+_EXTRACTED_LOCK = threading.Lock()  # the service verifies from several threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +110,14 @@ def source_text(
         ) from None
     found = extractor_for_identity(identity, subject=source)
     key = (hashlib.sha256(data).hexdigest(), extractor)
-    text = _EXTRACTED_CACHE.get(key)
+    with _EXTRACTED_LOCK:
+        text = _EXTRACTED_CACHE.get(key)
     if text is None:
         text = found.extract(data, name=source).text
-        if len(_EXTRACTED_CACHE) >= _EXTRACTED_CACHE_SIZE:
-            _EXTRACTED_CACHE.pop(next(iter(_EXTRACTED_CACHE)))
-        _EXTRACTED_CACHE[key] = text
+        with _EXTRACTED_LOCK:
+            if len(_EXTRACTED_CACHE) >= _EXTRACTED_CACHE_SIZE:
+                _EXTRACTED_CACHE.pop(next(iter(_EXTRACTED_CACHE)))
+            _EXTRACTED_CACHE[key] = text
     return text
 
 

@@ -284,6 +284,7 @@ def test_long_headings_are_cut_in_the_path_but_kept_in_the_chunk() -> None:
         pytest.param("=" * MB5, id="5MB-adornment"),
         pytest.param("Title\n=====\n\n" * 50_000, id="rst-titles"),
         pytest.param(".. note::\n" + "   body\n" * 100_000, id="rst-directive"),
+        pytest.param(".. setting:: X\n" * 100_000, id="rst-labels"),
         pytest.param("a::\n\n" + "    x\n" * 100_000, id="rst-literal"),
         pytest.param("x" * MB5, id="5MB-word"),
         pytest.param(" \n\t\r\u3000" * (MB5 // 5), id="5MB-whitespace"),

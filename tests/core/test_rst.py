@@ -132,3 +132,17 @@ def test_django_like_docs_ingest_with_heading_paths(tmp_path: Path) -> None:
         top = retriever.search("error-handling view").results[0]
         assert top.metadata["heading_path"] == ["URL dispatcher", "Error handling"]
         assert retriever.verify(top).ok
+
+
+def test_labels_and_bodiless_directives_stay_with_the_title_they_name() -> None:
+    text = (
+        "Settings\n========\n\nIntro.\n\n"
+        ".. _root-urlconf:\n\n.. setting:: ROOT_URLCONF\n\n``ROOT_URLCONF``\n----------------\n\n"
+        "Default: Not defined\n\n.. currentmodule:: django.urls\n\nPlain text after.\n"
+    )
+    blocks = [(b.role, text[b.start : b.end]) for b in rst_blocks(text)]
+    assert blocks[2] == (
+        "heading",
+        ".. _root-urlconf:\n\n.. setting:: ROOT_URLCONF\n\n``ROOT_URLCONF``\n----------------",
+    )
+    assert blocks[-2] == ("paragraph", ".. currentmodule:: django.urls")

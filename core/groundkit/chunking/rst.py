@@ -29,7 +29,7 @@ _LIST_ITEM = re.compile(r"(?:[-*+\u2022]|#\.|[0-9]{1,9}[.)]|\([0-9a-zA-Z#]{1,9}\
 # A text line directly underlined by 4 or more of one punctuation character (linear: the
 # backreference repeats one character, with no nested repetition).
 _TITLE = re.compile(r"^[^\S\n]*\w[^\n]*\n([=\-~^\"'`#*+:._!$%&,;<>?@|/])\1{3,}[^\S\n]*$", re.M)
-_TARGET = re.compile(r"\.\. _[^:`]+:$")  # a label (no URL): it names what follows
+_LABEL_RUN = 8  # bodiless markup lines (labels, index entries) looked past to find a title
 _MARKUP = re.compile(r"^\.\. [A-Za-z0-9_:+-]+::", re.M)
 
 
@@ -84,14 +84,32 @@ class _RstParser:
                 if literal > end:  # the lines indented under "::" stay with their paragraph
                     end = literal
                     role = "code" if body == "::" else "paragraph"
-            if _TARGET.match(body) and end == i + 1 and end < count:
-                title = self._title_at(end)
-                if title is not None:  # a target names the title after it: keep them together
+            if role != "heading" and self._bodiless_markup(i, end):
+                title = self._title_after_markup(end)
+                if title is not None:  # labels (.. _x:, .. setting:: X) name the title after them
                     end, style, text = title
                     self._enter(style, text)
                     role = "heading"
             yield Block(lines.first[i], lines.last[end - 1], role, self.path)
             i = end
+
+    def _bodiless_markup(self, i: int, end: int) -> bool:
+        """Whether lines ``i:end`` are one unindented explicit markup line with no body."""
+        body = self.lines.body[i]
+        return end == i + 1 and not self.lines.indent[i] and body.startswith(".. ")
+
+    def _title_after_markup(self, j: int) -> tuple[int, tuple[str, bool], str] | None:
+        """The title at ``j`` or after at most ``_LABEL_RUN`` more bodiless markup lines, else
+        None (bounded, so a long run of such lines stays linear)."""
+        count = min(len(self.lines), j + _LABEL_RUN + 1)
+        while j < count:
+            title = self._title_at(j)
+            if title is not None:
+                return title
+            if not self._bodiless_markup(j, self._indented_end(j, self.lines.indent[j])):
+                return None
+            j += 1
+        return None
 
     def _title_at(self, i: int) -> tuple[int, tuple[str, bool], str] | None:
         """``(index after, style, text)`` when a section title starts at line ``i``."""

@@ -44,7 +44,7 @@ from groundkit.ingest.indexer import ProgressCallback
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.audit import verify_reader
 from groundkit.site_runtime import SNAPSHOT_FILE, check_snapshot_tools, make_snapshot
-from groundkit.sources import contained_path
+from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
 from groundkit.store.static_export import export_static
@@ -437,7 +437,9 @@ def _write_site(
             roots.add(document.root)
             dest = sources_dir / document.source
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(contained_path(Path(document.root), document.source), dest)
+            # read as ingest reads (no link followed): a file swapped since is refused, not shipped
+            limit = (settings or IngestSettings()).max_file_bytes
+            dest.write_bytes(read_bytes(Path(document.root), document.source, max_bytes=limit))
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
         exported = export_static(reader, work / "index", sources_dir)

@@ -282,3 +282,14 @@ def test_nothing_matched_is_said_and_exits_4(
     captured = capsys.readouterr()
     assert code == 4 and "nothing matched" in captured.err
     assert json.loads(captured.out)["nothing_matched"] is True
+
+
+def test_malformed_html_is_read_whole_and_in_linear_time() -> None:
+    # Not timed: a quadratic walk over 100,000 unclosed tags shows as a stuck test run.
+    stray = "<nav>" + "<div>" * 100_000 + "</span>" * 100_000 + "</nav><p>after the nav</p>"
+    assert html_to_text(stray) == "after the nav\n"
+    assert (
+        html_to_text("<p>intro</p><pre>code\n  left open")
+        == "intro\n\n```\ncode\n  left open\n```\n"
+    )
+    assert html_to_text("") == "" and html_to_text("<script>x</script>") == ""

@@ -122,7 +122,7 @@ def html_to_text(markup: str) -> str:
     parser = _TextParser()
     parser.feed(markup)
     parser.close()
-    parser.flush()
+    parser.finish()
     return "\n\n".join(parser.blocks) + ("\n" if parser.blocks else "")
 
 
@@ -132,6 +132,7 @@ class _TextParser(HTMLParser):
         self.blocks: list[str] = []
         self._words: list[str] = []
         self._skip: list[str] = []  # open tags of a dropped subtree
+        self._skip_counts: dict[str, int] = {}  # how often each tag is in _skip (O(1) lookups)
         self._content = 0  # open main/article (or role="main") elements
         self._content_tags: list[str] = []
         self._heading = 0
@@ -141,7 +142,7 @@ class _TextParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._skip:
             if tag not in _VOID:
-                self._skip.append(tag)
+                self._enter_skip(tag)
             return
         found = dict(attrs)
         role = (found.get("role") or "").lower()
@@ -154,7 +155,7 @@ class _TextParser(HTMLParser):
         if tag not in _VOID and (
             tag in DROPPED or hidden or (tag in _PAGE_CHROME and not self._content)
         ):
-            self._skip.append(tag)
+            self._enter_skip(tag)
             return
         if tag in _CONTENT or role == "main":
             self._content += 1
@@ -182,9 +183,12 @@ class _TextParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if self._skip:
-            if tag in self._skip:
-                while self._skip.pop() != tag:
-                    pass
+            if self._skip_counts.get(tag):  # close it and whatever was left open inside it
+                while True:
+                    closed = self._skip.pop()
+                    self._skip_counts[closed] -= 1
+                    if closed == tag:
+                        break
             return
         if self._content_tags and tag == self._content_tags[-1]:
             self._content_tags.pop()
@@ -199,6 +203,17 @@ class _TextParser(HTMLParser):
             self.flush()
             if tag in _HEADINGS or tag == "li":
                 self._heading, self._list_item = 0, False
+
+    def _enter_skip(self, tag: str) -> None:
+        self._skip.append(tag)
+        self._skip_counts[tag] = self._skip_counts.get(tag, 0) + 1
+
+    def finish(self) -> None:
+        """End the document: a ``pre`` left open is still kept, as code."""
+        if self._pre:
+            self._pre = 0
+            self._flush_code()
+        self.flush()
 
     def handle_data(self, data: str) -> None:
         if not self._skip:

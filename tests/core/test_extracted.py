@@ -293,3 +293,24 @@ def test_malformed_html_is_read_whole_and_in_linear_time() -> None:
         == "intro\n\n```\ncode\n  left open\n```\n"
     )
     assert html_to_text("") == "" and html_to_text("<script>x</script>") == ""
+
+
+def test_an_unchanged_extracted_file_is_skipped_without_extracting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "site"
+    corpus.mkdir()
+    (corpus / "pumps.html").write_text(PAGE, encoding="utf-8")
+    index = tmp_path / "index"
+    groundkit.ingest(corpus, index_dir=index)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged file was extracted again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(HtmlExtractor, "extract", refuse)
+        assert groundkit.ingest(corpus, index_dir=index).unchanged == ["pumps.html"]
+    (corpus / "pumps.html").write_text(PAGE.replace("impeller", "propeller"), encoding="utf-8")
+    assert groundkit.ingest(corpus, index_dir=index).replaced == ["pumps.html"]
+    monkeypatch.setattr("groundkit.extract.html.VERSION", "2")  # a new extractor re-extracts
+    assert groundkit.ingest(corpus, index_dir=index).replaced == ["pumps.html"]

@@ -80,7 +80,11 @@ class Indexer:
             self._fingerprint_salt += f"\0{self.embedder.identity.to_json()}"
 
     def fingerprint(self, text_hash: str, extractor: str | None = None) -> str:
-        """What must be unchanged for a file to be skipped: content, chunking, identities."""
+        """What must be unchanged for a file to be skipped: content, chunking, identities.
+
+        ``content`` is the text's hash for a text file and the bytes' hash (with the extractor
+        identity) for an extracted one, so that one is skipped before any extraction.
+        """
         key = f"{text_hash}\0{self._fingerprint_salt}"
         if extractor is not None:
             key += f"\0{extractor}"
@@ -187,18 +191,34 @@ class Indexer:
         """Ingest one file; ``read_root`` (a snapshot folder) is where it is read from, when
         that is not its recorded ``root`` (a URL)."""
         source = source_file.source
+        existing = self.store.find_document(root, source)
         try:
-            extraction, extractor = self.read(read_root or root, source)
+            found = extractor_for_source(source)
+            data = read_bytes(
+                Path(read_root or root), source, max_bytes=self.settings.max_file_bytes
+            )
+            extractor = None if found is None else found.identity.to_json()
+            if found is not None:
+                # An extracted file is fingerprinted by its bytes, so an unchanged PDF is
+                # skipped without being extracted again.
+                fingerprint = self.fingerprint(hashlib.sha256(data).hexdigest(), extractor)
+                if existing is not None and existing.fingerprint == fingerprint:
+                    report.unchanged.append(source)
+                    return "unchanged"
+                extraction = found.extract(data, name=source)
+            else:
+                decoded = decode_text(data, name=source)
+                extraction = Extraction(decoded, kind_for(source, decoded))
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
         text = extraction.text
         text_hash = content_hash(text)
-        fingerprint = self.fingerprint(text_hash, extractor)
-        existing = self.store.find_document(root, source)
-        if existing is not None and existing.fingerprint == fingerprint:
-            report.unchanged.append(source)
-            return "unchanged"
+        if extractor is None:
+            fingerprint = self.fingerprint(text_hash)
+            if existing is not None and existing.fingerprint == fingerprint:
+                report.unchanged.append(source)
+                return "unchanged"
         document_id = document_id_for(source, text_hash)
         twin = self.store.find_document_by_id(document_id)
         if twin is not None and (twin.root, twin.source) != (root, source):
@@ -236,19 +256,6 @@ class Indexer:
         if extractor is not None:
             report.extractors[source] = ExtractorIdentity.from_json(extractor).describe()
         return "indexed" if existing is None else "replaced"
-
-    def read(self, root: str, source: str) -> tuple[Extraction, str | None]:
-        """The text of ``root/source`` to index, and the identity of the extractor that made it.
-
-        Plain-text files are decoded; PDF, HTML and other registered formats go through their
-        extractor (refused, naming the extra, when its library is missing).
-        """
-        extractor = extractor_for_source(source)
-        data = read_bytes(Path(root), source, max_bytes=self.settings.max_file_bytes)
-        if extractor is None:
-            text = decode_text(data, name=source)
-            return Extraction(text, kind_for(source, text)), None
-        return extractor.extract(data, name=source), extractor.identity.to_json()
 
     def build(
         self,

@@ -79,13 +79,13 @@ class Indexer:
         if self.embedder is not None:  # lexical fingerprints stay as they were before vectors
             self._fingerprint_salt += f"\0{self.embedder.identity.to_json()}"
 
-    def fingerprint(self, text_hash: str, extractor: str | None = None) -> str:
+    def fingerprint(self, digest: str, extractor: str | None = None) -> str:
         """What must be unchanged for a file to be skipped: content, chunking, identities.
 
-        ``content`` is the text's hash for a text file and the bytes' hash (with the extractor
-        identity) for an extracted one, so that one is skipped before any extraction.
+        ``digest`` is the text's hash for a text file, and the bytes' hash for an extracted one
+        (with its ``extractor`` identity), so that one is skipped before any extraction.
         """
-        key = f"{text_hash}\0{self._fingerprint_salt}"
+        key = f"{digest}\0{self._fingerprint_salt}"
         if extractor is not None:
             key += f"\0{extractor}"
         return hashlib.sha256(key.encode()).hexdigest()

@@ -28,7 +28,7 @@ from groundkit.index.topk import select_top_k
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import EXTRAS, NamedExtra, install_hint
 from groundkit.retrieval.audit import verify_reader
-from groundkit.retrieval.citations import citation_for
+from groundkit.retrieval.citations import citation_for, citation_root
 from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
 from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
 from groundkit.store.base import CollectionReader, TieKey
@@ -61,6 +61,7 @@ __all__ = [
     "VectorStore",
     "VectorStoreLoader",
     "citation_for",
+    "citation_root",
     "collection_file",
     "collection_status",
     "install_hint",

@@ -143,6 +143,11 @@ class SearchHit(BaseModel):
     end_offset: int = Field(description="end-exclusive code-point offset")
     start_line: int
     end_line: int
+    start_page: int | None = Field(default=None, description="first page (PDF), 1-based")
+    end_page: int | None = Field(default=None, description="last page (PDF), 1-based")
+    extractor: dict[str, Any] | str | None = Field(
+        default=None, description="the extractor identity of an extracted source"
+    )
     metadata: dict[str, Any]
     highlights: list[tuple[int, int]] = Field(
         default_factory=list,
@@ -179,6 +184,9 @@ class FetchedChunk(BaseModel):
     end_offset: int
     start_line: int
     end_line: int
+    start_page: int | None = None
+    end_page: int | None = None
+    extractor: dict[str, Any] | str | None = None
     metadata: dict[str, Any]
     verification: VerificationOut
 

@@ -9,6 +9,7 @@ query or document text.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -29,7 +30,7 @@ from groundkit import (
     __version__,
     verify_citation,
 )
-from groundkit.extend import citation_for, collection_status, verify_reader
+from groundkit.extend import citation_for, citation_root, collection_status, verify_reader
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
 from groundkit_serve.errors import ServiceError, from_library
@@ -299,7 +300,7 @@ class Registry:
         with self.runtime.lease(request.collection) as lease:
             chunk, document = self._chunk(lease, request.chunk_id)
         citation = citation_for(chunk, document)
-        check = verify_citation(citation, document.root)
+        check = verify_citation(citation, citation_root(document, lease.retriever.reader.location))
         return FetchedChunk(
             collection=lease.collection,
             generation=lease.generation,
@@ -312,6 +313,9 @@ class Registry:
             end_offset=citation.end_offset,
             start_line=citation.start_line,
             end_line=citation.end_line,
+            start_page=citation.start_page,
+            end_page=citation.end_page,
+            extractor=None if document.extractor is None else json.loads(document.extractor),
             metadata={**chunk.metadata, "chunk_index": chunk.chunk_index},
             verification=_verification(check),
         )
@@ -322,7 +326,8 @@ class Registry:
         with self.runtime.lease(request.collection) as lease:
             if request.chunk_id is not None:
                 chunk, document = self._chunk(lease, request.chunk_id)
-                audit = _audit([verify_citation(citation_for(chunk, document), document.root)])
+                base = citation_root(document, lease.retriever.reader.location)
+                audit = _audit([verify_citation(citation_for(chunk, document), base)])
             elif request.citation is not None:
                 audit = _audit([self._verify_citation(lease, request)])
             else:  # the library's whole-collection check, on this request's snapshot
@@ -384,8 +389,9 @@ class Registry:
             text=cited.text,
             start_line=1,
             end_line=1,
+            extractor=document.extractor,  # an extracted source is re-extracted, same identity
         )
-        return verify_citation(citation, document.root)
+        return verify_citation(citation, citation_root(document, reader.location))
 
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []

@@ -42,6 +42,14 @@ def index_dir(corpus: Path) -> Path:
     groundkit.ingest(corpus / "billing", index_dir=index, collection="billing")
     hashed = groundkit.get_embedder("hash")
     groundkit.ingest(corpus / "customers", index_dir=index, collection="dense", embedder=hashed)
+    pages = corpus.parent / "pages"  # an extracted source (HTML)
+    pages.mkdir()
+    (pages / "hydrants.html").write_text(
+        "<html><body><nav>Home</nav><main><h1>Hydrants</h1>"
+        "<p>Flush every hydrant twice a year.</p></main></body></html>",
+        encoding="utf-8",
+    )
+    groundkit.ingest(pages, index_dir=index, collection="pages")
     broken = index / "broken"
     broken.mkdir()
     (broken / "collection.sqlite").write_bytes(b"this is not a SQLite database" * 100)

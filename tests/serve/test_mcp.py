@@ -95,7 +95,13 @@ async def exercise_registry(session: ClientSession, expected: list[dict[str, Any
     listed = await session.call_tool("list_collections", {})
     assert listed.structured_content is not None
     names = {c["name"]: c["ok"] for c in listed.structured_content["collections"]}
-    assert names == {"default": True, "billing": True, "dense": True, "broken": False}
+    assert names == {
+        "default": True,
+        "billing": True,
+        "dense": True,
+        "pages": True,
+        "broken": False,
+    }
     whole = await session.call_tool("verify", {})
     assert whole.structured_content is not None and whole.structured_content["drifted"] == 0
 

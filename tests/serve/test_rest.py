@@ -122,6 +122,23 @@ def test_fetch_chunk_verify_collections_status(server: Server) -> None:
     assert "SearchHit" in spec["components"]["schemas"]
 
 
+def test_an_extracted_source_is_served_and_verified_by_re_extraction(server: Server) -> None:
+    params = {"q": "flush hydrant", "collection": "pages", "top_k": 1, "verify": "true"}
+    hit = get(server, "/v1/search", params=params).json()["results"][0]
+    assert hit["source_class"] == "extracted" and hit["extractor"]["name"] == "html"
+    assert hit["content"].startswith("# Hydrants") and "Home" not in hit["content"]
+    assert hit["verification"]["verdict"] == "verified"
+    chunk = get(server, f"/v1/chunks/{hit['chunk_id']}", params={"collection": "pages"}).json()
+    assert chunk["extractor"] == hit["extractor"] and chunk["verification"]["verdict"] == "verified"
+    citation = {k: hit[k] for k in ("source", "start_offset", "end_offset")}
+    checked = httpx.post(
+        server.url + "/v1/verify",
+        json={"collection": "pages", "citation": {**citation, "text": hit["content"]}},
+        timeout=TIMEOUT,
+    ).json()
+    assert (checked["checked"], checked["verified"]) == (1, 1)
+
+
 def test_errors_carry_the_librarys_messages(server: Server) -> None:
     missing = get(server, "/v1/search", params={"q": "leak", "collection": "nope"})
     assert missing.status_code == 404

@@ -221,3 +221,10 @@ def test_a_url_is_removed_by_its_url(server: str, tmp_path: Path) -> None:
     report = groundkit.remove_sources(f"{server}/page.html", index_dir=index)
     assert len(report.removed) == 1
     assert [r.root for r in groundkit.list_sources(index)] == [f"{server}/notes.txt"]
+
+
+def test_the_report_names_a_snapshots_extractor(server: str, tmp_path: Path) -> None:
+    report = groundkit.ingest(
+        f"{server}/page.html", index_dir=tmp_path / "i", allow_addresses=ALLOW
+    )
+    assert "written by class: snapshot 1 via html 1 (main-text) x1" in report.summary()

@@ -84,12 +84,16 @@ class IngestReport:
     def classes_text(self) -> str:
         """``text 2, extracted 3 via html 1 (main-text) x2, pdf 1+pypdf-7.1.1 (plain) x1``."""
         counts = Counter(self.classes.values())
-        by_extractor = sorted(Counter(self.extractors.values()).items())
         parts = []
         for name in sorted(counts, key=lambda n: (n != "text", n)):
             part = f"{name} {counts[name]}"
-            if name == "extracted" and by_extractor:
-                part += " via " + ", ".join(f"{e} x{n}" for e, n in by_extractor)
+            used = Counter(
+                extractor
+                for source, extractor in self.extractors.items()
+                if self.classes.get(source) == name
+            )
+            if used:
+                part += " via " + ", ".join(f"{e} x{n}" for e, n in sorted(used.items()))
             parts.append(part)
         return ", ".join(parts)
 

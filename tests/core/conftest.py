@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -42,6 +44,18 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Collection
         made = MemoryStore("test")
     yield made
     made.close()
+
+
+@pytest.fixture
+def pypdf() -> ModuleType:
+    """pypdf, or a skip (a failure where GROUNDKIT_REQUIRE_PYPDF=1, as in tox -e sources)."""
+    try:
+        import pypdf as module
+    except ImportError:
+        if os.environ.get("GROUNDKIT_REQUIRE_PYPDF") == "1":
+            pytest.fail("GROUNDKIT_REQUIRE_PYPDF=1 but pypdf is not installed")
+        pytest.skip('PDF extraction needs pypdf: pip install ".[pdf]" (tox -e sources runs these)')
+    return module
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ PDF tests need pypdf: they skip without it, except where GROUNDKIT_REQUIRE_PYPDF
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -40,18 +39,6 @@ pump --prime</pre>
 <footer>Copyright footer</footer>
 </body></html>
 """
-
-
-@pytest.fixture
-def pypdf() -> ModuleType:
-    """pypdf, or a skip (a failure where GROUNDKIT_REQUIRE_PYPDF=1)."""
-    try:
-        import pypdf as module
-    except ImportError:
-        if os.environ.get("GROUNDKIT_REQUIRE_PYPDF") == "1":
-            pytest.fail("GROUNDKIT_REQUIRE_PYPDF=1 but pypdf is not installed")
-        pytest.skip('PDF extraction needs pypdf: pip install ".[pdf]" (tox -e sources runs these)')
-    return module
 
 
 def test_html_drops_boilerplate_and_keeps_headings_and_code() -> None:

@@ -11,8 +11,9 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -31,6 +32,7 @@ PAGE = (
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     page = PAGE
+    pdf = b""
 
     def log_message(self, *args: object) -> None:
         pass
@@ -46,6 +48,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         if self.path == "/page.html":
             self._send(type(self).page)
+        elif self.path == "/manual.pdf":
+            self._send(type(self).pdf, "application/pdf")
         elif self.path == "/notes.txt":
             self._send(
                 b"Valve exercise notes.\n\nTurn each valve fully once a year.\n", "text/plain"
@@ -228,3 +232,17 @@ def test_the_report_names_a_snapshots_extractor(server: str, tmp_path: Path) -> 
         f"{server}/page.html", index_dir=tmp_path / "i", allow_addresses=ALLOW
     )
     assert "written by class: snapshot 1 via html 1 (main-text) x1" in report.summary()
+
+
+def test_a_pdf_url_is_cited_with_pages_and_verified_offline(
+    server: str, tmp_path: Path, make_pdf: Callable[[list[list[str]]], bytes], pypdf: ModuleType
+) -> None:
+    _Handler.pdf = make_pdf([["Cover page"], ["Hydrant flushing schedule", "Flush in April."]])
+    index = tmp_path / "index"
+    report = groundkit.ingest(f"{server}/manual.pdf", index_dir=index, allow_addresses=ALLOW)
+    assert report.ok and report.indexed[0].endswith(".pdf")
+    with Retriever.open(index) as retriever:
+        top = retriever.search("flushing schedule").results[0]
+        assert top.citation.source_class == "snapshot"
+        assert (top.citation.start_page, top.citation.end_page) == (2, 2)
+        assert retriever.verify(top).ok

@@ -134,6 +134,19 @@ def test_collection_opens_and_verifies_against_the_shipped_sources(
         assert verify_citation(top.citation, out / "sources").verdict == "verified"
 
 
+def test_an_html_source_ships_its_chunks_and_verifies_by_re_extraction(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    page = "<html><body><nav>Menu</nav><main><h1>Echidnas</h1><p>Echidnas lay eggs.</p></main>"
+    out = tmp_path / "site"
+    build_site(write_corpus({**CORPUS, "animals.html": page}), out)
+    with open_site(out) as retriever:
+        top = retriever.search("echidnas eggs").results[0]
+        assert top.citation.source == "animals.html" and top.citation.extractor is not None
+        assert top.content == "# Echidnas\n\nEchidnas lay eggs." and "Menu" not in top.content
+        assert verify_citation(top.citation, out / "sources").verdict == "verified"
+
+
 def test_refuses_a_foreign_non_empty_folder_unless_forced(
     tmp_path: Path, write_corpus: WriteCorpus
 ) -> None:

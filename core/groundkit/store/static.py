@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -318,6 +319,10 @@ class StaticReader:
 
     def iter_documents(self) -> Iterator[Document]:
         yield from sorted(self._docs, key=lambda d: (d.root, d.source))
+
+    def source_counts(self) -> list[tuple[str, str, int]]:
+        counts = Counter((d.root, d.source_class) for d in self._docs)
+        return [(root, kind, n) for (root, kind), n in sorted(counts.items())]
 
     def iter_chunks(self) -> Iterator[Chunk]:
         order = sorted(

@@ -17,7 +17,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import IngestSettings
 from groundkit.contracts import Document, chunk_id_for
 from groundkit.errors import StorageError
-from groundkit.sources import contained_path, read_text
+from groundkit.sources import read_text
 from groundkit.store.base import CollectionReader
 from groundkit.store.static import BLOCK, FORMAT, HEAD, block_path, pack, shard_of, shard_path
 
@@ -79,8 +79,12 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
             text = texts.get(document.source)
             if text is None:
                 texts.clear()  # documents' chunks come in key order, mostly one file at a time
-                path = contained_path(Path(sources), document.source)
-                text = read_text(path, name=document.source, max_bytes=max_bytes)
+                if document.extractor is not None:
+                    # offsets index the extracted text (HTML, PDF), not the shipped file: each
+                    # chunk's own text is stored (the page cannot slice it from the bytes)
+                    text = ""
+                else:
+                    text = read_text(Path(sources), document.source, max_bytes=max_bytes)
                 texts[document.source] = text
             start, end = chunk.start_offset, chunk.end_offset
             own_id = chunk_id_for(document.document_id, chunk.chunk_index, start, end)
@@ -171,6 +175,7 @@ def _document_row(d: Document) -> list[Any]:
         d.line_count,
         d.fingerprint,
         d.source_class,
+        d.extractor,  # an extracted document's identity (a row of 8 from older sites reads too)
     ]
 
 

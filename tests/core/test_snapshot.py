@@ -246,3 +246,17 @@ def test_a_pdf_url_is_cited_with_pages_and_verified_offline(
         assert top.citation.source_class == "snapshot"
         assert (top.citation.start_page, top.citation.end_page) == (2, 2)
         assert retriever.verify(top).ok
+
+
+def test_a_refused_snapshot_leaves_no_file(server: str, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    groundkit.ingest(f"{server}/page.html", index_dir=index, allow_addresses=ALLOW)
+    [kept] = (index / "default" / "snapshots").iterdir()
+    _Handler.page = b"<p>not decodable \xfa\xfb</p>"
+    try:
+        report = groundkit.ingest(f"{server}/page.html", index_dir=index, allow_addresses=ALLOW)
+    finally:
+        _Handler.page = PAGE
+    assert [r.reason for r in report.refused] == ["not_decodable"]
+    assert list((index / "default" / "snapshots").iterdir()) == [kept]  # the cited one stays
+    assert groundkit.verify_collection(index).ok

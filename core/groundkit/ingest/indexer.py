@@ -162,7 +162,7 @@ class Indexer:
             fetched = fetch(
                 url, max_bytes=self.settings.max_file_bytes, timeout_s=timeout_s, allow=allow
             )
-            source = write_snapshot(snapshots, fetched)
+            source, created = write_snapshot(snapshots, fetched)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, root))
             return report
@@ -175,6 +175,8 @@ class Indexer:
                     if document.source != source:  # an older snapshot of this URL
                         report.generation = self.store.remove_document(document.document_id)
                         report.removed.append(document.source)
+            elif created:  # refused (a duplicate, undecodable): no document cites it
+                (snapshots / source).unlink(missing_ok=True)
         if progress is not None:
             progress(IngestProgress(1, 1, root, outcome))
         report.elapsed_s = time.perf_counter() - started

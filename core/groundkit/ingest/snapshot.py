@@ -28,12 +28,13 @@ def normalized_url(url: str) -> str:
     return redacted(url.split("#", 1)[0])
 
 
-def write_snapshot(directory: Path, fetched: Fetched) -> str:
-    """Store ``fetched`` under ``directory`` (kept if already there); its source name."""
+def write_snapshot(directory: Path, fetched: Fetched) -> tuple[str, bool]:
+    """Store ``fetched`` under ``directory`` (kept if already there): its source name, and
+    whether this call created the file."""
     name = snapshot_name(fetched)
     target = directory / name
     if target.is_file() and target.stat().st_size == len(fetched.body):
-        return name
+        return name, False
     directory.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".partial-")
     try:
@@ -45,4 +46,4 @@ def write_snapshot(directory: Path, fetched: Fetched) -> str:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return name
+    return name, True

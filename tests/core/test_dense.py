@@ -595,7 +595,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
             retriever.search("pump", mode="dense")
     SqliteStore(path).close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM documents WHERE extractor IS NULL").fetchone()[0] > 0
     db.close()

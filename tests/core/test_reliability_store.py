@@ -265,7 +265,9 @@ def test_a_version_2_file_gets_postings_checksums_from_its_first_writer(
     assert check_collection(index, "default") == []
     open_store(index, "default").close()  # the upgrade
     with sqlite3.connect(db) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert (
+            connection.execute("PRAGMA user_version").fetchone()[0] == 4
+        )  # 2 -> 3 (checksums) -> 4 (extractor)
         assert connection.execute("SELECT count(*) FROM terms WHERE checksum = 0").fetchone() == (
             0,
         )

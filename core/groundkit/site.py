@@ -18,16 +18,12 @@ to the site's ``sources/`` copy (``site.json`` ``sources.root``) and verifies ag
 
 from __future__ import annotations
 
-import base64
 import glob
-import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +44,7 @@ from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
 from groundkit.store.static_export import export_static
+from groundkit.wheel import build_wheel, package_dir
 
 __all__ = [
     "DEFAULT_PYODIDE_URL",
@@ -76,8 +73,6 @@ SITE_JSON = "site.json"
 _SITE_ENTRIES = frozenset((*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide"))
 """What a site writes at its top level ('collection': sites of before ADR 0018)."""
 # Parts of the package the browser never needs: the app itself and the sample corpus.
-_WHEEL_EXCLUDE = ("web_app", "sample")
-_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
@@ -122,66 +117,6 @@ def open_site(site: str | Path) -> Retriever:
         lambda path: contained_path(root, path).read_bytes(), index="index/", location=str(root)
     )
     return Retriever(reader)
-
-
-def package_dir() -> Path:
-    """The installed ``groundkit`` package folder."""
-    return Path(__file__).resolve().parent
-
-
-def _package_files(root: Path) -> Iterator[tuple[str, Path]]:
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo"):
-            continue
-        if rel.parts[0] in _WHEEL_EXCLUDE:
-            continue
-        yield "groundkit/" + rel.as_posix(), path
-
-
-def _record_hash(data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-    return "sha256=" + digest.decode()
-
-
-def build_wheel(dest: str | Path) -> Path:
-    """A pure-Python wheel of the installed package (no sample corpus, no app) in ``dest``.
-
-    Deterministic: sorted entries, fixed timestamps, so the same package gives the same bytes.
-    """
-    name = f"groundkit-{VERSION}"
-    dist_info = f"{name}.dist-info"
-    entries: list[tuple[str, bytes]] = [
-        (arc, path.read_bytes()) for arc, path in _package_files(package_dir())
-    ]
-    if not any(arc == "groundkit/__init__.py" for arc, _ in entries):
-        raise GroundkitError(f"{package_dir()} holds no __init__.py; is groundkit installed?")
-    metadata = (
-        "Metadata-Version: 2.1\n"
-        "Name: groundkit\n"
-        f"Version: {VERSION}\n"
-        "Summary: Deterministic retrieval with citations you can re-check against the source.\n"
-        "Requires-Python: >=3.11\n"
-    )
-    wheel_meta = (
-        "Wheel-Version: 1.0\n"
-        f"Generator: groundkit build-site {VERSION}\n"
-        "Root-Is-Purelib: true\n"
-        "Tag: py3-none-any\n"
-    )
-    entries.append((f"{dist_info}/METADATA", metadata.encode()))
-    entries.append((f"{dist_info}/WHEEL", wheel_meta.encode()))
-    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in entries)
-    record += f"{dist_info}/RECORD,,\n"
-    entries.append((f"{dist_info}/RECORD", record.encode()))
-    target = Path(dest) / f"{name}-py3-none-any.whl"
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for arc, data in entries:
-            info = zipfile.ZipInfo(arc, date_time=_ZIP_EPOCH)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, data)
-    return target
 
 
 def _is_site(path: Path) -> bool:

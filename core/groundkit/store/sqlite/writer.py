@@ -16,18 +16,13 @@ from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, read_only
+from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
-    APPLICATION_ID,
-    CHECKSUM_COLUMN,
     CHECKSUM_MODULUS,
     DOCUMENT_COLUMNS,
-    EXTRACTOR_COLUMN,
-    POSTING_TERM_SQL,
-    SCHEMA,
     SCHEMA_VERSION,
     TERM_CACHE_LIMIT,
-    VECTORS_TABLE,
     WAL_CHECKPOINT_PAGES,
     WRITER_CACHE_KIB,
     batches,
@@ -66,11 +61,11 @@ class SqliteStore:
         self._batch_generation: int | None = None  # set while a batch() is open
         try:
             if not check_stamps(self._db, self._path):
-                self._create_schema()
+                create_schema(self._db, self._path)
             else:
                 check_before_write(self._db, self._path)
                 if user_version(self._db) < SCHEMA_VERSION:
-                    self._upgrade_schema()
+                    upgrade_schema(self._db)
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
             # Postings inserts land all over the (term_id, chunk_key) B-tree: a page cache
@@ -82,52 +77,6 @@ class SqliteStore:
             self._db.execute("PRAGMA foreign_keys = ON")
         except BaseException:
             self._db.close()
-            raise
-
-    def _create_schema(self) -> None:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            if check_stamps(db, self._path):  # another process created it meanwhile
-                db.execute("ROLLBACK")
-                return
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def _upgrade_schema(self) -> None:
-        """Version 1 -> 2: add the (empty) vectors table; 2 -> 3: add and fill the postings
-        checksum of every term (one pass over the postings); 3 -> 4: add the (NULL) extractor
-        column of documents. Nothing else changes."""
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            version = user_version(db)
-            if version == 1:
-                db.execute(VECTORS_TABLE)
-            if version in (1, 2):
-                columns = {row[1] for row in db.execute("PRAGMA table_info(terms)")}
-                if "checksum" not in columns:
-                    db.execute(CHECKSUM_COLUMN)
-                db.execute(
-                    "UPDATE terms SET checksum = coalesce((SELECT sum("
-                    f"{POSTING_TERM_SQL}) FROM postings p WHERE p.term_id = terms.term_id), 0) "
-                    f"% {CHECKSUM_MODULUS}"
-                )
-            documents = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
-            if "extractor" not in documents:
-                db.execute(EXTRACTOR_COLUMN)
-            if version < SCHEMA_VERSION:
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
             raise
 
     @property

@@ -1,0 +1,81 @@
+"""A pure-Python wheel of the installed ``groundkit`` package, for Pyodide in a static site.
+
+Deterministic: sorted entries and fixed timestamps, so the same package gives the same bytes.
+The sample corpus and the web app are left out (the site ships the app beside the wheel).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from groundkit.config import VERSION
+from groundkit.errors import GroundkitError
+
+__all__ = ["build_wheel", "package_dir"]
+
+_WHEEL_EXCLUDE = ("web_app", "sample")
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def package_dir() -> Path:
+    """The installed ``groundkit`` package folder."""
+    return Path(__file__).resolve().parent
+
+
+def _package_files(root: Path) -> Iterator[tuple[str, Path]]:
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo"):
+            continue
+        if rel.parts[0] in _WHEEL_EXCLUDE:
+            continue
+        yield "groundkit/" + rel.as_posix(), path
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def build_wheel(dest: str | Path) -> Path:
+    """A pure-Python wheel of the installed package (no sample corpus, no app) in ``dest``.
+
+    Deterministic: sorted entries, fixed timestamps, so the same package gives the same bytes.
+    """
+    name = f"groundkit-{VERSION}"
+    dist_info = f"{name}.dist-info"
+    entries: list[tuple[str, bytes]] = [
+        (arc, path.read_bytes()) for arc, path in _package_files(package_dir())
+    ]
+    if not any(arc == "groundkit/__init__.py" for arc, _ in entries):
+        raise GroundkitError(f"{package_dir()} holds no __init__.py; is groundkit installed?")
+    metadata = (
+        "Metadata-Version: 2.1\n"
+        "Name: groundkit\n"
+        f"Version: {VERSION}\n"
+        "Summary: Deterministic retrieval with citations you can re-check against the source.\n"
+        "Requires-Python: >=3.11\n"
+    )
+    wheel_meta = (
+        "Wheel-Version: 1.0\n"
+        f"Generator: groundkit build-site {VERSION}\n"
+        "Root-Is-Purelib: true\n"
+        "Tag: py3-none-any\n"
+    )
+    entries.append((f"{dist_info}/METADATA", metadata.encode()))
+    entries.append((f"{dist_info}/WHEEL", wheel_meta.encode()))
+    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in entries)
+    record += f"{dist_info}/RECORD,,\n"
+    entries.append((f"{dist_info}/RECORD", record.encode()))
+    target = Path(dest) / f"{name}-py3-none-any.whl"
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for arc, data in entries:
+            info = zipfile.ZipInfo(arc, date_time=_ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return target

@@ -167,7 +167,7 @@ class ShardedSearchTool:
         score_threshold: float | None = None,
         hybrid: HybridOptions | None = None,
     ) -> SearchResponse:
-        floor = self._shards.similarity_floor() if mode == "hybrid" else None
+        floor = self._shards.similarity_floor() if mode != "bm25" else None  # as in-process
         return sharded_search(
             self._shards,
             self._analyzer,

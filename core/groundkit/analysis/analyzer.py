@@ -103,10 +103,7 @@ class Analyzer:
         for word in tokens(text):
             term = cache.get(word)
             if term is None:
-                term = self._term(word)
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[word] = term
+                term = self._cached_term(word)
             if term:
                 append(term)
         return out
@@ -117,16 +114,20 @@ class Analyzer:
         The terms are those of ``terms(text)``; a span covers the surface word (``running``
         for the term ``run``, ``John's`` for ``john``), a CJK bigram covers its two characters.
         """
-        cache = self._cache
         for word, start, end in token_spans(text):
-            term = cache.get(word)
+            term = self._cache.get(word)
             if term is None:
-                term = self._term(word)
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[word] = term
+                term = self._cached_term(word)
             if term:
                 yield term, start, end
+
+    def _cached_term(self, word: str) -> str:
+        """``_term(word)``, remembered (the cache starts over when full)."""
+        term = self._term(word)
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[word] = term
+        return term
 
     def _term(self, word: str) -> str:
         """The index term of one token; "" for a stopword (a cached "drop it")."""

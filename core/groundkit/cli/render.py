@@ -14,7 +14,15 @@ from groundkit.ingest import IngestProgress
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.highlight import snippet as cut_snippet
 
-__all__ = ["ProgressBar", "emit_json", "print_search", "print_table", "search_json", "snippet"]
+__all__ = [
+    "ProgressBar",
+    "emit_json",
+    "print_search",
+    "print_table",
+    "search_json",
+    "show_search",
+    "snippet",
+]
 
 
 def emit_json(value: Any) -> None:
@@ -111,6 +119,14 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
         if heading:
             print(f"    § {heading}")
         print(f"    {snippet(result, bold)}")
+
+
+def show_search(response: SearchResponse, checks: Sequence[Verification], *, as_json: bool) -> None:
+    """A search's results (with their verdicts when checked), as JSON or as lines."""
+    if as_json:
+        emit_json(search_json(response, checks))
+    else:
+        print_search(response, checks)
 
 
 def search_json(response: SearchResponse, checks: Sequence[Verification]) -> dict[str, Any]:

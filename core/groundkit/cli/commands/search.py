@@ -7,7 +7,7 @@ from typing import Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
-from groundkit.cli.render import emit_json, print_search, search_json
+from groundkit.cli.render import show_search
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
     DEFAULT_RERANK_DEPTH,
@@ -193,10 +193,5 @@ def run(args: argparse.Namespace) -> ExitCode:
             **hybrid,
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []
-    if args.json:
-        emit_json(search_json(response, checks))
-    else:
-        print_search(response, checks)
-    if checks and not all(check.ok for check in checks):
-        return ExitCode.NOT_VERIFIED
-    return ExitCode.OK
+    show_search(response, checks, as_json=args.json)
+    return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

@@ -12,7 +12,7 @@ from typing import Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
-from groundkit.cli.render import emit_json, print_search, print_table, search_json
+from groundkit.cli.render import emit_json, print_table, show_search
 from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSettings
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.plugins import load_extra
@@ -170,10 +170,5 @@ def _search(args: argparse.Namespace) -> ExitCode:
             args.query, args.top_k, args.mode, score_threshold=args.score_threshold
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []
-    if args.json:
-        emit_json(search_json(response, checks))
-    else:
-        print_search(response, checks)
-    if checks and not all(check.ok for check in checks):
-        return ExitCode.NOT_VERIFIED
-    return ExitCode.OK
+    show_search(response, checks, as_json=args.json)
+    return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

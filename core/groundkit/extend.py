@@ -28,7 +28,7 @@ from groundkit.index.topk import select_top_k
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import EXTRAS, NamedExtra, install_hint
 from groundkit.retrieval.audit import verify_reader
-from groundkit.retrieval.citations import citation_for, citation_root
+from groundkit.retrieval.citations import citation_for, citation_root, verify_document_citation
 from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
 from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
 from groundkit.store.base import CollectionReader, TieKey
@@ -75,5 +75,6 @@ __all__ = [
     "select_top_k",
     "sigmoid",
     "unpack_vector",
+    "verify_document_citation",
     "verify_reader",
 ]

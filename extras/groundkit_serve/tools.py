@@ -28,9 +28,13 @@ from groundkit import (
     SearchFilter,
     Verification,
     __version__,
-    verify_citation,
 )
-from groundkit.extend import citation_for, citation_root, collection_status, verify_reader
+from groundkit.extend import (
+    citation_for,
+    collection_status,
+    verify_document_citation,
+    verify_reader,
+)
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
 from groundkit_serve.errors import ServiceError, from_library
@@ -300,7 +304,7 @@ class Registry:
         with self.runtime.lease(request.collection) as lease:
             chunk, document = self._chunk(lease, request.chunk_id)
         citation = citation_for(chunk, document)
-        check = verify_citation(citation, citation_root(document, lease.retriever.reader.location))
+        check = verify_document_citation(citation, document, lease.retriever.reader.location)
         return FetchedChunk(
             collection=lease.collection,
             generation=lease.generation,
@@ -326,8 +330,9 @@ class Registry:
         with self.runtime.lease(request.collection) as lease:
             if request.chunk_id is not None:
                 chunk, document = self._chunk(lease, request.chunk_id)
-                base = citation_root(document, lease.retriever.reader.location)
-                audit = _audit([verify_citation(citation_for(chunk, document), base)])
+                location = lease.retriever.reader.location
+                check = verify_document_citation(citation_for(chunk, document), document, location)
+                audit = _audit([check])
             elif request.citation is not None:
                 audit = _audit([self._verify_citation(lease, request)])
             else:  # the library's whole-collection check, on this request's snapshot
@@ -391,7 +396,7 @@ class Registry:
             end_line=1,
             extractor=document.extractor,  # an extracted source is re-extracted, same identity
         )
-        return verify_citation(citation, citation_root(document, reader.location))
+        return verify_document_citation(citation, document, reader.location)
 
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []

@@ -19,7 +19,12 @@ from groundkit.config import ChunkerSettings, IngestSettings
 from groundkit.ingest import Indexer
 from groundkit.ingest.discover import discover
 from groundkit.lines import LineIndex
-from groundkit.retrieval.citations import citation_for, verify_citation, verify_max_bytes
+from groundkit.retrieval.citations import (
+    citation_for,
+    verify_citation,
+    verify_document_citation,
+    verify_max_bytes,
+)
 from groundkit.store import CollectionStore
 
 DEEP = pytest.mark.skipif(
@@ -268,3 +273,5 @@ def test_verify_reads_a_file_ingested_under_a_raised_size_cap(
     assert verify_max_bytes(document) == 4 * len(big)
     check = verify_citation(citation, document.root, max_bytes=verify_max_bytes(document))
     assert check.verdict == "verified"
+    # the one call every stored-result verify goes through (retriever, shards, service)
+    assert verify_document_citation(citation, document, store.location).verdict == "verified"

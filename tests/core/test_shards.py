@@ -47,12 +47,10 @@ def _write(root: Path, texts: list[str]) -> Path:
     return corpus
 
 
-def _answer(response: groundkit.SearchResponse) -> list[tuple[str, str, str]]:
-    """Chunk id, score bits and cited span of each result, in order."""
-    return [
-        (r.chunk_id, r.score.hex(), f"{r.source}:{r.citation.start_offset}-{r.citation.end_offset}")
-        for r in response.results
-    ]
+def _answer(response: groundkit.SearchResponse) -> list[tuple[str, str, dict[str, object]]]:
+    """Chunk id, score bits and the whole rest of each result (citation, metadata,
+    highlights), in order: a sharded result must look exactly like one collection's."""
+    return [(r.chunk_id, r.score.hex(), r.to_dict()) for r in response.results]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

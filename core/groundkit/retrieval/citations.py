@@ -27,6 +27,7 @@ __all__ = [
     "resolve_citation",
     "source_text",
     "verify_citation",
+    "verify_document_citation",
     "verify_max_bytes",
 ]
 
@@ -80,6 +81,15 @@ def citation_root(document: Document, location: str) -> str:
 
         return str(snapshot_dir(location))
     return document.root
+
+
+def verify_document_citation(citation: Citation, document: Document, location: str) -> Verification:
+    """Re-read a citation of ``document`` where its source lives (``citation_root``) under the
+    size cap it was ingested with (``verify_max_bytes``): how every caller verifies a stored
+    result, so a URL snapshot or a file over the default cap verifies everywhere alike."""
+    return verify_citation(
+        citation, citation_root(document, location), max_bytes=verify_max_bytes(document)
+    )
 
 
 def source_text(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
@@ -33,14 +32,11 @@ from groundkit.index.bm25 import BM25Index
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import (
     Verification,
-    citation_for,
-    citation_root,
-    verify_citation,
-    verify_max_bytes,
+    verify_document_citation,
 )
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
-from groundkit.retrieval.highlight import highlight_spans
+from groundkit.retrieval.join import join_results, with_highlights
 from groundkit.retrieval.request import (
     MODES,
     HybridOptions,
@@ -254,11 +250,7 @@ class Retriever:
             trace.rerank_depth = want
             mark = _lap(trace.timings_ms, "rerank", mark)
         if highlight and terms:
-            wanted = frozenset(terms)
-            results = [
-                replace(r, highlights=highlight_spans(self.analyzer, wanted, r.content))
-                for r in results
-            ]
+            results = with_highlights(self.analyzer, terms, results)
             mark = _lap(trace.timings_ms, "highlight", mark)
         trace.score_threshold = score_threshold
         trace.timings_ms["total"] = round((mark - started) * 1000, 3)
@@ -353,33 +345,8 @@ class Retriever:
         )
 
     def _join(self, ranked: list[tuple[int, float]]) -> list[SearchResult]:
-        keys = [key for key, _ in ranked]
-        chunks = self._reader.chunks(keys)
-        documents = self._reader.documents(sorted({c.document_id for c in chunks.values()}))
-        results: list[SearchResult] = []
-        for rank, (key, score) in enumerate(ranked, start=1):
-            chunk = chunks.get(key)
-            document = None if chunk is None else documents.get(chunk.document_id)
-            if chunk is None or document is None:
-                raise self._missing_record(key)
-            citation = citation_for(chunk, document)
-            metadata = {
-                **chunk.metadata,
-                "rank": rank,
-                "chunk_index": chunk.chunk_index,
-                "root": document.root,
-            }
-            results.append(
-                SearchResult(
-                    content=chunk.text,
-                    score=score,
-                    document_id=document.document_id,
-                    chunk_id=chunk.chunk_id,
-                    citation=citation,
-                    metadata=metadata,
-                )
-            )
-        return results
+        triples = [(key, score, rank) for rank, (key, score) in enumerate(ranked, start=1)]
+        return join_results(self._reader, triples, self._missing_record)
 
     def document_of(self, result: SearchResult) -> Document:
         found = self._reader.documents([result.document_id]).get(result.document_id)
@@ -393,11 +360,8 @@ class Retriever:
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read the result's source under its document's base directory and compare."""
-        document = self.document_of(result)
-        return verify_citation(
-            result.citation,
-            citation_root(document, self._reader.location),
-            max_bytes=verify_max_bytes(document),
+        return verify_document_citation(
+            result.citation, self.document_of(result), self._reader.location
         )
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ from groundkit.contracts import SearchResponse, SearchResult
 from groundkit.embedding.base import Embedder
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator
-from groundkit.retrieval.citations import Verification, verify_citation
+from groundkit.retrieval.citations import Verification, verify_document_citation
 from groundkit.retrieval.request import HybridOptions, SearchMode
 from groundkit.shards.gather import LocalShards, sharded_search
 from groundkit.shards.manifest import ShardManifest, load_manifest
@@ -101,8 +101,10 @@ class ShardedRetriever:
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read the result's source and compare (its shard is found by the routing)."""
-        shard = shard_of(result.source, len(self._searchers))
-        return verify_citation(result.citation, self._searchers[shard].document(result).root)
+        searcher = self._searchers[shard_of(result.source, len(self._searchers))]
+        return verify_document_citation(
+            result.citation, searcher.document(result), searcher.location
+        )
 
     def close(self) -> None:
         for searcher in self._searchers:

@@ -20,6 +20,7 @@ from groundkit.config import BM25Params
 from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
 from groundkit.errors import ShardUnavailableError
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
+from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.request import (
     HybridOptions,
     SearchMode,
@@ -174,7 +175,7 @@ def sharded_search(
         cut = -math.inf if score_threshold is None else score_threshold
         ranked = [(hit, score) for hit, score in ranked if score >= cut][:k]
     trace.timings_ms["shards"] = round((time.perf_counter() - started) * 1000, 3)
-    results = _join(shards, ranked)
+    results = with_highlights(analyzer, analyzer.terms(query), _join(shards, ranked))
     trace.score_threshold = score_threshold
     trace.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return SearchResponse(

@@ -23,8 +23,8 @@ from groundkit.errors import (
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator, BM25Index
 from groundkit.index.ties import CachedTieKeys
-from groundkit.retrieval.citations import citation_for
 from groundkit.retrieval.dense import DenseLeg
+from groundkit.retrieval.join import join_results
 from groundkit.shards.manifest import ShardManifest, shard_name, shards_dir
 from groundkit.shards.merge import ShardHit
 from groundkit.shards.stats import ShardStatistics, collection_stats, map_statistics
@@ -165,26 +165,7 @@ class ShardSearcher:
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[SearchResult]:
         """Results with citations for (chunk key, score, global rank) triples of this shard."""
-        chunks = self._reader.chunks([key for key, _, _ in ranked])
-        documents = self._reader.documents(sorted({c.document_id for c in chunks.values()}))
-        out: list[SearchResult] = []
-        for key, score, rank in ranked:
-            chunk = chunks.get(key)
-            document = None if chunk is None else documents.get(chunk.document_id)
-            if chunk is None or document is None:
-                raise self._missing(key)
-            metadata = {**chunk.metadata, "rank": rank, "chunk_index": chunk.chunk_index}
-            out.append(
-                SearchResult(
-                    content=chunk.text,
-                    score=score,
-                    document_id=document.document_id,
-                    chunk_id=chunk.chunk_id,
-                    citation=citation_for(chunk, document),
-                    metadata=metadata,
-                )
-            )
-        return out
+        return join_results(self._reader, ranked, self._missing)
 
     def document(self, result: SearchResult) -> Document:
         """The document record behind ``result`` (``RetrievalError`` if this shard lacks it)."""

@@ -148,6 +148,71 @@ def test_exact_scores_do_not_depend_on_insertion_order(
         assert forward.search(query, 5) == shuffled.search(query, 5)
 
 
+NEAR = st.sampled_from([0.0, 1.0, -1.0, 0.1, 1e-30, 3e-39, 1e19, 1.0000001, 0.99999994])
+MIXED_VECTORS = st.lists(
+    st.lists(st.floats(-10, 10, width=32) | NEAR, min_size=4, max_size=4), min_size=2, max_size=40
+)
+
+
+@pytest.mark.skipif(not bm25_module.numpy_available(), reason="numpy is not installed here")
+@settings(max_examples=150, deadline=None)
+@given(
+    MIXED_VECTORS,
+    st.lists(st.floats(-10, 10, width=32) | NEAR, min_size=4, max_size=4),
+    st.integers(1, 12),
+    st.none() | st.floats(-1, 1),
+    st.sampled_from(["cosine", "dot"]),
+    st.integers(0, 3),
+)
+def test_exact_store_numpy_prefilter_gives_the_python_results(
+    vectors: list[list[float]],
+    query: list[float],
+    k: int,
+    min_score: float | None,
+    similarity: str,
+    copies: int,
+) -> None:
+    """Duplicated and near-equal vectors (ties and near-ties at the k-th place), zero and
+    subnormal ones, and float32 overflows (1e19 squared): the same keys, scores and order."""
+    vectors = vectors + vectors[:copies]  # exact duplicates tie
+    keys = list(range(len(vectors)))
+    python = ExactVectorStore(4, similarity, accelerator="python")
+    numpy_store = ExactVectorStore(4, similarity, accelerator="numpy")
+    for store in (python, numpy_store):
+        store.add(keys, vectors)
+    assert numpy_store.accelerator == "numpy" and python.accelerator == "python"
+    ties = {key: (f"{(key * 7919) % 13:02d}", 0, "") for key in keys}
+    tie_keys = lambda asked: {key: ties[key] for key in asked}  # noqa: E731
+    want = python.search(query, k, min_score=min_score, tie_keys=tie_keys)
+    assert numpy_store.search(query, k, min_score=min_score, tie_keys=tie_keys) == want
+    numpy_store.delete(keys[:1])  # the prefilter follows the store's changes
+    python.delete(keys[:1])
+    assert numpy_store.search(query, k, min_score=min_score) == python.search(
+        query, k, min_score=min_score
+    )
+
+
+@pytest.mark.skipif(not bm25_module.numpy_available(), reason="numpy is not installed here")
+def test_exact_store_numpy_prefilter_scores_few_vectors_exactly() -> None:
+    """The prefilter is what makes the store fast: of 500 spread vectors, only the few that
+    can reach the top 5 are scored exactly."""
+    from array import array
+
+    from groundkit.vectors.prefilter import NumpyPrefilter
+
+    vectors = [array("f", [math.sin(n * 1.7 + d) for d in range(8)]) for n in range(500)]
+    norms = [math.sqrt(math.fsum(x * x for x in v)) for v in vectors]
+    prefilter = NumpyPrefilter(list(range(500)), vectors, norms)
+    query = array("f", [math.cos(d) for d in range(8)])
+    found = prefilter.candidates(query, 2.0, 5, cosine=True, min_score=None)
+    assert found is not None and 5 <= len(found) < 50
+    huge = NumpyPrefilter([1], [array("f", [3e38, 3e38])], [4.2e38])  # its products overflow
+    found = huge.candidates(array("f", [3e38, 3e38]), 4.2e38, 1, cosine=False, min_score=None)
+    assert found is None
+    with pytest.raises(ValueError, match="unknown accelerator"):
+        ExactVectorStore(2, accelerator="fortran")  # type: ignore[arg-type]
+
+
 def test_exact_store_cosine_dot_floor_and_ties() -> None:
     store = ExactVectorStore(2, "cosine")
     store.add([1, 2, 3, 4], [[1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.0, 0.0]])

@@ -138,7 +138,8 @@ def token_spans(text: str) -> Iterator[tuple[str, int, int]]:
     whole (rare compositions), its tokens span the whole piece.
     """
     if text.isascii():  # NFKC keeps ASCII and casefold maps it one to one
-        yield from _tokens(text.lower())
+        for match in _ASCII_WORDS.finditer(text.lower()):
+            yield match.group(), match.start(), match.end()
         return
     normalized: list[str] = []
     starts: list[int] = []  # per code point of the normalized text: its original span

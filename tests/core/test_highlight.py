@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.analysis.tokenize import token_spans, tokenize
+from groundkit.analysis.tokenize import token_spans, tokenize, wanted_token_spans
 from groundkit.cli import main
 from groundkit.ingest import Indexer
 from groundkit.retrieval import Retriever, highlight_spans, snippet
@@ -54,6 +54,24 @@ def test_token_spans_are_the_tokens_and_index_their_words(text: str) -> None:
         assert start >= previous  # in order (CJK bigrams overlap by one character)
         previous = start
         assert token in list(tokenize(text[start:end]))  # the span alone yields the token
+
+
+ASCII_JOINS = st.lists(
+    st.sampled_from([*"ab01_ .,'-\n", "ab", "don't", "e.g.", "1,000.5", "a'b", "_x", "x_"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(MIXED, ASCII_JOINS, st.text(max_size=40)), st.data())
+def test_wanted_token_spans_are_token_spans_filtered(text: str, data: st.DataObject) -> None:
+    """The fast paths (``str.find`` on ASCII, one scan elsewhere) find exactly the spans of
+    the wanted tokens, including tokens held together by ``'``, ``.`` and ``,``."""
+    spans = list(token_spans(text))
+    tokens = sorted({token for token, _, _ in spans} | {"b", "0", "x"})
+    wanted = set(data.draw(st.lists(st.sampled_from(tokens), max_size=4)))
+    expected = [(start, end) for token, start, end in spans if token in wanted]
+    assert wanted_token_spans(text, wanted) == expected
 
 
 @settings(max_examples=200, deadline=None)

@@ -9,12 +9,13 @@ would not match.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
 from groundkit import codec
 from groundkit.analysis.stopwords import STOPWORD_SETS
-from groundkit.analysis.tokenize import token_spans, tokens
+from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
 
 __all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
@@ -120,6 +121,21 @@ class Analyzer:
                 term = self._cached_term(word)
             if term:
                 yield term, start, end
+
+    def matched_spans(self, text: str, terms: AbstractSet[str]) -> list[tuple[int, int]]:
+        """The spans of ``term_spans(text)`` whose term is in ``terms``, in order.
+
+        Only the text's distinct words are analyzed, not every occurrence; the words whose
+        term is wanted are then located in one scan (none: no scan)."""
+        cache = self._cache
+        wanted = set()
+        for word in set(tokens(text)):
+            term = cache.get(word)
+            if term is None:
+                term = self._cached_term(word)
+            if term in terms:
+                wanted.add(word)
+        return wanted_token_spans(text, wanted) if wanted else []
 
     def _cached_term(self, word: str) -> str:
         """``_term(word)``, remembered (the cache starts over when full)."""

@@ -14,9 +14,10 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-__all__ = ["token_spans", "tokenize", "tokens"]
+__all__ = ["token_spans", "tokenize", "tokens", "wanted_token_spans"]
 
 # Han (incl. extensions and compatibility), Hiragana, Katakana (incl. phonetic extensions and
 # the prolonged sound mark), Hangul syllables and jamo.
@@ -102,6 +103,10 @@ def _normalize(text: str) -> str:
 
 def _tokens(normalized: str) -> Iterator[tuple[str, int, int]]:
     """Tokens of already normalized text, with their spans in it."""
+    if _HAS_CJK.search(normalized) is None:  # as ``tokens``: the simpler pattern, same words
+        for match in _plain_word_pattern().finditer(normalized):
+            yield match.group(), match.start(), match.end()
+        return
     for match in _word_pattern().finditer(normalized):
         cjk = match.group(1)
         if cjk is None:
@@ -141,8 +146,66 @@ def token_spans(text: str) -> Iterator[tuple[str, int, int]]:
         for match in _ASCII_WORDS.finditer(text.lower()):
             yield match.group(), match.start(), match.end()
         return
+    normalized, starts, ends = _mapped(text)
+    for token, start, end in _tokens(normalized):
+        yield token, starts[start], ends[end - 1]
+
+
+def wanted_token_spans(text: str, wanted: AbstractSet[str]) -> list[tuple[int, int]]:
+    """The spans of the tokens of ``token_spans(text)`` that are in ``wanted``, in order: the
+    same spans, found in one list-building scan where the text allows (highlights)."""
+    if text.isascii():
+        return _ascii_wanted_spans(text.lower(), wanted)
+    normalized, starts, ends = _mapped(text)
+    if _HAS_CJK.search(normalized) is None:
+        return [
+            (starts[m.start()], ends[m.end() - 1])
+            for m in _plain_word_pattern().finditer(normalized)
+            if m.group() in wanted
+        ]
+    return [(starts[s], ends[e - 1]) for token, s, e in _tokens(normalized) if token in wanted]
+
+
+def _ascii_wanted_spans(lowered: str, wanted: AbstractSet[str]) -> list[tuple[int, int]]:
+    """Each occurrence of a wanted word found with ``str.find``, kept where a token starts
+    there and is exactly that word: no pass of the word pattern over the whole text."""
+    spans: list[tuple[int, int]] = []
+    for word in wanted:
+        at = lowered.find(word)
+        while at >= 0:
+            if _ascii_token_starts(lowered, at):
+                match = _ASCII_WORDS.match(lowered, at)
+                if match is not None and match.end() == at + len(word):
+                    spans.append((at, at + len(word)))
+            at = lowered.find(word, at + 1)
+    spans.sort()
+    return spans
+
+
+def _ascii_token_starts(text: str, at: int) -> bool:
+    """Whether a token of ASCII ``text`` starts at ``at`` (a word character not continuing
+    the word before it, directly or across a joining ``'``, ``.`` or ``,``; see ``_JOIN``)."""
+    char = text[at]
+    if not (char.isalnum() or char == "_"):
+        return False
+    if at == 0:
+        return True
+    before = text[at - 1]
+    if before.isalnum() or before == "_":
+        return False
+    if at >= 2:
+        previous = text[at - 2]
+        if before in "'." and previous.isalpha() and char.isalpha():
+            return False
+        if before in ".," and previous.isdigit() and char.isdigit():
+            return False
+    return True
+
+
+def _mapped(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` normalized, and per code point of it the original span it came from."""
     normalized: list[str] = []
-    starts: list[int] = []  # per code point of the normalized text: its original span
+    starts: list[int] = []
     ends: list[int] = []
     at = 0
     for piece in _NON_ASCII_PIECE.finditer(text):
@@ -159,8 +222,7 @@ def token_spans(text: str) -> Iterator[tuple[str, int, int]]:
     normalized.append(text[at:].lower())
     starts.extend(range(at, len(text)))
     ends.extend(range(at + 1, len(text) + 1))
-    for token, start, end in _tokens("".join(normalized)):
-        yield token, starts[start], ends[end - 1]
+    return "".join(normalized), starts, ends
 
 
 def _owners(raw: str, base: int, folded: str, starts: list[int], ends: list[int]) -> bool:

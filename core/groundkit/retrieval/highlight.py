@@ -27,9 +27,7 @@ def highlight_spans(analyzer: Analyzer, terms: Collection[str], text: str) -> tu
     if not terms:
         return ()
     merged: list[list[int]] = []
-    for term, start, end in analyzer.term_spans(text):
-        if term not in terms:
-            continue
+    for start, end in analyzer.matched_spans(text, frozenset(terms)):
         if merged and start < merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:

@@ -101,6 +101,8 @@ def decode(text: str, *, accelerated: bool | None = None) -> Any:
     Input msgspec declines (a lone surrogate escape, an integer beyond 64 bits, malformed text)
     is handed to the standard library, which decides: the result never depends on the path.
     """
+    if text == "{}":  # most stored metadata: skip the parser (a new dict, as it would give)
+        return {}
     if _msgspec is not None and accelerated is not False:
         try:
             return _msgspec.json.decode(text)

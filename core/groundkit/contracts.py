@@ -71,26 +71,20 @@ def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))
 
 
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ValueError(message)
-
-
 def _check_span(
     owner: str, start: int, end: int, text: str, start_line: int, end_line: int
 ) -> None:
-    _require(
-        isinstance(start, int) and isinstance(end, int) and 0 <= start <= end,
-        f"{owner}: need 0 <= start_offset <= end_offset, got {start!r}..{end!r}",
-    )
-    _require(
-        len(text) == end - start,
-        f"{owner}: text has {len(text)} code points but the span {start}..{end} has {end - start}",
-    )
-    _require(
-        1 <= start_line <= end_line,
-        f"{owner}: need 1 <= start_line <= end_line, got {start_line!r}..{end_line!r}",
-    )
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
+        raise ValueError(f"{owner}: need 0 <= start_offset <= end_offset, got {start!r}..{end!r}")
+    if len(text) != end - start:
+        raise ValueError(
+            f"{owner}: text has {len(text)} code points but the span {start}..{end} has "
+            f"{end - start}"
+        )
+    if not 1 <= start_line <= end_line:
+        raise ValueError(
+            f"{owner}: need 1 <= start_line <= end_line, got {start_line!r}..{end_line!r}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,22 +105,25 @@ class Citation:
     """1-based first and last page of the cited text (PDF), else None."""
 
     def __post_init__(self) -> None:
-        _require(bool(self.source), "Citation: source must be a non-empty path")
-        _require(
-            _extractor_fits(self.source_class, self.extractor),
-            "Citation: an extracted source needs its extractor identity, a text source has none",
-        )
-        _require(
+        if not self.source:
+            raise ValueError("Citation: source must be a non-empty path")
+        if not _extractor_fits(self.source_class, self.extractor):
+            raise ValueError(
+                "Citation: an extracted source needs its extractor identity, a text source has none"
+            )
+        if not (
             (self.start_page is None) == (self.end_page is None)
-            and (self.start_page is None or 1 <= self.start_page <= (self.end_page or 0)),
-            f"Citation: need 1 <= start_page <= end_page or neither, got "
-            f"{self.start_page!r}..{self.end_page!r}",
-        )
-        _require(
-            self.source_class in SOURCE_CLASSES,
-            f"Citation: source_class must be one of {sorted(SOURCE_CLASSES)}, "
-            f"got {self.source_class!r}",
-        )
+            and (self.start_page is None or 1 <= self.start_page <= (self.end_page or 0))
+        ):
+            raise ValueError(
+                f"Citation: need 1 <= start_page <= end_page or neither, got "
+                f"{self.start_page!r}..{self.end_page!r}"
+            )
+        if self.source_class not in SOURCE_CLASSES:
+            raise ValueError(
+                f"Citation: source_class must be one of {sorted(SOURCE_CLASSES)}, "
+                f"got {self.source_class!r}"
+            )
         _check_span(
             "Citation",
             self.start_offset,
@@ -153,23 +150,20 @@ class Document:
     """Identity (canonical JSON) of the extractor an ``extracted`` document was read with."""
 
     def __post_init__(self) -> None:
-        _require(bool(self.document_id), "Document: document_id must be non-empty")
-        _require(
-            bool(self.source) and not self.source.startswith("/") and "\\" not in self.source,
-            f"Document: source must be a relative POSIX path, got {self.source!r}",
-        )
-        _require(
-            self.source_class in IMPLEMENTED_SOURCE_CLASSES,
-            f"Document: source_class {self.source_class!r} is reserved and not supported yet",
-        )
-        _require(
-            _extractor_fits(self.source_class, self.extractor),
-            "Document: an extracted document needs its extractor identity, a text one has none",
-        )
-        _require(
-            self.char_count >= 0 and self.line_count >= 0,
-            "Document: char_count and line_count must be >= 0",
-        )
+        if not self.document_id:
+            raise ValueError("Document: document_id must be non-empty")
+        if not (bool(self.source) and not self.source.startswith("/") and "\\" not in self.source):
+            raise ValueError(f"Document: source must be a relative POSIX path, got {self.source!r}")
+        if self.source_class not in IMPLEMENTED_SOURCE_CLASSES:
+            raise ValueError(
+                f"Document: source_class {self.source_class!r} is reserved and not supported yet"
+            )
+        if not _extractor_fits(self.source_class, self.extractor):
+            raise ValueError(
+                "Document: an extracted document needs its extractor identity, a text one has none"
+            )
+        if not (self.char_count >= 0 and self.line_count >= 0):
+            raise ValueError("Document: char_count and line_count must be >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +181,8 @@ class Chunk:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _require(self.chunk_index >= 0, f"Chunk: chunk_index must be >= 0, got {self.chunk_index}")
+        if self.chunk_index < 0:
+            raise ValueError(f"Chunk: chunk_index must be >= 0, got {self.chunk_index}")
         _check_span(
             "Chunk", self.start_offset, self.end_offset, self.text, self.start_line, self.end_line
         )
@@ -209,11 +204,10 @@ class SearchResult:
     ``content`` (the cited text), found by the collection's analyzer."""
 
     def __post_init__(self) -> None:
-        _require(math.isfinite(self.score), f"SearchResult: score must be finite, got {self.score}")
-        _require(
-            self.content == self.citation.text,
-            "SearchResult: content must equal the cited text",
-        )
+        if not math.isfinite(self.score):
+            raise ValueError(f"SearchResult: score must be finite, got {self.score}")
+        if self.content != self.citation.text:
+            raise ValueError("SearchResult: content must equal the cited text")
         object.__setattr__(self, "metadata", _frozen(self.metadata))
         spans = tuple((s, e) for s, e in self.highlights)
         previous = 0
@@ -223,10 +217,9 @@ class SearchResult:
                 and type(end) is int
                 and previous <= start < end <= len(self.content)
             ):  # the message is built only here: results are made by the thousand
-                _require(
-                    False,
+                raise ValueError(
                     f"SearchResult: highlights must be sorted, disjoint spans inside the "
-                    f"content (0..{len(self.content)}), got {list(spans)}",
+                    f"content (0..{len(self.content)}), got {list(spans)}"
                 )
             previous = end
         object.__setattr__(self, "highlights", spans)

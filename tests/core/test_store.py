@@ -275,3 +275,80 @@ def test_collection_file_layout(tmp_path: Path) -> None:
     from groundkit.collection import collection_file
 
     assert collection_file(tmp_path, "docs") == tmp_path / "docs" / "collection.sqlite"
+
+
+def test_a_batch_replaces_and_removes_documents_it_wrote_itself(store: CollectionStore) -> None:
+    """Postings written at a batch's end: a replace or remove inside the batch of a document
+    written earlier in it still leaves no stale postings, counters or terms."""
+    with store.batch():
+        old = put(store, "a.md", ["alpha beta", "gamma"])
+        put(store, "b.md", ["alpha"])
+        document, chunks = make_document("a.md", ["alpha delta"])
+        store.write_document(document, chunks, analyzer_identity=IDENTITY, replaces=old.document_id)
+        gone = put(store, "c.md", ["epsilon alpha"])
+        store.remove_document(gone.document_id)
+    with store.reader() as reader:
+        assert [len(reader.postings(t)) for t in ("alpha", "beta", "gamma", "delta")] == [
+            2,
+            0,
+            0,
+            1,
+        ]
+        assert not reader.postings("epsilon")
+        assert (reader.chunk_count, reader.total_length, reader.generation) == (2, 3, 5)
+        assert reader.integrity_problems() == []
+
+
+def test_a_failed_document_in_a_batch_drops_only_its_own_postings(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "c.sqlite")
+    document, chunks = make_document("b.md", ["beta alpha", "gamma"])
+    calls = 0
+    original = store._insert_chunk
+
+    def explode_on_second(item: IndexedChunk) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:  # the second chunk of b.md, after its first chunk's postings
+            raise RuntimeError("disk on fire")
+        original(item)
+
+    store._insert_chunk = explode_on_second  # type: ignore[method-assign]
+    with store.batch():
+        put(store, "a.md", ["alpha"])
+        with pytest.raises(RuntimeError):
+            store.write_document(document, chunks, analyzer_identity=IDENTITY)
+        put(store, "c.md", ["alpha gamma"])
+    with store.reader() as reader:
+        assert (len(reader.postings("alpha")), len(reader.postings("gamma"))) == (2, 1)
+        assert not reader.postings("beta")
+        assert (reader.chunk_count, reader.total_length) == (2, 3)
+        assert reader.integrity_problems() == []
+    store.close()
+
+
+def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(tmp_path: Path) -> None:
+    """A batch's pending postings are written in a savepoint: when that fails (here once, as
+    the remove of a document needs them written first), nothing of it is kept and the batch's
+    commit writes them all."""
+    store = SqliteStore(tmp_path / "c.sqlite")
+    original = store._add_counts
+    failures = 1
+
+    def fail_once(chunks: int, length: int) -> None:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise sqlite3.OperationalError("disk I/O error")
+        original(chunks, length)
+
+    with store.batch():
+        put(store, "a.md", ["alpha beta"])
+        b = put(store, "b.md", ["beta"])
+        store._add_counts = fail_once  # type: ignore[method-assign]
+        with pytest.raises(StorageError):
+            store.remove_document(b.document_id)
+    with store.reader() as reader:
+        assert (len(reader.postings("alpha")), len(reader.postings("beta"))) == (1, 2)
+        assert (reader.chunk_count, reader.generation) == (2, 2)
+        assert reader.integrity_problems() == []
+    store.close()

@@ -59,6 +59,7 @@ class SqliteStore:
         self._term_ids_cache: dict[str, int] = {}
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
+        self._pending = _Pending()  # postings and counters of the open transaction, unwritten
         try:
             if not check_stamps(self._db, self._path):
                 create_schema(self._db, self._path)
@@ -123,7 +124,7 @@ class SqliteStore:
         replaces: str | None = None,
     ) -> int:
         db = self._db
-        self._begin()
+        self._begin(deletes=replaces is not None)
         try:
             self._bind_analyzer(analyzer_identity)
             self._bind_embedding(embedding, chunks, replaces)
@@ -147,11 +148,8 @@ class SqliteStore:
                     generation,
                 ),
             )
-            added_length = 0
             for item in chunks:
-                added_length += item.length
                 self._insert_chunk(item)
-            self._add_counts(len(chunks), added_length)
             self._commit(generation)
         except BaseException:
             self._rollback()
@@ -159,7 +157,7 @@ class SqliteStore:
         return generation
 
     def remove_document(self, document_id: str) -> int:
-        self._begin()
+        self._begin(deletes=True)
         try:
             self._delete_document(document_id)
             generation = self._bump_generation()
@@ -210,33 +208,79 @@ class SqliteStore:
             yield
         finally:
             generation, self._batch_generation = self._batch_generation, None
-            self._commit(generation)
+            try:
+                self._commit(generation)
+            except BaseException:
+                self._rollback()
+                raise
 
-    def _begin(self) -> None:
-        """Start a document's write: a savepoint inside a batch, else a write transaction."""
+    def _begin(self, *, deletes: bool = False) -> None:
+        """Start a document's write: a savepoint inside a batch, else a write transaction.
+
+        Inside a batch, a write that ``deletes`` postings first writes the batch's pending
+        ones (the document it removes may have been written earlier in the batch)."""
         if self._batch_generation is not None:
+            if deletes:
+                self._flush()
+            self._pending.mark()
             self._db.execute("SAVEPOINT document")
             return
         self._db.execute("BEGIN IMMEDIATE")
+        self._pending = _Pending()
         if int(self._meta("generation") or 0) != self._cache_generation:
             self._term_ids_cache.clear()
 
     def _commit(self, generation: int) -> None:
+        """Finish a document inside a batch, or the transaction: its pending postings and
+        counters are written, then it is committed."""
         if self._batch_generation is not None:
             self._db.execute("RELEASE document")
             self._batch_generation = generation
             return
+        self._flush()
         self._db.execute("COMMIT")
         self._cache_generation = generation
 
     def _rollback(self) -> None:
         self._term_ids_cache.clear()
         if self._batch_generation is not None:
+            self._pending.undo()
             self._db.execute("ROLLBACK TO document")
             self._db.execute("RELEASE document")
             return
-        self._db.execute("ROLLBACK")
+        self._pending = _Pending()
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
         self._cache_generation = -1
+
+    def _flush(self) -> None:
+        """Write the transaction's pending postings in key order, each touched term's document
+        frequency and checksum change in one statement, and the counters.
+
+        The writes are a savepoint of their own: if one fails, none of them is kept and the
+        pending ones stay pending (a batch's commit tries again, or rolls back)."""
+        pending = self._pending
+        if not pending.postings and not pending.chunks:
+            return
+        db = self._db
+        db.execute("SAVEPOINT flush")
+        try:
+            postings = sorted(pending.postings)
+            db.executemany(
+                "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings
+            )
+            db.executemany(
+                "UPDATE terms SET df = df + ?, "
+                f"checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
+                _term_changes(postings),
+            )
+            self._add_counts(pending.chunks, pending.length)
+        except BaseException:
+            db.execute("ROLLBACK TO flush")
+            db.execute("RELEASE flush")
+            raise
+        db.execute("RELEASE flush")
+        self._pending = _Pending()
 
     def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:
         stored = self._meta("analyzer")
@@ -280,7 +324,8 @@ class SqliteStore:
         )
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
-        """Ids of ``terms`` (distinct), each document frequency raised by one.
+        """Ids of ``terms`` (distinct); their document frequencies are raised when the
+        transaction's postings are written (``_flush``).
 
         Unknown terms are looked up in batches and created with ids this writer assigns (it
         holds the write lock), instead of one upsert per term.
@@ -301,9 +346,7 @@ class SqliteStore:
             rows = [(first + n, term) for n, term in enumerate(new)]
             db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
             cache.update((term, term_id) for term_id, term in rows)
-        ids = [cache[t] for t in terms]
-        self._add_to_df(ids, 1)
-        return ids
+        return [cache[t] for t in terms]
 
     def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
         """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
@@ -344,11 +387,13 @@ class SqliteStore:
         )
         key = cursor.lastrowid
         assert key is not None  # an INSERT into a rowid table always sets it
-        postings = [(tid, key, item.term_freqs[t]) for tid, t in zip(term_ids, terms, strict=True)]
-        self._db.executemany(
-            "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings
+        freqs = item.term_freqs
+        pending = self._pending
+        pending.postings.extend(
+            [(tid, key, freqs[t]) for tid, t in zip(term_ids, terms, strict=True)]
         )
-        self._add_to_checksums([(tid, posting_term(key, tf)) for tid, key, tf in postings], 1)
+        pending.chunks += 1
+        pending.length += item.length
         if item.vector is not None:
             self._db.execute(
                 "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)", (key, item.vector)
@@ -405,6 +450,44 @@ class SqliteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Pending:
+    """Postings and counter changes of the open transaction not yet written, and where the
+    open document's own begin (a savepoint's rollback drops them)."""
+
+    __slots__ = ("_mark", "chunks", "length", "postings")
+
+    def __init__(self) -> None:
+        self.postings: list[tuple[int, int, int]] = []  # (term_id, chunk_key, tf)
+        self.chunks = 0
+        self.length = 0
+        self._mark = (0, 0, 0)
+
+    def mark(self) -> None:
+        """A document begins: what follows is dropped by ``undo``."""
+        self._mark = (len(self.postings), self.chunks, self.length)
+
+    def undo(self) -> None:
+        """Drop what was added since ``mark`` (the document's write was rolled back)."""
+        size, self.chunks, self.length = self._mark
+        del self.postings[size:]
+
+
+def _term_changes(postings: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Per term of ``postings`` (sorted by term): (count, checksum part, term_id)."""
+    changes: list[tuple[int, int, int]] = []
+    current, count, total = -1, 0, 0
+    for tid, key, tf in postings:
+        if tid != current:
+            if count:
+                changes.append((count, total % CHECKSUM_MODULUS, current))
+            current, count, total = tid, 0, 0
+        count += 1
+        total += posting_term(key, tf)
+    if count:
+        changes.append((count, total % CHECKSUM_MODULUS, current))
+    return changes
 
 
 def _check_writable(path: Path) -> None:

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from groundkit.errors import IngestionError
 
-__all__ = ["contained_path", "decode_text", "read_bytes", "read_text", "relative_source"]
+__all__ = [
+    "check_text",
+    "contained_path",
+    "decode_text",
+    "read_bytes",
+    "read_text",
+    "relative_source",
+]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -93,6 +100,23 @@ def read_bytes(root: Path, source: str, *, max_bytes: int) -> bytes:
 def read_text(root: Path, source: str, *, max_bytes: int) -> str:
     """``read_bytes`` decoded by ``decode_text``: the text of a ``text`` source."""
     return decode_text(read_bytes(root, source, max_bytes=max_bytes), name=source)
+
+
+def check_text(text: str, *, name: str, max_bytes: int) -> str:
+    """An in-memory ``text`` held to a text file's rules: encodable as UTF-8 (no lone
+    surrogate), at most ``max_bytes`` encoded, no NUL; returns it."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise IngestionError(
+            f"{name}: is not valid UTF-8 (code point {exc.start}: {exc.reason}); convert it to "
+            "UTF-8",
+            subject=name,
+            reason="not_utf8",
+        ) from None
+    if len(data) > max_bytes:
+        raise _too_large(name, len(data), max_bytes)
+    return decode_text(data, name=name)
 
 
 def decode_text(data: bytes, *, name: str) -> str:

@@ -1,8 +1,8 @@
-"""Evaluating groundkit on a BEIR dataset: write the corpus as files, ingest, search, score.
+"""Evaluating groundkit on a BEIR dataset: ingest the corpus, search, score.
 
-The corpus is written as one text file per document (title + text), so every result of an
-evaluation is an ordinary cited passage that ``verify`` can re-read. Chunk hits are scored at
-document level by their best chunk.
+Each document (title + text) is ingested from memory as the text file it would be; a kept
+collection also gets those files, so every result of it is an ordinary cited passage that
+``verify`` can re-read. Chunk hits are scored at document level by their best chunk.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from groundkit.store import CollectionStore, MemoryStore
 __all__ = [
     "EvaluationResult",
     "build_collection",
+    "corpus_texts",
     "evaluate",
     "evaluate_dataset",
     "write_corpus",
@@ -71,13 +72,22 @@ def _write_if_changed(path: Path, text: str) -> None:
     path.write_bytes(data)
 
 
-def write_corpus(dataset: BeirDataset, workdir: Path) -> dict[str, str]:
-    """Write each document as a text file under ``workdir``; returns source -> corpus id."""
+def corpus_texts(dataset: BeirDataset) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each document's source (its file name) -> corpus id, and the (source, text) pairs."""
     sources: dict[str, str] = {}
+    texts: list[tuple[str, str]] = []
     for number, document in enumerate(dataset.corpus()):
         source = _file_for(number)
-        _write_if_changed(workdir / source, document.flat)
         sources[source] = document.doc_id
+        texts.append((source, document.flat))
+    return sources, texts
+
+
+def write_corpus(dataset: BeirDataset, workdir: Path) -> dict[str, str]:
+    """Write each document as a text file under ``workdir``; returns source -> corpus id."""
+    sources, texts = corpus_texts(dataset)
+    for source, text in texts:
+        _write_if_changed(workdir / source, text)
     return sources
 
 
@@ -90,12 +100,17 @@ def build_collection(
     chunker: ChunkerSettings = WHOLE_DOCUMENT,
     progress: Callable[[IngestProgress], None] | None = None,
     embedder: Embedder | None = None,
+    write_files: bool = True,
 ) -> dict[str, str]:
-    """Write the corpus under ``workdir`` and ingest it into ``store``; source -> corpus id."""
-    sources = write_corpus(dataset, workdir)
+    """Ingest the corpus into ``store`` as the files under ``workdir`` (written there too
+    with ``write_files``, so its citations verify); source -> corpus id."""
+    sources, texts = corpus_texts(dataset)
+    if write_files:
+        for source, text in texts:
+            _write_if_changed(workdir / source, text)
     settings = IngestSettings(chunker=chunker, extensions=(".txt",))
     indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-    indexer.ingest(workdir, progress=progress)
+    indexer.ingest_texts(workdir, texts, progress=progress)
     return sources
 
 
@@ -120,6 +135,9 @@ def evaluate(
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     depth = min(MAX_TOP_K, max(top_k * 10, top_k))
+    # A BM25 ranking at a smaller depth is a prefix of the deeper one (ties break on content
+    # keys), so it is asked for first: one chunk per document, as here, needs no more.
+    depths = (top_k + 1, depth) if mode == "bm25" and top_k + 1 < depth else (depth,)
     small, large = min(cutoffs), max(cutoffs)
     options: dict[str, Any] = dict(search_options or {})
     if min_similarity is not None:
@@ -127,19 +145,21 @@ def evaluate(
     with Retriever(store.reader(), bm25=bm25, vector_store=vector_store) as retriever:
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
-            response = (
-                retriever.search(text, top_k=depth, mode=mode, highlight=False, **options)
-                if text.strip()
-                else None
-            )
-            latencies.append((time.perf_counter() - started) * 1000)
             run: dict[str, float] = {}
-            for result in response.results if response else ():
-                doc_id = sources[result.source]
-                if doc_id != query_id and doc_id not in run:  # best chunk first
-                    run[doc_id] = result.score
-                if len(run) >= top_k:
+            for asked in depths if text.strip() else ():
+                run = {}
+                response = retriever.search(
+                    text, top_k=asked, mode=mode, highlight=False, **options
+                )
+                for result in response.results:
+                    doc_id = sources[result.source]
+                    if doc_id != query_id and doc_id not in run:  # best chunk first
+                        run[doc_id] = result.score
+                    if len(run) >= top_k:
+                        break
+                if len(run) >= top_k or len(response.results) < asked:
                     break
+            latencies.append((time.perf_counter() - started) * 1000)
             qrels = dataset.qrels[query_id]
             per_query[query_id] = {
                 f"ndcg@{small}": metrics.ndcg(run, qrels, small),
@@ -186,7 +206,13 @@ def evaluate_dataset(
         store: CollectionStore = MemoryStore(dataset.root.name)
         with tempfile.TemporaryDirectory(prefix="groundkit-eval-") as tmp:
             sources = build_collection(
-                dataset, store, Path(tmp), analyzer=analyzer, progress=progress, embedder=embedder
+                dataset,
+                store,
+                Path(tmp),
+                analyzer=analyzer,
+                progress=progress,
+                embedder=embedder,
+                write_files=False,  # the folder goes when this returns: nothing to verify
             )
             return evaluate(
                 dataset,
@@ -202,9 +228,12 @@ def evaluate_dataset(
 
     name = collection or f"beir-{dataset.root.name}"
     workdir = collection_file(index_dir, name).parent / "corpus"
-    sources = write_corpus(dataset, workdir)
+    sources, texts = corpus_texts(dataset)
+    for source, text in texts:
+        _write_if_changed(workdir / source, text)
     ingest(
         workdir,
+        texts=texts,
         index_dir=index_dir,
         collection=name,
         analyzer=analyzer,

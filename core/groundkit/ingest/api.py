@@ -6,7 +6,7 @@ source, the vector-store refresh and closing the store happen the same way every
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
@@ -37,6 +37,7 @@ def ingest(
     progress: Callable[[IngestProgress], None] | None = None,
     allow_addresses: Sequence[str] = (),
     fetch_timeout_s: float = 30.0,
+    texts: Iterable[tuple[str, str]] | None = None,
 ) -> IngestReport:
     """Ingest a file or folder into a stored collection (created on first use).
 
@@ -49,6 +50,9 @@ def ingest(
     guard: private, loopback and link-local addresses are refused unless listed in
     ``allow_addresses``) into a snapshot kept beside the collection, and cited and verified
     against that snapshot from then on (adr/0022-snapshot-store.md).
+
+    ``texts``: (source, text) pairs ingested as the files of folder ``path`` holding them,
+    without reading each file (``Indexer.ingest_texts``: a dataset's corpus in memory).
     """
     from groundkit.collection import collection_file, open_reader, open_store, snapshot_dir
     from groundkit.vectors.registry import refresh_vector_store
@@ -59,7 +63,9 @@ def ingest(
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
-        if url:
+        if texts is not None:
+            report = indexer.ingest_texts(path, texts, progress=progress)
+        elif url:
             report = indexer.ingest_url(
                 str(path),
                 snapshots=snapshot_dir(collection_file(index_dir, collection)),

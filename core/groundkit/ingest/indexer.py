@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from groundkit.ingest.fetch import fetch
 from groundkit.ingest.report import IngestReport
 from groundkit.ingest.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
-from groundkit.sources import decode_text, read_bytes
+from groundkit.sources import check_text, decode_text, read_bytes
 from groundkit.store.base import CollectionStore, IndexedChunk
 from groundkit.vectors.packing import pack_vector
 
@@ -107,29 +107,75 @@ class Indexer:
         report.refused.extend(r for r in found.refused if select is None or select(r.source))
         report.skipped = dict(found.skipped)
         report.extensions = tuple(self.settings.extensions)
-        total = len(files)
+        self._in_groups(
+            [f.source for f in files],
+            lambda n: self._ingest_file(root, files[n], report),
+            progress,
+        )
+        if found.is_directory:
+            present = {f.source for f in found.files}
+            self._remove_absent(root, present, {r.source for r in found.refused}, report)
+        return self._finish(report, started)
+
+    def ingest_texts(
+        self,
+        root: str | Path,
+        texts: Iterable[tuple[str, str]],
+        *,
+        progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest ``(source, text)`` pairs as the text files ``root/source`` holding them,
+        reading no file (a dataset's corpus in memory), under a text file's rules; documents
+        under ``root`` not among them are removed. Citations verify where ``root/source``
+        holds that text, which the caller sees to."""
+        started = time.perf_counter()
+        base = str(Path(root).resolve())
+        report = IngestReport(root=base, collection=self.store.location)
+        report.extensions = tuple(self.settings.extensions)
+        pairs = list(texts)
+        self._in_groups(
+            [source for source, _ in pairs],
+            lambda n: self._ingest_memory(base, *pairs[n], report),
+            progress,
+        )
+        self._remove_absent(base, {source for source, _ in pairs}, set(), report)
+        return self._finish(report, started)
+
+    def _in_groups(
+        self,
+        sources: Sequence[str],
+        one: Callable[[int], str],
+        progress: ProgressCallback | None,
+    ) -> None:
+        """``one(n)`` for each of ``sources``, committed in groups of FILES_PER_COMMIT or what
+        COMMIT_SECONDS got through."""
+        total = len(sources)
         done = 0
         while done < total:
             with self.store.batch():  # one commit group: FILES_PER_COMMIT files or COMMIT_SECONDS
                 group_started = time.perf_counter()
                 while done < total:
-                    source_file = files[done]
-                    outcome = self._ingest_file(root, source_file, report)
+                    outcome = one(done)
                     done += 1
                     if progress is not None:
-                        progress(IngestProgress(done, total, source_file.source, outcome))
+                        progress(IngestProgress(done, total, sources[done - 1], outcome))
                     if (
                         done % FILES_PER_COMMIT == 0
                         or time.perf_counter() - group_started >= COMMIT_SECONDS
                     ):
                         break
-        if found.is_directory:
-            present = {f.source for f in found.files}
-            refused = {r.source for r in found.refused}
-            for document in self.store.documents_under(root):
-                if document.source not in present and not _under_any(document.source, refused):
-                    report.generation = self.store.remove_document(document.document_id)
-                    report.removed.append(document.source)
+
+    def _remove_absent(
+        self, root: str, present: set[str], refused: set[str], report: IngestReport
+    ) -> None:
+        """Remove the documents under ``root`` not ``present`` (keeping those under a refused
+        path: nothing is removed because it could not be read)."""
+        for document in self.store.documents_under(root):
+            if document.source not in present and not _under_any(document.source, refused):
+                report.generation = self.store.remove_document(document.document_id)
+                report.removed.append(document.source)
+
+    def _finish(self, report: IngestReport, started: float) -> IngestReport:
         report.refused.sort(key=lambda r: r.source)
         report.elapsed_s = time.perf_counter() - started
         if not report.generation:
@@ -214,9 +260,45 @@ class Indexer:
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
+        return self._ingest_extraction(
+            root,
+            source,
+            extraction,
+            existing,
+            report,
+            extractor=extractor,
+            fingerprint=None if extractor is None else fingerprint,
+            snapshot=read_root is not None,
+        )
+
+    def _ingest_memory(self, root: str, source: str, text: str, report: IngestReport) -> str:
+        """Ingest one in-memory text as the text file ``root/source`` (``ingest_texts``)."""
+        try:
+            checked = check_text(text, name=source, max_bytes=self.settings.max_file_bytes)
+        except IngestionError as exc:
+            report.refused.append(Refusal.of(exc, source))
+            return "refused"
+        extraction = Extraction(checked, kind_for(source, checked))
+        existing = self.store.find_document(root, source)
+        return self._ingest_extraction(root, source, extraction, existing, report)
+
+    def _ingest_extraction(
+        self,
+        root: str,
+        source: str,
+        extraction: Extraction,
+        existing: Document | None,
+        report: IngestReport,
+        *,
+        extractor: str | None = None,
+        fingerprint: str | None = None,
+        snapshot: bool = False,
+    ) -> str:
+        """Store a read source unless unchanged or a duplicate (``fingerprint``: an extracted
+        file's, from its bytes; a text's is taken here); its outcome."""
         text = extraction.text
         text_hash = content_hash(text)
-        if extractor is None:
+        if fingerprint is None:
             fingerprint = self.fingerprint(text_hash)
             if existing is not None and existing.fingerprint == fingerprint:
                 report.unchanged.append(source)
@@ -243,7 +325,7 @@ class Indexer:
             fingerprint,
             extraction=extraction,
             extractor=extractor,
-            snapshot=read_root is not None,
+            snapshot=snapshot,
         )
         report.generation = self.store.write_document(
             document,

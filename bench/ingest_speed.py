@@ -182,7 +182,7 @@ def _spawn(system: str, dataset: Path, work: Path) -> dict[str, Any]:
         if entry.name != "corpus":
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     argv = [sys.executable, __file__, "--worker", system, "--dataset", str(dataset)]
-    done = subprocess.run([*argv, "--work", str(work)], capture_output=True, text=True)
+    done = subprocess.run([*argv, "--work", str(work)], check=False, capture_output=True, text=True)
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1:]}
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -206,8 +206,8 @@ def main() -> None:
     if args.worker:
         print(json.dumps(run_worker(args.worker, args.dataset.resolve(), args.work)))
         return
-    from groundkit.evaluation.run import write_corpus
     from groundkit.evaluation.beir import BeirDataset
+    from groundkit.evaluation.run import write_corpus
 
     dataset = args.dataset.resolve()
     load = os.getloadavg()

@@ -326,29 +326,35 @@ def test_a_failed_document_in_a_batch_drops_only_its_own_postings(tmp_path: Path
     store.close()
 
 
-def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(tmp_path: Path) -> None:
+def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A batch's pending postings are written in a savepoint: when that fails (here once, as
     the remove of a document needs them written first), nothing of it is kept and the batch's
     commit writes them all."""
+    from groundkit.store.sqlite import pending
+
     store = SqliteStore(tmp_path / "c.sqlite")
-    original = store._add_counts
+    original = pending.add_counts
     failures = 1
 
-    def fail_once(chunks: int, length: int) -> None:
+    def fail_once(db: sqlite3.Connection, chunks: int, length: int) -> None:
         nonlocal failures
         if failures:
             failures -= 1
             raise sqlite3.OperationalError("disk I/O error")
-        original(chunks, length)
+        original(db, chunks, length)
 
+    monkeypatch.setattr(pending, "add_counts", fail_once)
+    many = " ".join(f"w{n}" for n in range(700))  # more postings than one INSERT statement holds
     with store.batch():
-        put(store, "a.md", ["alpha beta"])
+        put(store, "a.md", ["alpha beta " + many])
         b = put(store, "b.md", ["beta"])
-        store._add_counts = fail_once  # type: ignore[method-assign]
         with pytest.raises(StorageError):
             store.remove_document(b.document_id)
     with store.reader() as reader:
         assert (len(reader.postings("alpha")), len(reader.postings("beta"))) == (1, 2)
-        assert (reader.chunk_count, reader.generation) == (2, 2)
+        assert [len(reader.postings(f"w{n}")) for n in (0, 299, 300, 699)] == [1, 1, 1, 1]
+        assert (reader.chunk_count, reader.total_length, reader.generation) == (2, 703, 2)
         assert reader.integrity_problems() == []
     store.close()

@@ -6,7 +6,6 @@ import contextlib
 import os
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, read_only
 from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
+from groundkit.store.sqlite.pending import Pending, add_counts
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
     CHECKSUM_MODULUS,
@@ -60,7 +60,7 @@ class SqliteStore:
         self._term_ids_cache: dict[str, int] = {}
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
-        self._pending = _Pending(-1)  # postings and counters of the open transaction, unwritten
+        self._pending = Pending(-1)  # postings and counters of the open transaction, unwritten
         try:
             if not check_stamps(self._db, self._path):
                 create_schema(self._db, self._path)
@@ -227,7 +227,7 @@ class SqliteStore:
             self._db.execute("SAVEPOINT document")
             return
         self._db.execute("BEGIN IMMEDIATE")
-        self._pending = _Pending(int(self._meta("generation") or 0))
+        self._pending = Pending(int(self._meta("generation") or 0))
         if self._pending.generation != self._cache_generation:
             self._term_ids_cache.clear()
 
@@ -251,7 +251,7 @@ class SqliteStore:
             self._db.execute("ROLLBACK TO document")
             self._db.execute("RELEASE document")
             return
-        self._pending = _Pending(-1)
+        self._pending = Pending(-1)
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
         self._cache_generation = -1
@@ -262,33 +262,8 @@ class SqliteStore:
 
         The writes are a savepoint of their own: if one fails, none of them is kept and the
         pending ones stay pending (a batch's commit tries again, or rolls back)."""
-        pending = self._pending
-        if not pending.postings and not pending.chunks and not pending.bumped:
-            return
-        db = self._db
-        db.execute("SAVEPOINT flush")
-        try:
-            # Chunk keys only grow between two flushes, so a stable sort on the term id
-            # alone puts the postings in key order (five times faster than on the tuples).
-            postings = sorted(pending.postings, key=itemgetter(0))
-            db.executemany(
-                "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings
-            )
-            db.executemany(
-                "UPDATE terms SET df = df + ?, "
-                f"checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
-                _term_changes(postings),
-            )
-            self._add_counts(pending.chunks, pending.length)
-            db.execute(
-                "UPDATE meta SET value = ? WHERE key = 'generation'", (str(pending.generation),)
-            )
-        except BaseException:
-            db.execute("ROLLBACK TO flush")
-            db.execute("RELEASE flush")
-            raise
-        db.execute("RELEASE flush")
-        self._pending = pending.written()
+        if self._pending.write(self._db):
+            self._pending = self._pending.written()
 
     def _bound(self, key: str) -> str | None:
         """The meta value ``key`` (an identity), read once per transaction."""
@@ -330,14 +305,7 @@ class SqliteStore:
         return self._pending.generation
 
     def _add_counts(self, chunks: int, length: int) -> None:
-        self._db.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'chunk_count'",
-            (chunks,),
-        )
-        self._db.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'total_length'",
-            (length,),
-        )
+        add_counts(self._db, chunks, length)
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
         """Ids of ``terms`` (distinct); their document frequencies are raised when the
@@ -471,64 +439,6 @@ class SqliteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Pending:
-    """What the open transaction has not written yet: postings, counter changes and its
-    generation; where the open document's own begin (a savepoint's rollback drops them); and
-    the identities and next term id read in it (forgotten on any rollback)."""
-
-    __slots__ = (
-        "_mark",
-        "bound",
-        "bumped",
-        "chunks",
-        "generation",
-        "length",
-        "next_term_id",
-        "postings",
-    )
-
-    def __init__(self, generation: int) -> None:
-        self.postings: list[tuple[int, int, int]] = []  # (term_id, chunk_key, tf)
-        self.chunks = 0
-        self.length = 0
-        self.generation = generation
-        self.bumped = False
-        self.bound: dict[str, str | None] = {}
-        self.next_term_id: int | None = None
-        self._mark = (0, 0, 0, generation, False)
-
-    def mark(self) -> None:
-        """A document begins: what follows is dropped by ``undo``."""
-        self._mark = (len(self.postings), self.chunks, self.length, self.generation, self.bumped)
-
-    def undo(self) -> None:
-        """Drop what was added since ``mark`` (the document's write was rolled back)."""
-        size, self.chunks, self.length, self.generation, self.bumped = self._mark
-        del self.postings[size:]
-
-    def written(self) -> _Pending:
-        """What is left once the pending writes are made: the transaction's own reads."""
-        left = _Pending(self.generation)
-        left.bound, left.next_term_id = self.bound, self.next_term_id
-        return left
-
-
-def _term_changes(postings: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """Per term of ``postings`` (sorted by term): (count, checksum part, term_id)."""
-    changes: list[tuple[int, int, int]] = []
-    current, count, total = -1, 0, 0
-    for tid, key, tf in postings:
-        if tid != current:
-            if count:
-                changes.append((count, total % CHECKSUM_MODULUS, current))
-            current, count, total = tid, 0, 0
-        count += 1
-        total += posting_term(key, tf)
-    if count:
-        changes.append((count, total % CHECKSUM_MODULUS, current))
-    return changes
 
 
 def _check_writable(path: Path) -> None:

@@ -130,3 +130,34 @@ def test_cranfield_reaches_the_plain_lucene_reference(shared_data: Path) -> None
     result = evaluate_dataset(shared_data / "beir" / "cranfield")
     assert result.metrics["queries"] == 225
     assert result.metrics["ndcg@10"] >= 0.3517 - 0.002
+
+
+def test_bm25_runs_match_one_deep_search_when_documents_have_many_chunks(tmp_path: Path) -> None:
+    """Eval asks BM25 for top_k + 1 hits first: where documents hold several chunks that is
+    not enough, and the deep search it falls back to gives what one deep search gives."""
+    from groundkit.config import ChunkerSettings
+    from groundkit.evaluation.beir import BeirDataset
+    from groundkit.evaluation.run import build_collection, evaluate
+    from groundkit.retrieval import Retriever
+    from groundkit.store import MemoryStore
+
+    root = write_dataset(tmp_path / "tiny")
+    long = "\n\n".join(f"Pumps move water, pumps move water {n}." for n in range(12))
+    rows = [json.dumps({"_id": "x0", "title": "", "text": long})]
+    with (root / "corpus.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("".join(row + "\n" for row in rows))
+    dataset = BeirDataset.load(root)
+    store = MemoryStore()
+    chunker = ChunkerSettings(target_chars=64, overlap_chars=0)
+    sources = build_collection(dataset, store, tmp_path / "work", chunker=chunker)
+    result = evaluate(dataset, store, sources, top_k=3, cutoffs=(1, 3))
+    with Retriever(store.reader()) as retriever:
+        hits = retriever.search("which pumps move water", top_k=30, highlight=False).results
+    assert len(hits) > 4  # the first 4 hits are chunks of fewer than 3 documents
+    assert len({sources[h.source] for h in hits[:4]}) < 3
+    run: dict[str, float] = {}
+    for hit in hits:
+        run.setdefault(sources[hit.source], hit.score)
+    best = dict(list(run.items())[:3])
+    assert result.per_query["q1"]["recall@3"] == metrics.recall(best, dataset.qrels["q1"], 3)
+    assert result.per_query["q1"]["ndcg@1"] == metrics.ndcg(best, dataset.qrels["q1"], 1)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from itertools import chain
 from operator import itemgetter
 
-from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, posting_term
+from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, KEY_FACTOR, TERM_PRIME
 
 __all__ = ["POSTINGS_PER_INSERT", "Pending", "add_counts", "insert_postings", "term_changes"]
 
@@ -118,13 +118,14 @@ def term_changes(postings: Sequence[tuple[int, int, int]]) -> list[tuple[int, in
     """Per term of ``postings`` (sorted by term): (count, checksum part, term_id)."""
     changes: list[tuple[int, int, int]] = []
     current, count, total = -1, 0, 0
+    factor, prime = KEY_FACTOR, TERM_PRIME
     for tid, key, tf in postings:
         if tid != current:
             if count:
                 changes.append((count, total % CHECKSUM_MODULUS, current))
             current, count, total = tid, 0, 0
         count += 1
-        total += posting_term(key, tf)
+        total += (key * factor + tf) % prime  # posting_term(key, tf), inlined
     if count:
         changes.append((count, total % CHECKSUM_MODULUS, current))
     return changes

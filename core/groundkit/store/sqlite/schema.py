@@ -84,20 +84,20 @@ SCHEMA = SCHEMA.replace("{vectors}", VECTORS_TABLE + ";")
 
 CHECKSUM_COLUMN = "ALTER TABLE terms ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0"
 CHECKSUM_MODULUS = (1 << 61) - 1  # a term's checksum: the sum of its postings' terms, mod this
-_KEY_FACTOR = 2654435761
-_TERM_PRIME = 4294967291  # each posting's term is below 2**32, so sums never overflow int64
-POSTING_TERM_SQL = f"((chunk_key * {_KEY_FACTOR} + tf) % {_TERM_PRIME})"
+KEY_FACTOR = 2654435761
+TERM_PRIME = 4294967291  # each posting's term is below 2**32, so sums never overflow int64
+POSTING_TERM_SQL = f"((chunk_key * {KEY_FACTOR} + tf) % {TERM_PRIME})"
 """SQL for one posting's checksum term: ``posting_term`` of its (chunk_key, tf)."""
 
 
 def posting_term(chunk_key: int, tf: int) -> int:
     """One posting's part of its term's checksum: a change of its chunk key or tf changes it."""
-    return (chunk_key * _KEY_FACTOR + tf) % _TERM_PRIME
+    return (chunk_key * KEY_FACTOR + tf) % TERM_PRIME
 
 
 def postings_checksum(rows: Sequence[tuple[int, int]]) -> int:
     """The checksum of a term's ``(chunk_key, tf)`` postings, as ``terms.checksum`` holds it."""
-    return sum((key * _KEY_FACTOR + tf) % _TERM_PRIME for key, tf in rows) % CHECKSUM_MODULUS
+    return sum((key * KEY_FACTOR + tf) % TERM_PRIME for key, tf in rows) % CHECKSUM_MODULUS
 
 
 DOCUMENT_COLUMNS = (

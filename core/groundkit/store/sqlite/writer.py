@@ -308,16 +308,16 @@ class SqliteStore:
         add_counts(self._db, chunks, length)
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
-        """Ids of ``terms`` (distinct); their document frequencies are raised when the
-        transaction's postings are written (``_flush``).
-
+        """Ids of ``terms`` (distinct; their document frequencies are raised by ``_flush``).
         Unknown terms are looked up in batches and created with ids this writer assigns (it
-        holds the write lock), instead of one upsert per term.
-        """
+        holds the write lock), instead of one upsert per term."""
         db = self._db
         cache = self._term_ids_cache
         if len(cache) > TERM_CACHE_LIMIT:
             cache.clear()
+        ids = list(map(cache.get, terms))
+        if None not in ids:
+            return ids  # type: ignore[return-value]  # every term known: the usual case
         missing = [t for t in terms if t not in cache]
         for batch, marks in batches(missing):
             for term, term_id in db.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -358,3 +359,40 @@ def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(
         assert (reader.chunk_count, reader.total_length, reader.generation) == (2, 703, 2)
         assert reader.integrity_problems() == []
     store.close()
+
+
+def test_a_writer_skips_integrity_check_only_on_the_file_its_last_writer_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groundkit.store.sqlite import writer
+
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", ["alpha"])
+    stamp = Path(f"{path}-sound")
+    assert stamp.is_file()
+    checked: list[Path] = []
+    monkeypatch.setattr(writer, "check_before_write", lambda db, p: checked.append(p))
+    with SqliteStore(path) as store:
+        assert not stamp.exists()  # dropped while a writer has the file open
+        put(store, "b.md", ["beta"])
+    assert checked == [] and stamp.is_file()
+    reader = SqliteReader(path)  # a reader open when the writer closes keeps frames in the WAL
+    try:
+        with SqliteStore(path) as store:
+            put(store, "c.md", ["gamma"])
+    finally:
+        reader.close()
+    assert not stamp.exists()
+    with SqliteStore(path):
+        pass
+    assert checked == [path] and stamp.is_file()
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 1  # a flipped bit, size and time kept: the hash still tells
+    info = path.stat()
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert not writer.matches_stamp(path)
+    with SqliteStore(path):
+        pass
+    assert checked == [path, path]

@@ -33,6 +33,7 @@ from groundkit.store.sqlite.schema import (
     posting_term,
     user_version,
 )
+from groundkit.store.sqlite.stamp import drop_stamp, matches_stamp, write_stamp
 
 __all__ = ["SqliteStore"]
 
@@ -41,9 +42,9 @@ __all__ = ["SqliteStore"]
 class SqliteStore:
     """Writer of a collection file; creates it on first use.
 
-    An existing file is checked (``PRAGMA integrity_check``) before anything is written, and a
-    file or folder that is not writable is refused up front (adr/0023).
-    """
+    An existing file is checked (``PRAGMA integrity_check``) before anything is written, unless
+    it is byte-identical to what its last writer closed (a stamp, adr/0030); a file or folder
+    that is not writable is refused up front (adr/0023)."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self._path = Path(path)
@@ -56,6 +57,8 @@ class SqliteStore:
             )
         self._path.parent.mkdir(parents=True, exist_ok=True)
         _check_writable(self._path)
+        unchanged = matches_stamp(self._path)  # as its last writer closed it (adr/0030)
+        drop_stamp(self._path)
         self._db = connect(self._path, write=True)
         self._term_ids_cache: dict[str, int] = {}
         self._cache_generation = -1
@@ -65,16 +68,15 @@ class SqliteStore:
             if not check_stamps(self._db, self._path):
                 create_schema(self._db, self._path)
             else:
-                check_before_write(self._db, self._path)
+                if not unchanged:
+                    check_before_write(self._db, self._path)
                 if user_version(self._db) < SCHEMA_VERSION:
                     upgrade_schema(self._db)
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
-            # Postings inserts land all over the (term_id, chunk_key) B-tree: a page cache
-            # that holds its hot part keeps a large ingest from re-reading pages from disk.
+            # A page cache that holds the postings tree's hot part, and WAL checkpoints rare
+            # enough that a page hit by many commits is written back once (adr/0002).
             self._db.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
-            # Each document rewrites pages all over the postings tree; checkpointing the WAL
-            # less often writes a page hit by many documents back once, not once per document.
             self._db.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
             self._db.execute("PRAGMA foreign_keys = ON")
         except BaseException:
@@ -232,8 +234,7 @@ class SqliteStore:
             self._term_ids_cache.clear()
 
     def _commit(self, generation: int) -> None:
-        """Finish a document inside a batch, or the transaction: its pending postings and
-        counters are written, then it is committed."""
+        """Finish a document inside a batch, or the transaction (pending writes, COMMIT)."""
         if self._batch_generation is not None:
             self._db.execute("RELEASE document")
             self._batch_generation = generation
@@ -267,10 +268,9 @@ class SqliteStore:
 
     def _bound(self, key: str) -> str | None:
         """The meta value ``key`` (an identity), read once per transaction."""
-        bound = self._pending.bound
-        if key not in bound:
-            bound[key] = self._meta(key)
-        return bound[key]
+        if key not in self._pending.bound:
+            self._pending.bound[key] = self._meta(key)
+        return self._pending.bound[key]
 
     def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:
         stored = self._bound("analyzer")
@@ -433,6 +433,7 @@ class SqliteStore:
 
     def close(self) -> None:
         self._db.close()
+        write_stamp(self._path)
 
     def __enter__(self) -> SqliteStore:
         return self

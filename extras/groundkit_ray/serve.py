@@ -4,7 +4,8 @@ Each shard is a Serve deployment (``replicas`` copies) holding a ``ShardSearcher
 gather (``groundkit.shards.sharded_search``) sends each step to every shard at once and waits
 for all of them, so the answer is the single collection's, bit for bit. A shard that does not
 answer in time, or fails, makes the search fail closed (``ShardUnavailableError``): never a
-shorter list. ``ShardedSearchTool`` is the callable a service's tool registry puts in front.
+shorter list. ``ShardedSearchTool`` is ``groundkit.shards.ShardedSearch`` over these
+replicas: the same search as in one process, only the calls to the shards travel.
 """
 
 from __future__ import annotations
@@ -14,20 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.contracts import Citation, SearchResponse, SearchResult
+from groundkit.contracts import Citation, SearchResult
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.errors import GroundkitError, ShardUnavailableError
 from groundkit.extend import ConfigurationError
-from groundkit.identities import bind_analyzer
-from groundkit.retrieval.request import HybridOptions, SearchMode
+from groundkit.retrieval.request import SearchFilter, SearchMode
+from groundkit.retrieval.rerank import Reranker
 from groundkit.shards import (
+    ShardedSearch,
     ShardHit,
-    ShardManifest,
     ShardSearcher,
     ShardStatistics,
     load_manifest,
     shard_name,
-    sharded_search,
 )
 from groundkit_ray._ray import require_initialized
 
@@ -36,6 +36,16 @@ __all__ = ["RayShards", "ShardReplica", "ShardedSearchTool", "serve_sharded"]
 DEFAULT_TIMEOUT_S = 30.0
 Wire = tuple[str, float, str, str, Citation, dict[str, Any]]
 """A result as it crosses processes (its metadata as a plain dict)."""
+WireFilter = dict[str, Any]
+"""A ``SearchFilter`` as it crosses processes (``SearchFilter.to_dict``)."""
+
+
+def _wire(where: SearchFilter | None) -> WireFilter | None:
+    return None if where is None else where.to_dict()
+
+
+def _filter(where: WireFilter | None) -> SearchFilter | None:
+    return None if where is None else SearchFilter(**where)
 
 
 class ShardReplica:
@@ -61,19 +71,34 @@ class ShardReplica:
             vector_store=vector_store,
         )
 
+    def default_mode(self) -> SearchMode:
+        return self._searcher.default_mode
+
+    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        return self._searcher.floor(mode, given)
+
+    def admitted(self, where: WireFilter) -> int:
+        return self._searcher.admitted(SearchFilter(**where))
+
     def statistics(self, terms: Sequence[str]) -> ShardStatistics:
         return self._searcher.statistics(terms)
 
     def lexical(
-        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+        self,
+        terms: Sequence[str],
+        k: int,
+        df: Mapping[str, int],
+        score_threshold: float | None,
+        where: WireFilter | None,
     ) -> tuple[list[ShardHit], str]:
-        return self._searcher.lexical(terms, k, df, score_threshold=score_threshold)
+        return self._searcher.lexical(
+            terms, k, df, score_threshold=score_threshold, where=_filter(where)
+        )
 
-    def dense(self, query: str, mode: str, k: int, min_score: float | None) -> list[ShardHit]:
-        return self._searcher.dense_hits(query, mode, k, min_score=min_score)
-
-    def similarity_floor(self) -> float:
-        return self._searcher.dense.require("hybrid").similarity_floor
+    def dense(
+        self, query: str, mode: str, k: int, min_score: float | None, where: WireFilter | None
+    ) -> list[ShardHit]:
+        return self._searcher.dense_hits(query, mode, k, min_score=min_score, where=_filter(where))
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[Wire]:
         return [
@@ -85,9 +110,14 @@ class ShardReplica:
 class RayShards:
     """``ShardGroup`` over Serve handles: each step goes to every shard, then all are awaited."""
 
-    def __init__(self, handles: Sequence[Any], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, handles: Sequence[Any], *, timeout_s: float = DEFAULT_TIMEOUT_S, reference: int = 0
+    ) -> None:
+        """``reference``: the shard that answers ``default_mode`` and ``floor`` for all."""
         self._handles = list(handles)
         self._timeout_s = timeout_s
+        self._reference = reference
+        self._default_mode: SearchMode | None = None
 
     @property
     def size(self) -> int:
@@ -112,16 +142,38 @@ class RayShards:
                 subject=shard_name(shard),
             ) from None
 
+    @property
+    def default_mode(self) -> SearchMode:
+        if self._default_mode is None:  # the same for every search of these deployments
+            ask = self._handles[self._reference].default_mode.remote()
+            self._default_mode = self._wait(self._reference, ask)
+        return self._default_mode
+
+    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        ask = self._handles[self._reference].floor.remote(mode, given)
+        floor, source = self._wait(self._reference, ask)
+        return float(floor), str(source)
+
+    def admitted(self, where: SearchFilter) -> list[int]:
+        return self._all("admitted", _wire(where))
+
     def statistics(self, terms: Sequence[str]) -> list[ShardStatistics]:
         return self._all("statistics", list(terms))
 
     def lexical(
-        self, terms: Sequence[str], k: int, df: Mapping[str, int], score_threshold: float | None
+        self,
+        terms: Sequence[str],
+        k: int,
+        df: Mapping[str, int],
+        score_threshold: float | None,
+        where: SearchFilter | None,
     ) -> list[tuple[list[ShardHit], str]]:
-        return self._all("lexical", list(terms), k, dict(df), score_threshold)
+        return self._all("lexical", list(terms), k, dict(df), score_threshold, _wire(where))
 
-    def dense(self, query: str, mode: str, k: int, min_score: float | None) -> list[list[ShardHit]]:
-        return self._all("dense", query, mode, k, min_score)
+    def dense(
+        self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
+    ) -> list[list[ShardHit]]:
+        return self._all("dense", query, mode, k, min_score, _wire(where))
 
     def results(
         self, ranked: Mapping[int, Sequence[tuple[int, float, int]]]
@@ -145,42 +197,12 @@ class RayShards:
             ]
         return out
 
-    def similarity_floor(self) -> float:
-        return float(self._wait(0, self._handles[0].similarity_floor.remote()))
 
+class ShardedSearchTool(ShardedSearch):
+    """The sharded search over Ray Serve replicas; ``tool(query, ...)`` is ``tool.search``,
+    the callable a service registry puts in front."""
 
-class ShardedSearchTool:
-    """The sharded search a service registry calls: ``tool(query, top_k, mode)``."""
-
-    def __init__(self, manifest: ShardManifest, shards: RayShards, bm25: BM25Params) -> None:
-        self.manifest = manifest
-        self._shards = shards
-        self._bm25 = bm25
-        self._analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
-
-    def __call__(
-        self,
-        query: str,
-        top_k: int | None = None,
-        mode: SearchMode = "bm25",
-        *,
-        score_threshold: float | None = None,
-        hybrid: HybridOptions | None = None,
-    ) -> SearchResponse:
-        floor = self._shards.similarity_floor() if mode != "bm25" else None  # as in-process
-        return sharded_search(
-            self._shards,
-            self._analyzer,
-            query,
-            top_k,
-            mode,
-            expected=ShardStatistics(self.manifest.chunk_count, self.manifest.total_length),
-            generation=self.manifest.generation,
-            bm25=self._bm25,
-            similarity_floor=floor,
-            score_threshold=score_threshold,
-            hybrid=hybrid,
-        )
+    __call__ = ShardedSearch.search
 
 
 def serve_sharded(
@@ -194,10 +216,12 @@ def serve_sharded(
     name: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     address: str | None = None,
+    reranker: Reranker | None = None,
 ) -> ShardedSearchTool:
     """Deploy every shard of ``collection`` on Ray Serve (``replicas`` each) and return the
     search tool that scatters to them. ``name``: the Serve application (default: the
-    collection's name); the shards are read from ``index_dir``, which every node must see."""
+    collection's name); the shards are read from ``index_dir``, which every node must see.
+    ``reranker``: re-scores the merged candidates of a ``rerank`` search, here on the driver."""
     require_initialized(address)
     from ray import serve
 
@@ -216,4 +240,5 @@ def serve_sharded(
             folder, collection, shard, params.k1, params.b, embedder, vector_store
         )
         handles.append(serve.run(bound, name=f"{app}-{shard_name(shard)}", route_prefix=None))
-    return ShardedSearchTool(manifest, RayShards(handles, timeout_s=timeout_s), params)
+    shards = RayShards(handles, timeout_s=timeout_s, reference=manifest.reference_shard)
+    return ShardedSearchTool(manifest, shards, bm25=params, reranker=reranker)

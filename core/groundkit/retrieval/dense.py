@@ -18,6 +18,7 @@ from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.floor import check_floor, read_floor
+from groundkit.retrieval.request import SearchMode
 from groundkit.store.base import CollectionReader
 from groundkit.vectors.base import TieKeys, VectorStore
 from groundkit.vectors.registry import load_vector_store, recorded_vector_store
@@ -50,6 +51,12 @@ class DenseLeg:
         self.vector_store = vector_store
         self._store: VectorStore | None = None
         self._recorded: tuple[float, str] | None = None
+
+    @property
+    def default_mode(self) -> SearchMode:
+        """``hybrid`` when bound to a semantic embedder this leg has, else ``bm25`` (adr/0025)."""
+        usable = self.manifest is not None and self.manifest.semantic and self.embedder is not None
+        return "hybrid" if usable else "bm25"
 
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
         """The similarity floor for this search and where it came from: ``search`` (given),

@@ -1,4 +1,5 @@
-"""Reranking, the pure half: a safe sigmoid, and results rebuilt from a model's logits.
+"""Reranking, the pure half: a safe sigmoid, results rebuilt from a model's logits, and the
+checked rerank step every search (one collection's or a sharded one's) runs after its join.
 
 A ``Reranker`` (a cross-encoder in the extras, or anything else) re-scores candidate results;
 ``LogitReranker`` adapts any function returning one logit per passage.
@@ -11,9 +12,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
+from groundkit.config import DEFAULT_RERANK_DEPTH, MAX_TOP_K
 from groundkit.contracts import SearchResult
+from groundkit.errors import RerankerNotConfiguredError, RetrievalError
+from groundkit.retrieval.request import RerankOptions, bounded_depth
 
-__all__ = ["LogitReranker", "Reranker", "rerank_by_logits", "sigmoid"]
+__all__ = [
+    "LogitReranker",
+    "Reranker",
+    "checked_rerank",
+    "rerank_by_logits",
+    "rerank_candidates",
+    "sigmoid",
+]
 
 
 def sigmoid(x: float) -> float:
@@ -76,3 +87,35 @@ class LogitReranker:
             return []
         logits = self._score(query, [r.content for r in results])
         return rerank_by_logits(results, logits)[:top_k]
+
+
+def rerank_candidates(reranker: Reranker | None, reranking: RerankOptions | None, k: int) -> int:
+    """How many results to retrieve: ``k``, or the rerank depth (refused without a reranker)."""
+    if reranking is None:
+        return k
+    if reranker is None:
+        raise RerankerNotConfiguredError(
+            "rerank was asked for but this retriever has no reranker; pass one with "
+            "Retriever.open(..., reranker=...) (groundkit's extras provide cross-encoders), "
+            "or search without rerank",
+            subject="reranker",
+        )
+    return bounded_depth(
+        "rerank_depth", reranking.depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
+    )
+
+
+def checked_rerank(
+    reranker: Reranker, query: str, results: list[SearchResult], k: int
+) -> list[SearchResult]:
+    """``reranker``'s ``k`` best of ``results``; refused if it returns more or strangers."""
+    reranked = list(reranker.rerank(query, results, k))
+    known = {r.chunk_id for r in results}
+    strangers = [r.chunk_id for r in reranked if r.chunk_id not in known]
+    if strangers or len(reranked) > k:
+        raise RetrievalError(
+            f"the reranker returned {len(reranked)} results for top_k {k}, "
+            f"{len(strangers)} of them not among its candidates; its answer is refused",
+            subject="reranker",
+        )
+    return reranked

@@ -16,15 +16,12 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import (
     DEFAULT_COLLECTION,
     DEFAULT_INDEX_DIR,
-    DEFAULT_RERANK_DEPTH,
-    MAX_TOP_K,
     BM25Params,
 )
 from groundkit.contracts import Document, SearchResponse, SearchResult, SearchTrace
 from groundkit.embedding.base import Embedder
 from groundkit.errors import (
     MissingRecordError,
-    RerankerNotConfiguredError,
     RetrievalError,
 )
 from groundkit.identities import bind_analyzer
@@ -35,6 +32,7 @@ from groundkit.retrieval.citations import (
     verify_document_citation,
 )
 from groundkit.retrieval.dense import DenseLeg
+from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.join import join_results, with_highlights
 from groundkit.retrieval.request import (
@@ -43,19 +41,17 @@ from groundkit.retrieval.request import (
     RerankOptions,
     SearchFilter,
     SearchMode,
-    bounded_depth,
     hybrid_options,
     leg_depth_for,
     rerank_options,
     validate_request,
 )
-from groundkit.retrieval.rerank import Reranker
+from groundkit.retrieval.rerank import Reranker, checked_rerank, rerank_candidates
 from groundkit.store.base import CollectionReader
 
 __all__ = ["MODES", "Retriever"]
 
 _STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
-_FILTERS_CACHED = 32  # chunk sets of recent filters kept per snapshot
 
 
 class Retriever:
@@ -83,7 +79,7 @@ class Retriever:
         self._location = location
         self._lexical = BM25Index(reader, bm25)
         self._tie_keys = CachedTieKeys.of(reader)
-        self._filters: dict[tuple[object, ...], frozenset[int]] = {}
+        self._filters = FilterCache(reader)
 
     @classmethod
     def open(
@@ -127,9 +123,7 @@ class Retriever:
         semantic embedder this retriever has (hybrid beat both legs on every dataset
         measured: adr/0025), else ``bm25`` (a lexical collection, the meaningless ``hash``
         embedder, or an embedder that is not available; the response says so)."""
-        manifest = self._dense.manifest
-        usable = manifest is not None and manifest.semantic and self._dense.embedder is not None
-        return "hybrid" if usable else "bm25"
+        return self._dense.default_mode
 
     def _default_note(self) -> str | None:
         manifest = self._dense.manifest
@@ -188,7 +182,7 @@ class Retriever:
         k = validate_request(query, top_k, mode, score_threshold)
         options = hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
         reranking = rerank_options(rerank, rerank_depth)
-        want = self._check_rerank(reranking, k)
+        want = rerank_candidates(self.reranker, reranking, k)
         leg_depth = want if options is None else leg_depth_for(options.depth, want)
         floor, floor_source = -math.inf, None
         if mode != "bm25":
@@ -204,7 +198,7 @@ class Retriever:
         )
         allowed = None
         if where is not None:
-            allowed = self._allowed(where)
+            allowed = self._filters.allowed(where)
             trace.filter = {**where.to_dict(), "chunks": len(allowed)}
         mark = started
         terms = self.analyzer.terms(query)
@@ -245,7 +239,8 @@ class Retriever:
         results = self._join(ranked)
         mark = _lap(trace.timings_ms, "join", mark)
         if reranking is not None:
-            results = self._rerank(query, results, k)
+            assert self.reranker is not None  # rerank_candidates refused the search otherwise
+            results = checked_rerank(self.reranker, query, results, k)
             trace.stage = "rerank"
             trace.rerank_depth = want
             mark = _lap(trace.timings_ms, "rerank", mark)
@@ -257,27 +252,6 @@ class Retriever:
         return SearchResponse(
             query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
         )
-
-    def _allowed(self, where: SearchFilter) -> frozenset[int]:
-        """The chunk keys ``where`` admits in this snapshot (computed once per filter)."""
-        found = self._filters.get(where.key())
-        if found is not None:
-            return found
-        keys = [key for key, tie in self._reader.iter_tie_keys() if where.admits_source(tie[2])]
-        if where.needs_chunks:
-            chunks = self._reader.chunks(keys)
-            documents = self._reader.documents(sorted({c.document_id for c in chunks.values()}))
-            keys = [
-                key
-                for key, chunk in chunks.items()
-                if chunk.document_id in documents
-                and where.admits(chunk, documents[chunk.document_id])
-            ]
-        found = frozenset(keys)
-        if len(self._filters) >= _FILTERS_CACHED:
-            self._filters.clear()
-        self._filters[where.key()] = found
-        return found
 
     def _hybrid(
         self,
@@ -306,34 +280,6 @@ class Retriever:
             rrf_k=options.rrf_k,
             weights=options.weights,
         )
-
-    def _check_rerank(self, reranking: RerankOptions | None, k: int) -> int:
-        """How many results to retrieve: ``k``, or the rerank depth."""
-        if reranking is None:
-            return k
-        if self.reranker is None:
-            raise RerankerNotConfiguredError(
-                "rerank was asked for but this retriever has no reranker; pass one with "
-                "Retriever.open(..., reranker=...) (groundkit's extras provide cross-encoders), "
-                "or search without rerank",
-                subject="reranker",
-            )
-        return bounded_depth(
-            "rerank_depth", reranking.depth, DEFAULT_RERANK_DEPTH, f"top_k ({k})", k, MAX_TOP_K
-        )
-
-    def _rerank(self, query: str, results: list[SearchResult], k: int) -> list[SearchResult]:
-        assert self.reranker is not None
-        reranked = list(self.reranker.rerank(query, results, k))
-        known = {r.chunk_id for r in results}
-        strangers = [r.chunk_id for r in reranked if r.chunk_id not in known]
-        if strangers or len(reranked) > k:
-            raise RetrievalError(
-                f"the reranker returned {len(reranked)} results for top_k {k}, "
-                f"{len(strangers)} of them not among its candidates; its answer is refused",
-                subject="reranker",
-            )
-        return reranked
 
     def _missing_record(self, key: int) -> MissingRecordError:
         return MissingRecordError(

@@ -14,6 +14,7 @@ from groundkit.shards.gather import LocalShards, ShardGroup, sharded_search
 from groundkit.shards.manifest import ShardManifest, ShardRecord, load_manifest, shard_name
 from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of, shard_selector
+from groundkit.shards.search import ShardedSearch
 from groundkit.shards.shard import ShardSearcher
 from groundkit.shards.stats import ShardStatistics, map_statistics, reduce_statistics
 
@@ -27,6 +28,7 @@ __all__ = [
     "ShardStatistics",
     "ShardedIngestReport",
     "ShardedRetriever",
+    "ShardedSearch",
     "ingest_shard",
     "ingest_sharded",
     "load_manifest",

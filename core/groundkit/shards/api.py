@@ -5,24 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.contracts import SearchResponse, SearchResult
+from groundkit.contracts import SearchResult
 from groundkit.embedding.base import Embedder
-from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator
 from groundkit.retrieval.citations import Verification, verify_document_citation
-from groundkit.retrieval.request import HybridOptions, SearchMode
-from groundkit.shards.gather import LocalShards, sharded_search
+from groundkit.retrieval.rerank import Reranker
+from groundkit.shards.gather import LocalShards
 from groundkit.shards.manifest import ShardManifest, load_manifest
 from groundkit.shards.routing import shard_of
+from groundkit.shards.search import ShardedSearch
 from groundkit.shards.shard import ShardSearcher
-from groundkit.shards.stats import ShardStatistics
+from groundkit.store.base import CollectionReader
 
 __all__ = ["ShardedRetriever"]
 
 
-class ShardedRetriever:
+class ShardedRetriever(ShardedSearch):
     """Every shard of a sharded collection opened here; ``search`` scatters and gathers."""
 
     def __init__(
@@ -32,12 +31,10 @@ class ShardedRetriever:
         *,
         bm25: BM25Params | None = None,
         embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
         vector_store: str | None = None,
         accelerator: Accelerator = "auto",
     ) -> None:
-        self.manifest = manifest
-        self.bm25 = bm25 or BM25Params()
-        self.analyzer: Analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
         self._searchers: list[ShardSearcher] = []
         try:
             for shard in range(len(manifest.shards)):
@@ -46,7 +43,7 @@ class ShardedRetriever:
                         index_dir,
                         manifest,
                         shard,
-                        bm25=self.bm25,
+                        bm25=bm25,
                         embedder=embedder,
                         vector_store=vector_store,
                         accelerator=accelerator,
@@ -55,7 +52,12 @@ class ShardedRetriever:
         except BaseException:
             self.close()
             raise
-        self._shards = LocalShards(self._searchers)
+        super().__init__(
+            manifest,
+            LocalShards(self._searchers, reference=manifest.reference_shard),
+            bm25=bm25,
+            reranker=reranker,
+        )
 
     @classmethod
     def open(
@@ -72,32 +74,10 @@ class ShardedRetriever:
     def accelerator(self) -> str:
         return self._searchers[0].accelerator if self._searchers else "python"
 
-    def search(
-        self,
-        query: str,
-        top_k: int | None = None,
-        mode: SearchMode = "bm25",
-        *,
-        score_threshold: float | None = None,
-        hybrid: HybridOptions | None = None,
-    ) -> SearchResponse:
-        """As ``Retriever.search`` (without filters or rerank): the ``top_k`` best passages."""
-        floor = None
-        if mode != "bm25" and self._searchers:  # dense abstains under it too (adr/0024)
-            floor = self._searchers[0].dense.require(mode).similarity_floor
-        return sharded_search(
-            self._shards,
-            self.analyzer,
-            query,
-            top_k,
-            mode,
-            expected=ShardStatistics(self.manifest.chunk_count, self.manifest.total_length),
-            generation=self.manifest.generation,
-            bm25=self.bm25,
-            similarity_floor=floor,
-            score_threshold=score_threshold,
-            hybrid=hybrid,
-        )
+    @property
+    def readers(self) -> tuple[CollectionReader, ...]:
+        """Each shard's snapshot, in shard order."""
+        return tuple(searcher.reader for searcher in self._searchers)
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read the result's source and compare (its shard is found by the routing)."""

@@ -157,7 +157,8 @@ def seal_shards(index_dir: str | Path, collection: str, shards: int) -> ShardMan
                 analyzer = dict(reader.analyzer_identity)
                 analyzers.add(repr(sorted(analyzer.items())))
             embedding = reader.embedding_identity
-            embeddings.add(None if embedding is None else embedding.to_json())
+            if reader.chunk_count:  # a shard the routing left empty has embedded nothing
+                embeddings.add(None if embedding is None else embedding.to_json())
     if len(analyzers) > 1 or len(embeddings) > 1:
         raise ShardUnavailableError(
             f"the shards of {collection!r} were built with different analyzers or embedders; "

@@ -66,6 +66,12 @@ class ShardManifest:
     def total_length(self) -> int:
         return sum(shard.total_length for shard in self.shards)
 
+    @property
+    def reference_shard(self) -> int:
+        """The first shard holding chunks: it answers for all (default mode, similarity floor),
+        since a shard the routing left empty has no dense side."""
+        return next((n for n, shard in enumerate(self.shards) if shard.chunk_count), 0)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": FORMAT,

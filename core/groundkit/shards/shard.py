@@ -24,7 +24,9 @@ from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator, BM25Index
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.dense import DenseLeg
+from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.join import join_results
+from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.shards.manifest import ShardManifest, shard_name, shards_dir
 from groundkit.shards.merge import ShardHit
 from groundkit.shards.stats import ShardStatistics, collection_stats, map_statistics
@@ -70,6 +72,7 @@ class ShardSearcher:
         stats = collection_stats(manifest.chunk_count, manifest.total_length, self._global_df)
         self._lexical = BM25Index(reader, bm25, accelerator=accelerator, stats=stats)
         self._tie_keys = CachedTieKeys.of(reader)
+        self._filters = FilterCache(reader)
 
     @classmethod
     def open(
@@ -107,6 +110,26 @@ class ShardSearcher:
     def dense(self) -> DenseLeg:
         return self._dense
 
+    @property
+    def reader(self) -> CollectionReader:
+        return self._reader
+
+    @property
+    def default_mode(self) -> SearchMode:
+        """As one collection's (``DenseLeg.default_mode``): every shard shares the embedding."""
+        return self._dense.default_mode
+
+    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        """The similarity floor of a dense or hybrid search and its source (adr/0024)."""
+        return self._dense.floor(mode, given)
+
+    def admitted(self, where: SearchFilter) -> int:
+        """How many of this shard's chunks ``where`` admits."""
+        return len(self._filters.allowed(where))
+
+    def _allowed(self, where: SearchFilter | None) -> frozenset[int] | None:
+        return None if where is None else self._filters.allowed(where)
+
     def _global_df(self, term: str) -> int:
         found = self._df.get(term)
         if found is None:  # the gather sends every query term's df before scoring
@@ -131,10 +154,11 @@ class ShardSearcher:
         df: Mapping[str, int],
         *,
         score_threshold: float | None = None,
+        where: SearchFilter | None = None,
     ) -> tuple[list[ShardHit], str]:
         """This shard's ``k`` best chunks for analyzed ``terms``, scored with the collection's
         document frequencies ``df`` (the reduce of every shard's ``statistics``), and the
-        scoring path that found them."""
+        scoring path that found them; ``where`` admits chunks here, before the merge."""
         for term, count in df.items():
             if self._df.setdefault(term, count) != count:
                 raise ShardUnavailableError(
@@ -143,18 +167,39 @@ class ShardSearcher:
                     subject=self.location,
                 )
         try:
-            hits = self._lexical.top_k(terms, k, self._tie_keys, score_threshold=score_threshold)
+            hits = self._lexical.top_k(
+                terms,
+                k,
+                self._tie_keys,
+                score_threshold=score_threshold,
+                allowed=self._allowed(where),
+            )
             return self._with_ties(hits.pairs()), hits.path
         except KeyError as exc:
             raise self._missing(int(exc.args[0])) from None
 
     def dense_hits(
-        self, query: str, mode: str, k: int, *, min_score: float | None
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        *,
+        min_score: float | None,
+        where: SearchFilter | None = None,
     ) -> list[ShardHit]:
         """This shard's ``k`` chunks most similar to ``query`` (similarity needs no
         collection statistics, so each shard's list is already final)."""
+        if self._dense.manifest is None and not self._reader.chunk_count:
+            return []  # a shard the routing left empty: nothing embedded, nothing similar
         try:
-            found = self._dense.search(query, mode, k, min_score=min_score, tie_keys=self._tie_keys)
+            found = self._dense.search(
+                query,
+                mode,
+                k,
+                min_score=min_score,
+                tie_keys=self._tie_keys,
+                allowed=self._allowed(where),
+            )
             return self._with_ties(found)
         except KeyError as exc:
             raise self._missing(int(exc.args[0])) from None

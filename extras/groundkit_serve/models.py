@@ -236,6 +236,7 @@ class CollectionInfo(BaseModel):
     generation: int | None = None
     documents: int | None = None
     chunks: int | None = None
+    shards: int | None = Field(default=None, description="a sharded collection's shard count")
     embedding: str | None = Field(default=None, description="the embedding model, None if lexical")
     error: str | None = Field(default=None, description="why the collection cannot be served")
 

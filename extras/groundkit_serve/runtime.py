@@ -5,6 +5,10 @@ leases it, uses it under its lock, and gives it back; one request's results ther
 from one generation. When a probe finds a newer generation, one background thread builds the
 new snapshot (single-flight) while requests keep being answered from the old, complete one; the
 old one is closed when its last lease ends. An LRU cap bounds how many stay open. See adr/0020.
+
+A sharded collection (a folder with ``shards.json``, adr/0028) is served the same way: its
+snapshot is a ``ShardedRetriever`` over every shard, its generation the manifest's, and a
+missing or out-of-step shard makes the request fail closed (``ShardUnavailableError``).
 """
 
 from __future__ import annotations
@@ -18,17 +22,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from groundkit import ConfigurationError, GroundkitError, Reranker, Retriever
-from groundkit.extend import collection_file, open_reader
+from groundkit.errors import ShardUnavailableError
+from groundkit.extend import CollectionReader, collection_file, open_reader
+from groundkit.shards import ShardedRetriever, load_manifest, shard_name
+from groundkit.shards.manifest import MANIFEST_FILE, shards_dir
 from groundkit_serve.settings import ServeSettings
 
-__all__ = ["Lease", "Runtime"]
+__all__ = ["Lease", "Runtime", "Snapshot"]
+
+Snapshot = Retriever | ShardedRetriever
+"""What a lease holds: one collection's retriever, or a sharded collection's."""
 
 log = logging.getLogger("groundkit.serve")
 
 
 @dataclass(eq=False)
 class _Entry:
-    retriever: Retriever
+    retriever: Snapshot
     generation: int
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
@@ -40,8 +50,14 @@ class Lease:
     """A snapshot of one collection, held for one request."""
 
     collection: str
-    retriever: Retriever
+    retriever: Snapshot
     generation: int
+
+    @property
+    def readers(self) -> tuple[CollectionReader, ...]:
+        """The snapshot's stores: the collection's, or each shard's in shard order."""
+        found = self.retriever
+        return found.readers if isinstance(found, ShardedRetriever) else (found.reader,)
 
 
 class Runtime:
@@ -70,11 +86,32 @@ class Runtime:
         if not root.is_dir():
             return []
         file_name = collection_file(root, self.settings.collection).name
-        return sorted(p.parent.name for p in root.glob(f"*/{file_name}") if p.is_file())
+        found = {p.parent.name for p in root.glob(f"*/{file_name}") if p.is_file()}
+        found |= {p.parent.name for p in root.glob(f"*/{MANIFEST_FILE}") if p.is_file()}
+        return sorted(found)
+
+    def sharded(self, collection: str) -> bool:
+        """Whether ``collection`` is a sharded collection (its folder holds ``shards.json``)."""
+        return (shards_dir(self.settings.index_dir, collection) / MANIFEST_FILE).is_file()
 
     def probe(self, collection: str) -> int:
-        """The collection's committed generation now (raises if missing or unreadable)."""
-        with open_reader(self.settings.index_dir, collection) as reader:
+        """The collection's committed generation now (raises if missing or unreadable; for a
+        sharded one, also when a shard's file is gone)."""
+        index_dir = self.settings.index_dir
+        if self.sharded(collection):
+            manifest = load_manifest(index_dir, collection)
+            folder = shards_dir(index_dir, collection)
+            for shard in range(len(manifest.shards)):
+                path = collection_file(folder, shard_name(shard))
+                if not path.is_file():
+                    raise ShardUnavailableError(
+                        f"shard {shard_name(shard)} of sharded collection {collection!r} is "
+                        f"missing ({path}); a sharded search never answers from the other "
+                        "shards alone: restore it or rebuild with `groundkit shard build`",
+                        subject=str(path),
+                    )
+            return manifest.generation
+        with open_reader(index_dir, collection) as reader:
             return reader.generation
 
     @contextmanager
@@ -115,7 +152,13 @@ class Runtime:
             return entry
 
     def _open(self, name: str) -> _Entry:
-        retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
+        retriever: Snapshot
+        if self.sharded(name):
+            retriever = ShardedRetriever.open(
+                self.settings.index_dir, name, reranker=self._reranker
+            )
+        else:
+            retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
         return _Entry(retriever, retriever.generation)
 
     def _refresh(self, name: str) -> None:

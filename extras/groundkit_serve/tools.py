@@ -30,11 +30,13 @@ from groundkit import (
     __version__,
 )
 from groundkit.extend import (
+    CollectionReader,
     citation_for,
     collection_status,
     verify_document_citation,
     verify_reader,
 )
+from groundkit.shards import load_manifest
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
 from groundkit_serve.errors import ServiceError, from_library
@@ -77,6 +79,20 @@ def _trace_reply(span: Span, reply: BaseModel) -> None:
     )
     if isinstance(reply, SearchReply):
         telemetry.stage_spans(reply.metadata.get("timings_ms", {}))
+
+
+def _summed(audits: list[CollectionVerification]) -> CollectionVerification:
+    """The shards' whole-collection checks as one (a single collection's is itself)."""
+    if len(audits) == 1:
+        return audits[0]
+    return CollectionVerification(
+        checked=sum(a.checked for a in audits),
+        verified=sum(a.verified for a in audits),
+        drifted=sum(a.drifted for a in audits),
+        unresolvable=sum(a.unresolvable for a in audits),
+        integrity_problems=tuple(p for a in audits for p in a.integrity_problems),
+        failures=tuple(f for a in audits for f in a.failures),
+    )
 
 
 def _audit(checks: list[Verification]) -> CollectionVerification:
@@ -277,10 +293,11 @@ class Registry:
             metadata=payload["metadata"],
         )
 
-    def _chunk(self, lease: Lease, chunk_id: str) -> tuple[Chunk, Document]:
-        reader = lease.retriever.reader
-        chunk = reader.chunk_by_id(chunk_id)
-        if chunk is None:
+    def _chunk(self, lease: Lease, chunk_id: str) -> tuple[Chunk, Document, CollectionReader]:
+        """The chunk, its document and the store (a shard's, when sharded) that holds them."""
+        found = ((r.chunk_by_id(chunk_id), r) for r in lease.readers)
+        chunk, reader = next(((c, r) for c, r in found if c is not None), (None, None))
+        if chunk is None or reader is None:
             raise ServiceError(
                 404,
                 "not_found",
@@ -298,13 +315,13 @@ class Registry:
                 "run `groundkit verify` and re-ingest",
                 chunk_id,
             )
-        return chunk, document
+        return chunk, document, reader
 
     def fetch_chunk(self, request: FetchChunkRequest) -> FetchedChunk:
         with self.runtime.lease(request.collection) as lease:
-            chunk, document = self._chunk(lease, request.chunk_id)
+            chunk, document, reader = self._chunk(lease, request.chunk_id)
         citation = citation_for(chunk, document)
-        check = verify_document_citation(citation, document, lease.retriever.reader.location)
+        check = verify_document_citation(citation, document, reader.location)
         return FetchedChunk(
             collection=lease.collection,
             generation=lease.generation,
@@ -329,14 +346,14 @@ class Registry:
             raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
         with self.runtime.lease(request.collection) as lease:
             if request.chunk_id is not None:
-                chunk, document = self._chunk(lease, request.chunk_id)
-                location = lease.retriever.reader.location
+                chunk, document, reader = self._chunk(lease, request.chunk_id)
+                location = reader.location
                 check = verify_document_citation(citation_for(chunk, document), document, location)
                 audit = _audit([check])
             elif request.citation is not None:
                 audit = _audit([self._verify_citation(lease, request)])
-            else:  # the library's whole-collection check, on this request's snapshot
-                audit = verify_reader(lease.retriever.reader)
+            else:  # the library's whole-collection check, on this request's snapshot (shards)
+                audit = _summed([verify_reader(reader) for reader in lease.readers])
         return VerifyReply(
             collection=lease.collection,
             generation=lease.generation,
@@ -362,12 +379,16 @@ class Registry:
         """A client's citation, checked only against a document of this collection."""
         cited = request.citation
         assert cited is not None
-        reader = lease.retriever.reader
-        if cited.document_id is not None:
-            found = reader.documents([cited.document_id]).get(cited.document_id)
-            candidates = [] if found is None or found.source != cited.source else [found]
-        else:
-            candidates = [d for d in reader.iter_documents() if d.source == cited.source]
+        candidates: list[tuple[Document, CollectionReader]] = []
+        for reader in lease.readers:  # a sharded collection: every shard's
+            if cited.document_id is not None:
+                found = reader.documents([cited.document_id]).get(cited.document_id)
+                if found is not None and found.source == cited.source:
+                    candidates.append((found, reader))
+            else:
+                candidates += [
+                    (d, reader) for d in reader.iter_documents() if d.source == cited.source
+                ]
         if not candidates:
             raise ServiceError(
                 404,
@@ -385,7 +406,7 @@ class Registry:
                 f"{cited.source!r} (different roots); pass the result's document_id",
                 cited.source,
             )
-        document = candidates[0]
+        document, reader = candidates[0]
         citation = Citation(  # lines are for people only; verification compares the span
             source=document.source,
             source_class=document.source_class,
@@ -401,6 +422,9 @@ class Registry:
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []
         for name in self.runtime.collections():
+            if self.runtime.sharded(name):
+                infos.append(self._sharded_info(name))
+                continue
             try:
                 status = collection_status(self.settings.index_dir, name)
             except GroundkitError as exc:
@@ -421,6 +445,23 @@ class Registry:
             index_dir=str(self.settings.index_dir),
             default_collection=self.settings.collection,
             collections=infos,
+        )
+
+    def _sharded_info(self, name: str) -> CollectionInfo:
+        """A sharded collection as its manifest describes it (adr/0028)."""
+        try:
+            self.runtime.probe(name)  # a missing shard shows here, as an unservable collection
+            manifest = load_manifest(self.settings.index_dir, name)
+        except GroundkitError as exc:
+            return CollectionInfo(name=name, ok=False, error=exc.message)
+        embedding = None if manifest.embedding is None else json.loads(manifest.embedding)
+        return CollectionInfo(
+            name=name,
+            ok=True,
+            generation=manifest.generation,
+            chunks=manifest.chunk_count,
+            shards=len(manifest.shards),
+            embedding=None if not embedding else str(embedding.get("model")),
         )
 
     def status(self, _: NoArguments | None = None) -> ServiceStatus:

@@ -4,6 +4,7 @@ the answers are one collection's, bit for bit; a missing shard fails closed (iss
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,27 @@ import pytest
 
 import groundkit
 from groundkit.errors import ShardUnavailableError
+from groundkit.retrieval.request import SearchFilter
+from groundkit.retrieval.rerank import LogitReranker
 from groundkit.shards import ShardedRetriever, load_manifest
 
 pytestmark = pytest.mark.subprocess
 
 WORDS = ["leak", "pump", "valve", "meter", "water", "main", "zone", "flow", "rate", "boil"]
 QUERIES = ["leak water", "pump pump valve", "zone 3 main", "boil notice", "absent words"]
+
+
+FILTERS = [
+    SearchFilter(source_prefix="part1/"),
+    SearchFilter(source_prefix="part2/doc01"),
+    SearchFilter(source_prefix="nowhere/"),
+]
+
+
+def _logits(query: str, passages: Sequence[str]) -> list[float]:
+    """A deterministic cross-encoder stand-in: shared words, then shorter passages first."""
+    asked = set(query.split())
+    return [len(asked & set(p.split())) - len(p) / 1000.0 for p in passages]
 
 
 def _answer(response: groundkit.SearchResponse) -> list[tuple[str, str]]:
@@ -89,12 +105,19 @@ def test_ray_serve_scatter_gather_is_bit_identical_and_fails_closed(built: Path)
     from groundkit_ray import serve_sharded
     from ray import serve
 
-    tool = serve_sharded("many", index_dir=built, name="many", timeout_s=20)
-    with groundkit.Retriever.open(built, "one") as one:
+    reranker = LogitReranker(_logits)
+    tool = serve_sharded("many", index_dir=built, name="many", timeout_s=20, reranker=reranker)
+    with groundkit.Retriever.open(built, "one", reranker=reranker) as one:
         for query in QUERIES:
             for mode in ("bm25", "hybrid"):
                 got = tool(query, 10, mode)
                 assert _answer(got) == _answer(one.search(query, 10, mode))
+            for where in FILTERS:  # filtered in every replica, reranked after the merge
+                for rerank in (False, True):
+                    got = tool(query, 6, "hybrid", where=where, rerank=rerank)
+                    want = one.search(query, 6, "hybrid", where=where, rerank=rerank)
+                    assert _answer(got) == _answer(want)
+                    assert got.metadata["filter"] == want.metadata["filter"]
         burst = [tool(QUERIES[n % len(QUERIES)], 5) for n in range(40)]  # a bounded load run
         assert all(_answer(r) == _answer(one.search(r.query, 5)) for r in burst)
     serve.delete("many-shard-0001")

@@ -1,7 +1,7 @@
 """Serving a sharded collection on Ray Serve: one deployment per shard, scatter-gather here.
 
 Each shard is a Serve deployment (``replicas`` copies) holding a ``ShardSearcher``; the
-gather (``groundkit.shards.sharded_search``) sends each step to every shard at once and waits
+search (``groundkit.shards.ShardedSearch``) sends each step to every shard at once and waits
 for all of them, so the answer is the single collection's, bit for bit. A shard that does not
 answer in time, or fails, makes the search fail closed (``ShardUnavailableError``): never a
 shorter list. ``ShardedSearchTool`` is ``groundkit.shards.ShardedSearch`` over these

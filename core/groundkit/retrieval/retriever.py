@@ -35,23 +35,18 @@ from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.join import join_results, with_highlights
+from groundkit.retrieval.plan import plan_search
 from groundkit.retrieval.request import (
     MODES,
     HybridOptions,
     RerankOptions,
     SearchFilter,
     SearchMode,
-    hybrid_options,
-    leg_depth_for,
-    rerank_options,
-    validate_request,
 )
-from groundkit.retrieval.rerank import Reranker, checked_rerank, rerank_candidates
+from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.store.base import CollectionReader
 
 __all__ = ["MODES", "Retriever"]
-
-_STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
 
 
 class Retriever:
@@ -177,25 +172,34 @@ class Retriever:
         its text (``highlight=False`` skips that work, for evaluations that only rank).
         """
         started = time.perf_counter()
-        asked = mode is not None
-        mode = self.default_mode if mode is None else mode
-        k = validate_request(query, top_k, mode, score_threshold)
-        options = hybrid_options(mode, hybrid, rrf_k, depth, weights, min_similarity)
-        reranking = rerank_options(rerank, rerank_depth)
-        want = rerank_candidates(self.reranker, reranking, k)
-        leg_depth = want if options is None else leg_depth_for(options.depth, want)
+        plan = plan_search(
+            query,
+            top_k,
+            mode,
+            default_mode=self.default_mode,
+            reranker=self.reranker,
+            score_threshold=score_threshold,
+            hybrid=hybrid,
+            rerank=rerank,
+            rrf_k=rrf_k,
+            depth=depth,
+            weights=weights,
+            min_similarity=min_similarity,
+            rerank_depth=rerank_depth,
+        )
+        mode, k, options, want, leg_depth = (
+            plan.mode,
+            plan.k,
+            plan.options,
+            plan.want,
+            plan.leg_depth,
+        )
         floor, floor_source = -math.inf, None
         if mode != "bm25":
             self._dense.require(mode)
-            given = options.min_similarity if options is not None else min_similarity
-            floor, floor_source = self._dense.floor(mode, given)
-        trace = SearchTrace(
-            stage=_STAGES[mode],
-            mode=mode,
-            generation=self._reader.generation,
-            mode_source="search" if asked else "collection",
-            mode_note=None if asked else self._default_note(),
-        )
+            floor, floor_source = self._dense.floor(mode, plan.min_similarity)
+        trace = plan.trace(self._reader.generation)
+        trace.mode_note = None if plan.asked else self._default_note()
         allowed = None
         if where is not None:
             allowed = self._filters.allowed(where)
@@ -238,7 +242,7 @@ class Retriever:
             trace.floor_source = floor_source
         results = self._join(ranked)
         mark = _lap(trace.timings_ms, "join", mark)
-        if reranking is not None:
+        if plan.reranking is not None:
             assert self.reranker is not None  # rerank_candidates refused the search otherwise
             results = checked_rerank(self.reranker, query, results, k)
             trace.stage = "rerank"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from groundkit.shards.api import ShardedRetriever
 from groundkit.shards.build import ShardedIngestReport, ingest_shard, ingest_sharded, seal_shards
-from groundkit.shards.gather import LocalShards, ShardGroup, sharded_search
+from groundkit.shards.gather import LocalShards, ShardGroup
 from groundkit.shards.manifest import ShardManifest, ShardRecord, load_manifest, shard_name
 from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of, shard_selector
@@ -39,5 +39,4 @@ __all__ = [
     "shard_name",
     "shard_of",
     "shard_selector",
-    "sharded_search",
 ]

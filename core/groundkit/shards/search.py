@@ -2,20 +2,36 @@
 
 ``ShardedRetriever`` (shards opened in this process) and ``groundkit_ray``'s tool (shards on
 Ray Serve replicas) are both this class over their own ``ShardGroup``; neither has a search
-of its own.
+of its own. The search reduces the query terms' statistics, has every shard score with them
+(filtered there, before the merge), merges by (score, tie key), joins only the kept hits to
+their records, and reranks the merged candidates once: BM25 hits are bit-identical to one
+collection's; dense similarities need no statistics; hybrid fuses the two merged lists as
+one collection would.
 """
 
 from __future__ import annotations
 
+import math
+import time
+
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import BM25Params
 from groundkit.contracts import SearchResponse
+from groundkit.errors import ShardUnavailableError
 from groundkit.identities import bind_analyzer
-from groundkit.retrieval.request import HybridOptions, RerankOptions, SearchFilter, SearchMode
-from groundkit.retrieval.rerank import Reranker
-from groundkit.shards.gather import ShardGroup, sharded_search
+from groundkit.retrieval.join import with_highlights
+from groundkit.retrieval.plan import plan_search
+from groundkit.retrieval.request import (
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+)
+from groundkit.retrieval.rerank import Reranker, checked_rerank
+from groundkit.shards.gather import ShardGroup, all_answered, fuse_hits, join_hits
 from groundkit.shards.manifest import ShardManifest
-from groundkit.shards.stats import ShardStatistics
+from groundkit.shards.merge import ShardHit, merge_hits
+from groundkit.shards.stats import reduce_statistics
 
 __all__ = ["ShardedSearch"]
 
@@ -64,25 +80,98 @@ class ShardedSearch:
         highlight: bool = True,
     ) -> SearchResponse:
         """As ``Retriever.search``: ``where`` filters in every shard before the merge, the
-        reranker (``reranker=``) re-scores the merged candidates once."""
-        return sharded_search(
-            self.shards,
-            self.analyzer,
+        reranker (``reranker=``) re-scores the merged candidates once. A shard that is
+        missing, out of step or silent fails the search (``ShardUnavailableError``)."""
+        shards = self.shards
+        started = time.perf_counter()
+        plan = plan_search(
             query,
             top_k,
             mode,
-            expected=ShardStatistics(self.manifest.chunk_count, self.manifest.total_length),
-            generation=self.manifest.generation,
-            bm25=self.bm25,
+            default_mode=shards.default_mode if mode is None else mode,
             reranker=self.reranker,
             score_threshold=score_threshold,
             hybrid=hybrid,
             rerank=rerank,
-            where=where,
             rrf_k=rrf_k,
             depth=depth,
             weights=weights,
             min_similarity=min_similarity,
             rerank_depth=rerank_depth,
-            highlight=highlight,
+        )
+        mode, k, options, want, leg_depth = (
+            plan.mode,
+            plan.k,
+            plan.options,
+            plan.want,
+            plan.leg_depth,
+        )
+        floor, floor_source = -math.inf, None
+        if mode != "bm25":  # dense abstains under the floor (adr/0024)
+            floor, floor_source = shards.floor(mode, plan.min_similarity)
+        params = self.bm25
+        trace = plan.trace(self.manifest.generation)
+        if where is not None:
+            trace.filter = {
+                **where.to_dict(),
+                "chunks": sum(all_answered(shards, shards.admitted(where))),
+            }
+        terms = self.analyzer.terms(query)
+        lexical: list[ShardHit] = []
+        if mode != "dense":
+            reduced = reduce_statistics(all_answered(shards, shards.statistics(terms)))
+            expected = (self.manifest.chunk_count, self.manifest.total_length)
+            if (reduced.chunk_count, reduced.total_length) != expected:
+                raise ShardUnavailableError(
+                    f"the shards hold {reduced.chunk_count} chunks of total length "
+                    f"{reduced.total_length}, the manifest {expected[0]} and {expected[1]}: a "
+                    "shard is missing or out of step; refusing to answer"
+                )
+            threshold = score_threshold if mode == "bm25" else None
+            answers = all_answered(
+                shards, shards.lexical(terms, leg_depth, reduced.df, threshold, where)
+            )
+            lexical = merge_hits([hits for hits, _ in answers], leg_depth)
+            trace.query_terms = len(terms)
+            trace.path = "sharded:" + ",".join(sorted({path for _, path in answers}))
+            trace.bm25 = {"k1": params.k1, "b": params.b}
+        ranked: list[tuple[ShardHit, float]]
+        if mode == "bm25":
+            ranked = [(hit, hit.score) for hit in lexical]
+        elif mode == "dense":
+            lowest = floor if score_threshold is None else max(floor, score_threshold)
+            dense = all_answered(shards, shards.dense(query, mode, want, lowest, where))
+            ranked = [(hit, hit.score) for hit in merge_hits(dense, want)]
+            trace.abstained = not ranked
+        else:
+            assert options is not None
+            per_shard = all_answered(shards, shards.dense(query, mode, leg_depth, floor, where))
+            dense_hits = merge_hits(per_shard, leg_depth)
+            trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
+            trace.dense_best = dense_hits[0].score if dense_hits else None
+            trace.fusion = {
+                "rrf_k": options.rrf_k,
+                "depth": leg_depth,
+                "weights": list(options.weights),
+            }
+            trace.abstained = not lexical and not dense_hits
+            ranked = [] if trace.abstained else fuse_hits(lexical, dense_hits, options)
+            cut = -math.inf if score_threshold is None else score_threshold
+            ranked = [(hit, score) for hit, score in ranked if score >= cut][:want]
+        if mode != "bm25":
+            trace.min_similarity = floor
+            trace.floor_source = floor_source
+        trace.timings_ms["shards"] = round((time.perf_counter() - started) * 1000, 3)
+        results = join_hits(shards, ranked)
+        if plan.reranking is not None:
+            assert self.reranker is not None  # rerank_candidates refused the search otherwise
+            results = checked_rerank(self.reranker, query, results, k)
+            trace.stage = "rerank"
+            trace.rerank_depth = want
+        if highlight and terms:
+            results = with_highlights(self.analyzer, terms, results)
+        trace.score_threshold = score_threshold
+        trace.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+        return SearchResponse(
+            query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
         )

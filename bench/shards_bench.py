@@ -8,7 +8,8 @@
 For each corpus (bench/synthetic.py's Zipfian Markdown files, or SciFact written one file per
 document) it builds one collection and a sharded one (in this process, one shard after another;
 with ``--ray``, also on a local Ray instance with 1 and 2 build actors), then asks every query
-of both (k = 10, BM25) and counts answers that differ in chunk ids or score bits (must be 0).
+of both (k = 10, BM25; unfiltered, and filtered to one source prefix) and counts answers that
+differ in chunk ids or score bits (must be 0).
 Query times are the mean of a warm pass. Peak memory: a fresh subprocess opens one snapshot
 (the single collection, or one shard with the global statistics), answers every query, and
 reports its peak RSS.
@@ -27,11 +28,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import groundkit
+from groundkit import SearchFilter
 from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
 from groundkit.shards.gather import LocalShards
 from groundkit.shards.stats import reduce_statistics
 
 K = 10
+FILTER_PREFIX = {"synthetic": "001/", "scifact": "1"}
+"""A source prefix per corpus for the filtered identity count (filtered in every shard)."""
 
 
 def _answer(response: groundkit.SearchResponse) -> list[tuple[str, str]]:
@@ -130,6 +134,13 @@ def run(
     ):
         differ = sum(_answer(one.search(q, K)) != _answer(many.search(q, K)) for q in queries)
         out["answers_differing"] = differ
+        where = SearchFilter(source_prefix=FILTER_PREFIX.get(corpus.name.split("-")[0], ""))
+        out["filtered_answers_differing"] = sum(
+            _answer(one.search(q, K, "bm25", where=where))
+            != _answer(many.search(q, K, "bm25", where=where))
+            for q in queries
+        )
+        out["filter"] = where.to_dict()
         for name, searcher in (("one", one), ("sharded", many)):
             started = time.perf_counter()
             for q in queries:

@@ -28,6 +28,7 @@ __all__ = [
     "FetchChunkRequest",
     "FetchedChunk",
     "NoArguments",
+    "SearchFields",
     "SearchHit",
     "SearchReply",
     "SearchRequest",
@@ -51,15 +52,10 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class SearchRequest(_Request):
-    """A search over one collection (the server's default when ``collection`` is omitted)."""
+class SearchFields(_Request):
+    """What a search asks, whichever collection answers it: the library's search arguments."""
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="words to search for")
-    collection: str | None = Field(
-        default=None,
-        pattern=COLLECTION_PATTERN,
-        description="collection name (default: the server's)",
-    )
     mode: Mode | None = Field(
         default=None,
         description="bm25 (lexical), dense, or hybrid (both, fused); default: the collection's "
@@ -107,6 +103,17 @@ class SearchRequest(_Request):
         description="only chunks whose metadata has each KEY equal to VALUE (or, for a list "
         "such as heading_path, containing it)",
     )
+
+
+class SearchRequest(SearchFields):
+    """A search over one collection (the server's default when ``collection`` is omitted),
+    sharded or not."""
+
+    collection: str | None = Field(
+        default=None,
+        pattern=COLLECTION_PATTERN,
+        description="collection name (default: the server's)",
+    )
     verify: bool = Field(
         default=False, description="re-read each result's source and add a fresh verdict"
     )
@@ -117,17 +124,9 @@ class VerificationOut(BaseModel):
     reason: str
 
 
-class ShardedSearchRequest(_Request):
-    """A search over the server's sharded collection: the ranking and scores one collection
-    over the same corpus would give (adr/0028)."""
-
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="words to search for")
-    mode: Mode = Field(default="bm25", description="bm25 (lexical), dense, or hybrid (both, fused)")
-    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K_SERVED, description="how many results")
-    score_threshold: float | None = Field(
-        default=None,
-        description="drop results scoring below this (BM25 score, similarity, fused score)",
-    )
+class ShardedSearchRequest(SearchFields):
+    """A search over the sharded collection behind ``search_sharded`` (a Ray Serve one, say):
+    the ranking and scores one collection over the same corpus would give (adr/0028)."""
 
 
 class SearchHit(BaseModel):

@@ -25,7 +25,6 @@ from groundkit import (
     CollectionVerification,
     Document,
     GroundkitError,
-    SearchFilter,
     Verification,
     __version__,
 )
@@ -46,16 +45,15 @@ from groundkit_serve.models import (
     FetchChunkRequest,
     FetchedChunk,
     NoArguments,
-    SearchHit,
     SearchReply,
     SearchRequest,
     ServiceStatus,
-    VerificationOut,
     VerifyFailure,
     VerifyReply,
     VerifyRequest,
 )
 from groundkit_serve.runtime import Lease, Runtime
+from groundkit_serve.searching import search_arguments, search_reply, verification_out
 from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
 
@@ -63,10 +61,6 @@ __all__ = ["Registry"]
 
 log = logging.getLogger("groundkit.serve")
 MAX_FAILURES_SHOWN = 100
-
-
-def _verification(check: Verification) -> VerificationOut:
-    return VerificationOut(verdict=check.verdict, reason=check.reason)
 
 
 def _trace_reply(span: Span, reply: BaseModel) -> None:
@@ -236,44 +230,12 @@ class Registry:
     # --- the tools -----------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchReply:
-        if request.top_k > self.settings.max_top_k:
-            raise ServiceError(
-                400,
-                "invalid",
-                f"top_k {request.top_k} is over this server's limit of "
-                f"{self.settings.max_top_k}; ask for fewer",
-                "top_k",
-            )
+        arguments = search_arguments(request, self.settings.max_top_k)
         if request.rerank:
             self.runtime.reranker_required()
-        weights = None  # hybrid settings go to the library as given: it refuses them elsewhere
-        if request.lexical_weight is not None or request.dense_weight is not None:
-            weights = (
-                1.0 if request.lexical_weight is None else request.lexical_weight,
-                1.0 if request.dense_weight is None else request.dense_weight,
-            )
-        where = None
-        if request.source_prefix is not None or request.where:
-            where = SearchFilter(source_prefix=request.source_prefix, metadata=request.where or {})
         with self.runtime.lease(request.collection) as lease:
-            response = lease.retriever.search(
-                request.query,
-                top_k=request.top_k,
-                mode=request.mode,
-                score_threshold=request.score_threshold,
-                rerank=request.rerank,
-                rerank_depth=request.rerank_depth,
-                where=where,
-                rrf_k=request.rrf_k,
-                depth=request.depth,
-                weights=weights,
-                min_similarity=request.min_similarity,
-            )
+            response = lease.retriever.search(request.query, **arguments)
             checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
-        payload = response.to_dict()
-        hits = [SearchHit(**item) for item in payload["results"]]
-        for hit, check in zip(hits, checks, strict=False):
-            hit.verification = _verification(check)
         log.info(
             "search",
             extra={
@@ -281,17 +243,10 @@ class Registry:
                 "generation": lease.generation,
                 "mode": response.metadata.get("mode"),
                 "top_k": request.top_k,
-                "results": len(hits),
+                "results": len(response.results),
             },
         )
-        return SearchReply(
-            query=response.query,
-            collection=lease.collection,
-            generation=lease.generation,
-            results=hits,
-            total_results=len(hits),
-            metadata=payload["metadata"],
-        )
+        return search_reply(response, lease.collection, lease.generation, checks)
 
     def _chunk(self, lease: Lease, chunk_id: str) -> tuple[Chunk, Document, CollectionReader]:
         """The chunk, its document and the store (a shard's, when sharded) that holds them."""
@@ -338,7 +293,7 @@ class Registry:
             end_page=citation.end_page,
             extractor=None if document.extractor is None else json.loads(document.extractor),
             metadata={**chunk.metadata, "chunk_index": chunk.chunk_index},
-            verification=_verification(check),
+            verification=verification_out(check),
         )
 
     def verify(self, request: VerifyRequest) -> VerifyReply:

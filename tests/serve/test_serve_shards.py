@@ -49,6 +49,12 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
                 assert [(r["chunk_id"], r["score"]) for r in reply["results"]] == [
                     (r.chunk_id, r.score) for r in want.results
                 ]
+            filtered = ShardedSearchRequest(query="bill", top_k=4, source_prefix="billing/")
+            reply = anyio.run(call, filtered)
+            want = one.search("bill", 4, where=groundkit.SearchFilter(source_prefix="billing/"))
+            assert reply["results"] and [r["chunk_id"] for r in reply["results"]] == [
+                r.chunk_id for r in want.results
+            ]
             with pytest.raises(ServiceError, match="limit"):
                 anyio.run(call, ShardedSearchRequest(query="leak", top_k=90))
         finally:

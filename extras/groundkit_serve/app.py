@@ -18,6 +18,7 @@ from groundkit_serve.rest import rest_routes
 from groundkit_serve.runtime import Runtime
 from groundkit_serve.security import Guard
 from groundkit_serve.settings import ServeSettings
+from groundkit_serve.sharded import ShardedSearch
 from groundkit_serve.tools import Registry
 
 __all__ = ["create_app", "run_http", "run_stdio"]
@@ -36,16 +37,24 @@ def _transport_security(settings: ServeSettings) -> TransportSecuritySettings:
     )
 
 
-def _parts(settings: ServeSettings, reranker: Reranker | None) -> tuple[Registry, MCPServer[Any]]:
-    registry = Registry(Runtime(settings, reranker=reranker))
+def _parts(
+    settings: ServeSettings, reranker: Reranker | None, sharded: tuple[ShardedSearch, str] | None
+) -> tuple[Registry, MCPServer[Any]]:
+    search, name = (None, "") if sharded is None else sharded
+    registry = Registry(Runtime(settings, reranker=reranker), sharded=search, sharded_name=name)
     return registry, build_mcp_server(registry)
 
 
 def create_app(
-    settings: ServeSettings, *, reranker: Reranker | None = None
+    settings: ServeSettings,
+    *,
+    reranker: Reranker | None = None,
+    sharded: tuple[ShardedSearch, str] | None = None,
 ) -> tuple[ASGIApp, Registry]:
-    """The ASGI app: REST under /v1, MCP streamable HTTP at /mcp, all behind ``Guard``."""
-    registry, server = _parts(settings, reranker)
+    """The ASGI app: REST under /v1, MCP streamable HTTP at /mcp, all behind ``Guard``;
+    ``sharded``: a sharded search held elsewhere (Ray Serve's) and its collection's name,
+    served as ``search_sharded`` (REST ``POST /v1/search_sharded``)."""
+    registry, server = _parts(settings, reranker, sharded)
     for route in rest_routes(registry):
         server.custom_route(route.path, methods=sorted(route.methods or ()))(route.endpoint)
     app = server.streamable_http_app(
@@ -80,11 +89,16 @@ class _Server(uvicorn.Server):
         )
 
 
-def run_http(settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
+def run_http(
+    settings: ServeSettings,
+    *,
+    reranker: Reranker | None = None,
+    sharded: tuple[ShardedSearch, str] | None = None,
+) -> None:
     """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind first)."""
     settings.require_safe_bind()
     configure_logging(settings.json_logs)
-    app, registry = create_app(settings, reranker=reranker)
+    app, registry = create_app(settings, reranker=reranker, sharded=sharded)
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -100,10 +114,15 @@ def run_http(settings: ServeSettings, *, reranker: Reranker | None = None) -> No
         registry.runtime.close()
 
 
-def run_stdio(settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
+def run_stdio(
+    settings: ServeSettings,
+    *,
+    reranker: Reranker | None = None,
+    sharded: tuple[ShardedSearch, str] | None = None,
+) -> None:
     """Serve MCP over stdin/stdout until the client closes it (logs go to stderr)."""
     configure_logging(settings.json_logs)
-    registry, server = _parts(settings, reranker)
+    registry, server = _parts(settings, reranker, sharded)
     try:
         server.run("stdio")
     finally:

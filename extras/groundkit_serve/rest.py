@@ -118,7 +118,12 @@ def rest_routes(registry: Registry) -> list[Route]:
     async def docs(request: Request) -> Response:
         return HTMLResponse(_DOCS)
 
+    sharded = []  # a sharded search held elsewhere (Ray Serve), when the registry has one
+    if "search_sharded" in tools:
+        post = _endpoint(registry, tools["search_sharded"], _json_fields)
+        sharded = [Route("/v1/search_sharded", post, methods=["POST"])]
     return [
+        *sharded,
         Route("/v1/search", search, methods=["GET", "POST"]),
         Route(
             "/v1/chunks/{chunk_id}",
@@ -191,7 +196,7 @@ def openapi(registry: Registry) -> dict[str, Any]:
     search_query = [query("q", True), query("collection"), query("mode"), query("top_k"),
                     query("source_prefix"), query("verify")]  # fmt: skip
     chunk_id = {"name": "chunk_id", "in": "path", "required": True, "schema": {"type": "string"}}
-    paths = {
+    paths: dict[str, Any] = {
         "/v1/search": {
             "get": operation(tools["search"], body=False, parameters=search_query),
             "post": operation(tools["search"], body=True, parameters=[]),
@@ -205,6 +210,10 @@ def openapi(registry: Registry) -> dict[str, Any]:
         "/v1/collections": {"get": operation(tools["list_collections"], body=False, parameters=[])},
         "/v1/status": {"get": operation(tools["status"], body=False, parameters=[])},
     }
+    if "search_sharded" in tools:
+        paths["/v1/search_sharded"] = {
+            "post": operation(tools["search_sharded"], body=True, parameters=[])
+        }
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "groundkit", "version": __version__},

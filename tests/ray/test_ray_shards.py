@@ -4,6 +4,8 @@ the answers are one collection's, bit for bit; a missing shard fails closed (iss
 from __future__ import annotations
 
 import json
+import sys
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -152,3 +154,32 @@ def test_ray_serve_behind_the_service_registry(built: Path) -> None:
                     ]
     finally:
         registry.runtime.close()
+
+
+def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
+    """`groundkit serve --ray-collection`: a real server process deploys the shards on the
+    running Ray instance and answers search_sharded over REST as one collection would."""
+    pytest.importorskip("groundkit_serve.tools", exc_type=ImportError)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serve"))
+    from serving import start_server
+
+    address = ray_local.get_runtime_context().gcs_address
+    args = ("--index-dir", str(built), "--ray-collection", "many")
+    server = start_server(*args, env={"RAY_ADDRESS": address}, timeout=180)
+    try:
+        with groundkit.Retriever.open(built, "one") as one:
+            for query in QUERIES[:3]:
+                body = {"query": query, "top_k": 6, "mode": "hybrid", "source_prefix": "part1/"}
+                posted = urllib.request.Request(
+                    server.url + "/v1/search_sharded",
+                    data=json.dumps(body).encode(),
+                    headers={"Content-Type": "application/json"},
+                )
+                with urllib.request.urlopen(posted, timeout=60) as answer:
+                    reply = json.loads(answer.read())
+                want = one.search(query, 6, "hybrid", where=FILTERS[0])
+                assert [(r["chunk_id"], r["score"]) for r in reply["results"]] == [
+                    (r.chunk_id, r.score) for r in want.results
+                ]
+    finally:
+        server.stop()

@@ -40,7 +40,9 @@ def serve_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "groundkit", "serve", *args]
 
 
-def start_server(*args: str, env: dict[str, str] | None = None) -> Server:
+def start_server(
+    *args: str, env: dict[str, str] | None = None, timeout: float = START_TIMEOUT_S
+) -> Server:
     """Start ``groundkit serve --http --port 0 ARGS`` and wait for its listening line."""
     process = subprocess.Popen(
         serve_command("--http", "--port", "0", *args),
@@ -64,7 +66,7 @@ def start_server(*args: str, env: dict[str, str] | None = None) -> Server:
         ready.set()
 
     threading.Thread(target=pump, daemon=True).start()
-    if not ready.wait(START_TIMEOUT_S) or not server.url:
+    if not ready.wait(timeout) or not server.url:
         output = server.stop()
         raise AssertionError(f"the server did not start: {output}")
     return server

@@ -16,6 +16,7 @@ from typing import Any
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents
 from groundkit.errors import ConfigurationError
+from groundkit.plugins import load_extra
 from groundkit.retrieval.rerankers import resolve_reranker
 
 __all__ = ["INSTALL", "NAME", "TOKEN_ENV", "add_parser", "run"]
@@ -128,6 +129,25 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="a registered reranker, or an ONNX cross-encoder folder, for rerank requests",
     )
     serve.add_argument("--log-json", action="store_true", help="JSON log lines on stderr")
+    ray = serve.add_argument_group("Ray Serve (the ray extra)")
+    ray.add_argument(
+        "--ray-collection",
+        metavar="NAME",
+        default=None,
+        help="also deploy sharded collection NAME (under --index-dir, which every Ray node "
+        "must see) on Ray Serve, one deployment per shard, and serve it as the tool "
+        "search_sharded (REST: POST /v1/search_sharded)",
+    )
+    ray.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="the Ray cluster to deploy on (e.g. auto; default: $RAY_ADDRESS, else a local "
+        "instance started here)",
+    )
+    ray.add_argument(
+        "--ray-replicas", type=_count, default=1, metavar="N", help="replicas a shard (default: 1)"
+    )
 
 
 def _token(args: argparse.Namespace) -> str | None:
@@ -173,11 +193,24 @@ def run(args: argparse.Namespace) -> int:
         connector=args.connector,
         json_logs=args.log_json,
     )
+    sharded = None
+    if args.ray_collection is not None:
+        serve_sharded: Any = load_extra(
+            "groundkit_ray:serve_sharded", extra="ray", what="serve --ray-collection"
+        )
+        tool = serve_sharded(
+            args.ray_collection,
+            index_dir=args.index_dir,
+            replicas=args.ray_replicas,
+            address=args.ray_address,
+            reranker=reranker,
+        )
+        sharded = (tool.search, args.ray_collection)
     try:
         if args.stdio:
-            serve.run_stdio(settings, reranker=reranker)
+            serve.run_stdio(settings, reranker=reranker, sharded=sharded)
         else:
-            serve.run_http(settings, reranker=reranker)
+            serve.run_http(settings, reranker=reranker, sharded=sharded)
     except KeyboardInterrupt:  # Ctrl-C stops a server: no traceback, the shell's 130
         return 130
     return ExitCode.OK

@@ -245,3 +245,40 @@ def test_same_corpus_same_ranking_on_both_stores(tmp_path: Path) -> None:
         rankings.append([(r.chunk_id, r.score) for r in response.results])
         store.close()
     assert rankings[0] == rankings[1]
+
+
+@pytest.mark.parametrize("limit", [1 << 25, 300])
+def test_joined_records_are_read_once_and_give_the_same_results(limit: int) -> None:
+    """A hit's chunk, document and citation are read on its first join and kept for the
+    snapshot's lifetime (a small bound starts over: still the same results)."""
+    from groundkit.retrieval.join import JoinedRecords, join_results
+
+    store = MemoryStore()
+    load(store, [[f"pump {n} valve", f"valve {n % 3} pressure"] for n in range(12)])
+    reader = store.reader()
+    reads: list[int] = []
+    chunks = reader.chunks
+
+    def counted(keys: list[int]) -> dict[int, Chunk]:
+        reads.append(len(keys))
+        return chunks(keys)
+
+    reader.chunks = counted  # type: ignore[method-assign]
+    records = JoinedRecords(reader, limit=limit)
+    keys = [key for key, _ in reader.chunk_lengths()]
+    ranked = [(key, 1.0 / (rank + 1), rank + 1) for rank, key in enumerate(keys)]
+
+    def missing(key: int) -> Exception:
+        return KeyError(key)
+
+    first = join_results(records, ranked, missing)
+    again = join_results(records, ranked[::-1], missing)
+    assert [r.chunk_id for r in again] == [r.chunk_id for r in first][::-1]
+    for a, b in zip(first, again[::-1], strict=True):
+        assert (a.content, a.citation, a.document_id) == (b.content, b.citation, b.document_id)
+    if limit == 1 << 25:
+        assert reads == [len(keys)]  # the second join read nothing
+    else:
+        assert len(reads) >= 2  # the bound forced re-reads
+    with pytest.raises(KeyError):
+        join_results(records, [(10**9, 1.0, 1)], missing)

@@ -34,7 +34,7 @@ from groundkit.retrieval.citations import (
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
-from groundkit.retrieval.join import join_results, with_highlights
+from groundkit.retrieval.join import JoinedRecords, join_results, with_highlights
 from groundkit.retrieval.plan import plan_search
 from groundkit.retrieval.request import (
     MODES,
@@ -71,6 +71,7 @@ class Retriever:
             raise
         self.reranker = reranker
         self._reader = reader
+        self._records = JoinedRecords(reader)
         self._location = location
         self._lexical = BM25Index(reader, bm25)
         self._tie_keys = CachedTieKeys.of(reader)
@@ -296,7 +297,7 @@ class Retriever:
 
     def _join(self, ranked: list[tuple[int, float]]) -> list[SearchResult]:
         triples = [(key, score, rank) for rank, (key, score) in enumerate(ranked, start=1)]
-        return join_results(self._reader, triples, self._missing_record)
+        return join_results(self._records, triples, self._missing_record)
 
     def document_of(self, result: SearchResult) -> Document:
         found = self._reader.documents([result.document_id]).get(result.document_id)

@@ -25,7 +25,7 @@ from groundkit.index.bm25 import Accelerator, BM25Index
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.filtering import FilterCache
-from groundkit.retrieval.join import join_results
+from groundkit.retrieval.join import JoinedRecords, join_results
 from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.shards.manifest import ShardManifest, shard_name, shards_dir
 from groundkit.shards.merge import ShardHit
@@ -68,6 +68,7 @@ class ShardSearcher:
         self.shard = shard
         self.location = location
         self._reader = reader
+        self._records = JoinedRecords(reader)
         self._df: dict[str, int] = {}
         stats = collection_stats(manifest.chunk_count, manifest.total_length, self._global_df)
         self._lexical = BM25Index(reader, bm25, accelerator=accelerator, stats=stats)
@@ -210,7 +211,7 @@ class ShardSearcher:
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[SearchResult]:
         """Results with citations for (chunk key, score, global rank) triples of this shard."""
-        return join_results(self._reader, ranked, self._missing)
+        return join_results(self._records, ranked, self._missing)
 
     def document(self, result: SearchResult) -> Document:
         """The document record behind ``result`` (``RetrievalError`` if this shard lacks it)."""

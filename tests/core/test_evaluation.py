@@ -161,3 +161,26 @@ def test_bm25_runs_match_one_deep_search_when_documents_have_many_chunks(tmp_pat
     best = dict(list(run.items())[:3])
     assert result.per_query["q1"]["recall@3"] == metrics.recall(best, dataset.qrels["q1"], 3)
     assert result.per_query["q1"]["ndcg@1"] == metrics.ndcg(best, dataset.qrels["q1"], 1)
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_an_unregistered_embedder_evaluates_dense_and_hybrid(tmp_path: Path, kept: bool) -> None:
+    """An embedder no registered name reproduces (a model folder, say) is the one the
+    evaluation searches with, in memory and in a kept collection."""
+    from dataclasses import replace
+
+    from groundkit.embedding import HashEmbedder
+    from groundkit.manifest import EmbeddingIdentity
+
+    class Unregistered(HashEmbedder):
+        @property
+        def identity(self) -> EmbeddingIdentity:
+            return replace(super().identity, model="my-own-model")
+
+    dataset = write_dataset(tmp_path / "tiny")
+    index = tmp_path / "index" if kept else None
+    for mode in ("dense", "hybrid"):
+        result = evaluate_dataset(
+            dataset, mode=mode, embedder=Unregistered(), index_dir=index, min_similarity=-1
+        )
+        assert result.metrics["queries"] == 2

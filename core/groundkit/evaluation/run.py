@@ -126,11 +126,14 @@ def evaluate(
     vector_store: str | None = None,
     min_similarity: float | None = None,
     search_options: Mapping[str, Any] | None = None,
+    embedder: Embedder | None = None,
 ) -> EvaluationResult:
     """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries.
 
     ``min_similarity``: the dense floor for modes dense and hybrid (default: the collection's);
-    ``search_options``: more keyword arguments of ``Retriever.search`` (``rrf_k``, ``depth``).
+    ``search_options``: more keyword arguments of ``Retriever.search`` (``rrf_k``, ``depth``);
+    ``embedder``: the one the collection was built with, where no registered name reproduces
+    it (a model folder).
     """
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
@@ -142,7 +145,8 @@ def evaluate(
     options: dict[str, Any] = dict(search_options or {})
     if min_similarity is not None:
         options["min_similarity"] = min_similarity
-    with Retriever(store.reader(), bm25=bm25, vector_store=vector_store) as retriever:
+    reader = store.reader()
+    with Retriever(reader, bm25=bm25, embedder=embedder, vector_store=vector_store) as retriever:
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
             run: dict[str, float] = {}
@@ -223,6 +227,7 @@ def evaluate_dataset(
                 top_k=top_k,
                 vector_store=vector_store,
                 min_similarity=min_similarity,
+                embedder=embedder,
             )
     from groundkit.collection import collection_file, open_store
 
@@ -253,6 +258,7 @@ def evaluate_dataset(
             top_k=top_k,
             vector_store=vector_store,
             min_similarity=min_similarity,
+            embedder=embedder,
         )
     finally:
         kept.close()

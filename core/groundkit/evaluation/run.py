@@ -83,11 +83,15 @@ def corpus_texts(dataset: BeirDataset) -> tuple[dict[str, str], list[tuple[str, 
     return sources, texts
 
 
+def _write_texts(workdir: Path, texts: list[tuple[str, str]]) -> None:
+    for source, text in texts:
+        _write_if_changed(workdir / source, text)
+
+
 def write_corpus(dataset: BeirDataset, workdir: Path) -> dict[str, str]:
     """Write each document as a text file under ``workdir``; returns source -> corpus id."""
     sources, texts = corpus_texts(dataset)
-    for source, text in texts:
-        _write_if_changed(workdir / source, text)
+    _write_texts(workdir, texts)
     return sources
 
 
@@ -106,8 +110,7 @@ def build_collection(
     with ``write_files``, so its citations verify); source -> corpus id."""
     sources, texts = corpus_texts(dataset)
     if write_files:
-        for source, text in texts:
-            _write_if_changed(workdir / source, text)
+        _write_texts(workdir, texts)
     settings = IngestSettings(chunker=chunker, extensions=(".txt",))
     indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
     indexer.ingest_texts(workdir, texts, progress=progress)
@@ -234,8 +237,7 @@ def evaluate_dataset(
     name = collection or f"beir-{dataset.root.name}"
     workdir = collection_file(index_dir, name).parent / "corpus"
     sources, texts = corpus_texts(dataset)
-    for source, text in texts:
-        _write_if_changed(workdir / source, text)
+    _write_texts(workdir, texts)
     ingest(
         workdir,
         texts=texts,

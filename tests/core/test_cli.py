@@ -68,7 +68,7 @@ def test_ingest_search_verify_status(
     status = json.loads(out)
     assert code == ExitCode.OK
     assert (status["documents"], status["chunks"], status["generation"]) == (2, 2, 2)
-    assert status["schema_version"] == 4 and status["analyzer"]["stemmer"] == "porter"
+    assert status["schema_version"] == 5 and status["analyzer"]["stemmer"] == "porter"
     assert status["size_bytes"] > 0
 
 

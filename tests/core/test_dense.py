@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from old_schema import as_schema_4
 
 from conftest import WriteCorpus
 from groundkit.embedding import Embedder, HashEmbedder, embedder_for, get_embedder
@@ -647,6 +648,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
     Indexer(store).ingest(write_corpus(DOCS))
     store.close()
     db = sqlite3.connect(path)
+    as_schema_4(db)
     db.execute("DROP TABLE vectors")
     db.execute("ALTER TABLE documents DROP COLUMN extractor")
     db.execute("PRAGMA user_version = 1")
@@ -660,7 +662,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
             retriever.search("pump", mode="dense")
     SqliteStore(path).close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert db.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM documents WHERE extractor IS NULL").fetchone()[0] > 0
     db.close()

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from old_schema import as_schema_4
 
 from conftest import WriteCorpus
 from groundkit.cli import ExitCode, main
@@ -259,6 +260,7 @@ def test_a_version_2_file_gets_postings_checksums_from_its_first_writer(
     _, index = built
     db = collection_file(index, "default")
     with sqlite3.connect(db) as connection:
+        as_schema_4(connection)
         connection.execute("ALTER TABLE terms DROP COLUMN checksum")
         connection.execute("PRAGMA user_version = 2")
     assert _search(capsys, index, "pump")[0] == ExitCode.OK
@@ -266,8 +268,8 @@ def test_a_version_2_file_gets_postings_checksums_from_its_first_writer(
     open_store(index, "default").close()  # the upgrade
     with sqlite3.connect(db) as connection:
         assert (
-            connection.execute("PRAGMA user_version").fetchone()[0] == 4
-        )  # 2 -> 3 (checksums) -> 4 (extractor)
+            connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        )  # 2 -> 3 (checksums) -> 4 (extractor) -> 5 (term ids 4 bytes each)
         assert connection.execute("SELECT count(*) FROM terms WHERE checksum = 0").fetchone() == (
             0,
         )

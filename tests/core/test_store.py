@@ -396,3 +396,65 @@ def test_a_writer_skips_integrity_check_only_on_the_file_its_last_writer_closed(
     with SqliteStore(path):
         pass
     assert checked == [path, path]
+
+
+LONG = " ".join(f"pump{i % 37} valve station alpha" for i in range(60))
+
+
+def test_schema_5_packs_long_texts_and_term_ids_into_16k_pages(tmp_path: Path) -> None:
+    """A long text is stored compressed (a BLOB), a short one as is; both read back exactly;
+    term ids take 4 bytes each (adr/0032)."""
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", [LONG, "short valve"])
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA page_size").fetchone()[0] == 16_384
+    stored = dict(db.execute("SELECT chunk_index, typeof(text) FROM chunks").fetchall())
+    assert stored == {0: "blob", 1: "text"}
+    sizes = db.execute("SELECT length(term_ids), length(text) FROM chunks ORDER BY 1").fetchall()
+    assert sizes[0][0] == 4 * 2 and sizes[1][1] < len(LONG) / 3  # "short", "valve"; packed
+    db.close()
+    with SqliteReader(path) as reader:
+        texts = sorted(c.text for c in reader.chunks([1, 2]).values())
+        assert texts == [LONG, "short valve"]
+        assert reader.integrity_problems() == []
+
+
+def test_a_schema_4_file_reads_as_is_and_its_first_writer_repacks_it(tmp_path: Path) -> None:
+    from old_schema import as_schema_4
+
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", [LONG, "short valve"])
+        replaced = put(store, "b.md", ["valve beta beta"])
+    with SqliteReader(path) as reader:
+        before = sorted(reader.postings("valve")), reader.chunks([1, 2, 3])
+    db = sqlite3.connect(path)
+    as_schema_4(db)
+    db.commit()
+    assert db.execute("SELECT count(*) FROM chunks WHERE typeof(text) = 'blob'").fetchone() == (0,)
+    db.close()
+    with SqliteReader(path) as reader:  # read as schema 4: 8-byte term ids
+        assert reader.integrity_problems() == []
+        assert (sorted(reader.postings("valve")), reader.chunks([1, 2, 3])) == before
+    with SqliteStore(path) as store:  # the upgrade, then a replace that needs the term ids
+        put(store, "b.md", ["gamma"], replaces=replaced.document_id)
+    with SqliteReader(path) as reader:
+        assert reader.status()["schema_version"] == SCHEMA_VERSION == 5
+        assert reader.integrity_problems() == []
+        assert len(reader.postings("valve")) == 2 and reader.postings("beta") in ((), [])
+
+
+def test_a_compressed_text_that_does_not_inflate_is_damage_without_the_text(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.sqlite"
+    with SqliteStore(path) as store:
+        put(store, "a.md", [LONG])
+    db = sqlite3.connect(path)
+    db.execute("UPDATE chunks SET text = X'5345435245545F'")  # "SECRET_", not zlib
+    db.commit()
+    db.close()
+    with SqliteReader(path) as reader, pytest.raises(StorageError) as caught:
+        reader.chunks([1])
+    assert "does not decompress" in str(caught.value) and "SECRET" not in str(caught.value)

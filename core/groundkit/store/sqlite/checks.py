@@ -4,11 +4,15 @@ groundkit's consistency (counters, orphans, missing vectors, postings against ch
 from __future__ import annotations
 
 import sqlite3
-from array import array
 from pathlib import Path
 
 from groundkit.store.sqlite.guard import corrupt
-from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, POSTING_TERM_SQL
+from groundkit.store.sqlite.schema import (
+    CHECKSUM_MODULUS,
+    POSTING_TERM_SQL,
+    term_ids_code,
+    unpack_term_ids,
+)
 
 QUICK_CHECK_ROWS = 5
 """How many of SQLite's complaints an error message quotes."""
@@ -42,7 +46,7 @@ def integrity_problems(
     has_vectors: bool,
     embedded: bool,
     *,
-    checksums: bool = False,
+    version: int,
 ) -> list[str]:
     """Disagreements between documents, chunks, postings and counters; empty when sound."""
     problems: list[str] = []
@@ -79,17 +83,18 @@ def integrity_problems(
         count = db.execute(sql).fetchone()[0]
         if count:
             problems.append(f"{name}: {count}")
-    problems.extend(postings_problems(db, checksums=checksums))
+    problems.extend(postings_problems(db, version=version))
     return problems
 
 
-def postings_problems(db: sqlite3.Connection, *, checksums: bool = False) -> list[str]:
+def postings_problems(db: sqlite3.Connection, *, version: int) -> list[str]:
     """Postings against what each term and chunk records, in two grouped passes over the
     postings (one per side; correlated lookups cost minutes at 100k chunks, adr/0023): per
     term, as many postings as its document frequency and (schema 3) their checksum; per
     chunk, postings for exactly its ``term_ids`` whose term frequencies sum to its ``length``;
     no postings of a term or chunk that does not exist."""
     problems: list[str] = []
+    checksums = version >= 3  # schema 3 added terms.checksum
     checksum = f"sum({POSTING_TERM_SQL}) % {CHECKSUM_MODULUS}" if checksums else "NULL"
     by_term = {
         term_id: (count, total)
@@ -116,9 +121,9 @@ def postings_problems(db: sqlite3.Connection, *, checksums: bool = False) -> lis
         )
     }
     wrong = 0
+    code = term_ids_code(version)
     for key, length, blob in db.execute("SELECT chunk_key, length, term_ids FROM chunks"):
-        term_ids = array("q")
-        term_ids.frombytes(blob)
+        term_ids = unpack_term_ids(blob, code)
         expected = (len(term_ids), length, sum(term_ids)) if term_ids else None
         if by_chunk.pop(key, None) != expected:
             wrong += 1

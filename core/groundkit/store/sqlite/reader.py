@@ -153,8 +153,11 @@ class SqliteReader:
         return rows
 
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
+        # Rows fetched a batch at a time, not the cursor delegated to: closing a generator a
+        # caller left (a row failed to decode) would close the cursor, and so raise once the
+        # connection is closed.
         for batch, marks in batches(values):
-            yield from self._db.execute(sql.format(marks=marks), tuple(batch))
+            yield from self._db.execute(sql.format(marks=marks), tuple(batch)).fetchall()
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
         sql = f"SELECT chunk_key, {CHUNK_COLUMNS} FROM chunks WHERE chunk_key IN ({{marks}})"
@@ -205,7 +208,7 @@ class SqliteReader:
             self._total_length,
             self._has_vectors,
             has_embedding,
-            checksums=self._has_checksums,
+            version=self._schema_version,
         )
 
     def status(self) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import zlib
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,16 +19,23 @@ from groundkit.contracts import Chunk, Document
 from groundkit.errors import StorageError
 
 APPLICATION_ID = 0x47524B54  # "GRKT"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: lexical only. 2: adds the ``vectors`` table (adr/0009). 3: adds ``terms.checksum``, a
 checksum of each term's postings that every postings read is checked against (adr/0023).
 4: adds ``documents.extractor``, the identity of an extracted document's extractor (adr/0021).
-An older file is upgraded in place by the first writer that opens it; readers read all."""
+5: ``chunks.term_ids`` packs 4 bytes a term id (was 8), and a long ``chunks.text`` may be
+stored zlib-compressed, as a BLOB (adr/0032). An older file is upgraded in place by the first
+writer that opens it; readers read all."""
 BUSY_TIMEOUT_MS = 30_000
+PAGE_SIZE = 16_384
+"""A new file's page size: chunk rows of a few KiB fill 16 KiB pages, not 4 KiB ones
+(adr/0032); an existing file keeps its own."""
 WRITER_CACHE_KIB = 256 * 1024
-WAL_CHECKPOINT_PAGES = 16_384  # about 64 MiB of WAL at the default 4 KiB page
+WAL_CHECKPOINT_PAGES = 4_096  # about 64 MiB of WAL at 16 KiB pages (256 MiB at 4 KiB)
 BATCH = 500  # host parameters per IN (...) query, well under SQLite's limit
 TERM_CACHE_LIMIT = 1 << 20
+COMPRESS_FROM_CHARS = 200
+COMPRESS_LEVEL = 6
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,12 +130,54 @@ def document_from_row(row: Sequence[Any]) -> Document:
     return Document(*row)
 
 
+def encode_text(text: str) -> str | bytes:
+    """A chunk's text as stored: zlib-compressed bytes when that saves a tenth, else as is."""
+    if len(text) < COMPRESS_FROM_CHARS:
+        return text
+    raw = text.encode("utf-8")
+    packed = zlib.compress(raw, COMPRESS_LEVEL)
+    return packed if len(packed) * 10 < len(raw) * 9 else text
+
+
+def decode_text(stored: str | bytes) -> str:
+    """The text ``encode_text`` stored; a BLOB that does not inflate to UTF-8 is a damaged row
+    (ValueError, which the reader reports as a damaged file without quoting it)."""
+    if isinstance(stored, str):
+        return stored
+    try:
+        return zlib.decompress(stored).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError):
+        raise ValueError("a stored compressed text does not decompress") from None
+
+
+def term_ids_code(version: int) -> str:
+    """The ``array`` type code of ``chunks.term_ids`` in a file of schema ``version``."""
+    return "I" if version >= 5 else "q"
+
+
+def pack_term_ids(term_ids: Sequence[int]) -> bytes:
+    """``chunks.term_ids`` as schema 5 stores them (4 bytes each)."""
+    try:
+        return array("I", term_ids).tobytes()
+    except OverflowError:
+        raise StorageError(
+            "a term id passed 2**32 - 1, which schema 5 cannot store; ingest into a new collection"
+        ) from None
+
+
+def unpack_term_ids(blob: bytes, code: str) -> array[int]:
+    """The term ids of a ``chunks.term_ids`` blob packed with type ``code``."""
+    ids = array(code)
+    ids.frombytes(blob)
+    return ids
+
+
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
     return Chunk(
         chunk_id=row[0],
         document_id=row[1],
         chunk_index=row[2],
-        text=row[3],
+        text=decode_text(row[3]),
         start_offset=row[4],
         end_offset=row[5],
         start_line=row[6],

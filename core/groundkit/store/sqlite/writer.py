@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,11 @@ from groundkit.store.sqlite.schema import (
     check_stamps,
     connect,
     document_from_row,
+    encode_text,
+    pack_term_ids,
     posting_term,
+    term_ids_code,
+    unpack_term_ids,
     user_version,
 )
 from groundkit.store.sqlite.stamp import drop_stamp, matches_stamp, write_stamp
@@ -368,10 +371,10 @@ class SqliteStore:
                 c.end_offset,
                 c.start_line,
                 c.end_line,
-                c.text,
+                encode_text(c.text),
                 codec.encode(dict(c.metadata)),
                 item.length,
-                array("q", term_ids).tobytes(),
+                pack_term_ids(term_ids),
             ),
         )
         key = cursor.lastrowid
@@ -396,8 +399,7 @@ class SqliteStore:
         removed_length = 0
         for key, length, blob in rows:
             removed_length += length
-            term_ids = array("q")
-            term_ids.frombytes(blob)
+            term_ids = unpack_term_ids(blob, term_ids_code(SCHEMA_VERSION))
             found: list[tuple[int, int]] = []
             for batch, marks in batches(term_ids):
                 found.extend(

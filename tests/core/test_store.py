@@ -318,11 +318,11 @@ def test_a_failed_document_in_a_batch_drops_only_its_own_postings(tmp_path: Path
         put(store, "a.md", ["alpha"])
         with pytest.raises(RuntimeError):
             store.write_document(document, chunks, analyzer_identity=IDENTITY)
-        put(store, "c.md", ["alpha gamma"])
+        put(store, "c.md", ["alpha gamma delta"])  # new terms after the failed document's
     with store.reader() as reader:
         assert (len(reader.postings("alpha")), len(reader.postings("gamma"))) == (2, 1)
-        assert not reader.postings("beta")
-        assert (reader.chunk_count, reader.total_length) == (2, 3)
+        assert not reader.postings("beta") and len(reader.postings("delta")) == 1
+        assert (reader.chunk_count, reader.total_length) == (2, 4)
         assert reader.integrity_problems() == []
     store.close()
 
@@ -458,3 +458,23 @@ def test_a_compressed_text_that_does_not_inflate_is_damage_without_the_text(
     with SqliteReader(path) as reader, pytest.raises(StorageError) as caught:
         reader.chunks([1])
     assert "does not decompress" in str(caught.value) and "SECRET" not in str(caught.value)
+
+
+def test_two_writers_taking_turns_share_term_ids(tmp_path: Path) -> None:
+    """A writer whose cache held every term of a new file must look terms up again once
+    another writer has written: the term another one created is not created twice."""
+    path = tmp_path / "c.sqlite"
+    first, second = SqliteStore(path), SqliteStore(path)
+    put(first, "a.md", ["alpha beta"])
+    put(second, "b.md", ["beta gamma"])
+    put(first, "c.md", ["gamma delta alpha"])
+    with SqliteReader(path) as reader:
+        assert [len(reader.postings(t)) for t in ("alpha", "beta", "gamma", "delta")] == [
+            2,
+            2,
+            2,
+            1,
+        ]
+        assert reader.integrity_problems() == []
+    first.close()
+    second.close()

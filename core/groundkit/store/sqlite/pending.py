@@ -12,7 +12,14 @@ from operator import itemgetter
 
 from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, KEY_FACTOR, TERM_PRIME
 
-__all__ = ["POSTINGS_PER_INSERT", "Pending", "add_counts", "insert_postings", "term_changes"]
+__all__ = [
+    "POSTINGS_PER_INSERT",
+    "Pending",
+    "add_counts",
+    "insert_new_terms",
+    "insert_postings",
+    "term_changes",
+]
 
 POSTINGS_PER_INSERT = 300
 
@@ -29,6 +36,7 @@ class Pending:
         "chunks",
         "generation",
         "length",
+        "new_terms",
         "next_term_id",
         "postings",
     )
@@ -41,21 +49,31 @@ class Pending:
         self.bumped = False
         self.bound: dict[str, str | None] = {}
         self.next_term_id: int | None = None
-        self._mark = (0, 0, 0, generation, False)
+        self.new_terms: dict[str, int] = {}  # terms this transaction created, not yet stored
+        self._mark = (0, 0, 0, generation, False, 0)
 
     def mark(self) -> None:
         """A document begins: what follows is dropped by ``undo``."""
-        self._mark = (len(self.postings), self.chunks, self.length, self.generation, self.bumped)
+        self._mark = (
+            len(self.postings),
+            self.chunks,
+            self.length,
+            self.generation,
+            self.bumped,
+            len(self.new_terms),
+        )
 
     def undo(self) -> None:
         """Drop what was added since ``mark`` (the document's write was rolled back)."""
-        size, self.chunks, self.length, self.generation, self.bumped = self._mark
+        size, self.chunks, self.length, self.generation, self.bumped, terms = self._mark
         del self.postings[size:]
+        for _ in range(len(self.new_terms) - terms):
+            self.new_terms.popitem()  # the newest first
 
     def write(self, db: sqlite3.Connection) -> bool:
-        """Write the postings in key order, each touched term's document frequency and
-        checksum change in one statement, the counters and the generation; False when there
-        was nothing to write.
+        """Write the new terms with their document frequency and checksum, the postings in key
+        order, each older touched term's document frequency and checksum change in one
+        statement, the counters and the generation; False when there was nothing to write.
 
         The writes are a savepoint of their own: if one fails, none of them is kept and they
         stay pending (a batch's commit tries again, or rolls back)."""
@@ -66,11 +84,14 @@ class Pending:
             # Chunk keys only grow between two writes, so a stable sort on the term id
             # alone puts the postings in key order (five times faster than on the tuples).
             postings = sorted(self.postings, key=itemgetter(0))
+            changes = term_changes(postings)
+            if self.new_terms:
+                changes = insert_new_terms(db, self.new_terms, changes)
             insert_postings(db, postings)
             db.executemany(
                 "UPDATE terms SET df = df + ?, "
                 f"checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
-                term_changes(postings),
+                changes,
             )
             add_counts(db, self.chunks, self.length)
             db.execute(
@@ -87,7 +108,21 @@ class Pending:
         """What is left once the pending writes are made: the transaction's own reads."""
         left = Pending(self.generation)
         left.bound, left.next_term_id = self.bound, self.next_term_id
-        return left
+        return left  # its new terms are stored now: it starts with none
+
+
+def insert_new_terms(
+    db: sqlite3.Connection, new_terms: dict[str, int], changes: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]]:
+    """Insert ``new_terms`` with their document frequency and checksum taken from ``changes``
+    (each has postings there: a term is created for a chunk's postings); the changes of the
+    other, older terms are returned."""
+    term_of = {term_id: term for term, term_id in new_terms.items()}
+    rows = [(tid, term_of[tid], count, part) for count, part, tid in changes if tid in term_of]
+    if len(rows) != len(term_of):
+        raise AssertionError("a new term without postings")  # the writer never does this
+    db.executemany("INSERT INTO terms (term_id, term, df, checksum) VALUES (?, ?, ?, ?)", rows)
+    return [change for change in changes if change[2] not in term_of]
 
 
 def add_counts(db: sqlite3.Connection, chunks: int, length: int) -> None:

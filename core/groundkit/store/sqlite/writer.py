@@ -64,6 +64,7 @@ class SqliteStore:
         drop_stamp(self._path)
         self._db = connect(self._path, write=True)
         self._term_ids_cache: dict[str, int] = {}
+        self._terms_complete = False  # the cache holds every term of the file
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
         self._pending = Pending(-1)  # postings and counters of the open transaction, unwritten
@@ -234,7 +235,9 @@ class SqliteStore:
         self._db.execute("BEGIN IMMEDIATE")
         self._pending = Pending(int(self._meta("generation") or 0))
         if self._pending.generation != self._cache_generation:
-            self._term_ids_cache.clear()
+            self._term_ids_cache.clear()  # another writer may have written since
+            empty = self._db.execute("SELECT 1 FROM terms LIMIT 1").fetchone() is None
+            self._terms_complete = empty
 
     def _commit(self, generation: int) -> None:
         """Finish a document inside a batch, or the transaction (pending writes, COMMIT)."""
@@ -248,6 +251,7 @@ class SqliteStore:
 
     def _rollback(self) -> None:
         self._term_ids_cache.clear()
+        self._terms_complete = False
         self._pending.bound.clear()
         self._pending.next_term_id = None
         if self._batch_generation is not None:
@@ -312,32 +316,40 @@ class SqliteStore:
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
         """Ids of ``terms`` (distinct; their document frequencies are raised by ``_flush``).
-        Unknown terms are looked up in batches and created with ids this writer assigns (it
-        holds the write lock), instead of one upsert per term."""
-        db = self._db
+
+        Unknown terms are looked up in batches, unless the cache is known to hold every term
+        of the file; the rest get ids this writer assigns (it holds the write lock) and are
+        stored by ``_flush`` with their document frequency, instead of one upsert per term."""
         cache = self._term_ids_cache
         if len(cache) > TERM_CACHE_LIMIT:
             cache.clear()
+            self._terms_complete = False
         ids = list(map(cache.get, terms))
         if None not in ids:
             return ids  # type: ignore[return-value]  # every term known: the usual case
+        pending = self._pending
         missing = [t for t in terms if t not in cache]
-        for batch, marks in batches(missing):
-            for term, term_id in db.execute(
-                f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
-            ):
-                cache[term] = term_id
+        if not self._terms_complete:
+            for batch, marks in batches(missing):
+                for term, term_id in self._db.execute(
+                    f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
+                ):
+                    cache[term] = term_id
+            for term in missing:  # created earlier in this transaction, not stored yet
+                if term not in cache and term in pending.new_terms:
+                    cache[term] = pending.new_terms[term]
         new = [t for t in missing if t not in cache]
         if new:
-            pending = self._pending
             first = pending.next_term_id
             if first is None:
-                found = db.execute("SELECT coalesce(max(term_id), 0) + 1 FROM terms").fetchone()
-                first = int(found[0])
+                found = self._db.execute(
+                    "SELECT coalesce(max(term_id), 0) + 1 FROM terms"
+                ).fetchone()
+                first = max(int(found[0]), max(pending.new_terms.values(), default=0) + 1)
             pending.next_term_id = first + len(new)
-            rows = [(first + n, term) for n, term in enumerate(new)]
-            db.executemany("INSERT INTO terms (term_id, term, df) VALUES (?, ?, 0)", rows)
-            cache.update((term, term_id) for term_id, term in rows)
+            created = {term: first + n for n, term in enumerate(new)}
+            pending.new_terms.update(created)
+            cache.update(created)
         return [cache[t] for t in terms]
 
     def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
@@ -417,6 +429,7 @@ class SqliteStore:
             self._add_to_df(term_ids.tolist(), -1)
         db.execute("DELETE FROM terms WHERE df <= 0")
         self._term_ids_cache.clear()
+        self._terms_complete = False
         db.execute(
             "DELETE FROM vectors WHERE chunk_key IN "
             "(SELECT chunk_key FROM chunks WHERE document_id = ?)",

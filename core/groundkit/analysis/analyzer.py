@@ -99,15 +99,15 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text``, in order, stopwords removed and stems applied."""
         cache = self._cache
-        out: list[str] = []
-        append = out.append
-        for word in tokens(text):
-            term = cache.get(word)
-            if term is None:
-                term = self._cached_term(word)
-            if term:
-                append(term)
-        return out
+        words = tokens(text)
+        found = list(map(cache.get, words))  # most words are cached: looked up in C
+        if None in found:
+            for i, term in enumerate(found):
+                if term is None:  # a word new to the cache (or seen earlier in this text)
+                    word = words[i]
+                    known = cache.get(word)
+                    found[i] = self._cached_term(word) if known is None else known
+        return list(filter(None, found))  # "" is a stopword's term
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
         """Each index term of ``text`` with the code-point span of the word it came from.

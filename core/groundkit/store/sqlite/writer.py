@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -369,8 +370,8 @@ class SqliteStore:
 
     def _insert_chunk(self, item: IndexedChunk) -> None:
         c = item.chunk
-        terms = sorted(item.term_freqs)
-        term_ids = self._term_ids(terms)
+        freqs = item.term_freqs
+        term_ids = self._term_ids(list(freqs))
         cursor = self._db.execute(
             "INSERT INTO chunks (chunk_id, document_id, chunk_index, start_offset, end_offset, "
             "start_line, end_line, text, metadata, length, term_ids) "
@@ -391,10 +392,9 @@ class SqliteStore:
         )
         key = cursor.lastrowid
         assert key is not None  # an INSERT into a rowid table always sets it
-        freqs = item.term_freqs
         pending = self._pending
         pending.postings.extend(
-            [(tid, key, freqs[t]) for tid, t in zip(term_ids, terms, strict=True)]
+            zip(term_ids, repeat(key, len(term_ids)), freqs.values(), strict=True)
         )
         pending.chunks += 1
         pending.length += item.length

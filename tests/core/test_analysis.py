@@ -115,3 +115,29 @@ PIECES = [*"ab z09'.,-_ \n\u2019", "é", "ß", "Ａ", "ﬁ", "中文", "日本",
 def test_the_fast_token_paths_equal_the_reference_tokenizer(text: str) -> None:
     """ASCII, non-CJK and CJK text each take their own path; all give ``tokenize``'s tokens."""
     assert fast_tokens(text) == list(tokenize(text))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["Running", "runs", "the", "pump's", "Valves", "x", "ß", "é"]), max_size=40
+    ),
+    st.integers(min_value=1, max_value=6),
+)
+def test_terms_are_the_same_whatever_the_cache_holds_or_forgets(
+    words: list[str], limit: int
+) -> None:
+    """``terms`` looks cached words up in bulk; a cache that starts over mid-text (a tiny
+    limit here) changes nothing: each term is the word's own analysis."""
+    from groundkit.analysis import analyzer as module
+
+    text = " ".join(words)
+    expected = [t for w in tokenize(text) if (t := Analyzer()._term(w))]
+    original = module._CACHE_LIMIT
+    module._CACHE_LIMIT = limit
+    try:
+        warm = Analyzer()
+        assert warm.terms(text) == expected
+        assert warm.terms(text + " " + text) == expected + expected
+    finally:
+        module._CACHE_LIMIT = original

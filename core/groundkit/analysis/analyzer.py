@@ -100,13 +100,11 @@ class Analyzer:
         """The index terms of ``text``, in order, stopwords removed and stems applied."""
         cache = self._cache
         words = tokens(text)
-        found = list(map(cache.get, words))  # most words are cached: looked up in C
-        if None in found:
-            for i, term in enumerate(found):
-                if term is None:  # a word new to the cache (or seen earlier in this text)
-                    word = words[i]
-                    known = cache.get(word)
-                    found[i] = self._cached_term(word) if known is None else known
+        for word in set(words).difference(cache):  # the words new to the cache, found in C
+            self._cached_term(word)
+        found = list(map(cache.get, words))
+        if None in found:  # the cache started over while this text was analyzed
+            found = [self._term(w) if t is None else t for w, t in zip(words, found, strict=True)]
         return list(filter(None, found))  # "" is a stopword's term
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:

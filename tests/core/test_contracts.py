@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -155,3 +156,30 @@ def test_search_response_json_shape() -> None:
 )
 def test_line_index(text: str, start: int, end: int, lines: tuple[int, int]) -> None:
     assert LineIndex(text).span(start, end) == lines
+
+
+def test_a_result_of_a_record_equals_the_checked_one() -> None:
+    """``SearchResult.of_record`` skips only checks that hold by construction."""
+    citation = Citation(
+        source="a.txt",
+        source_class="text",
+        start_offset=0,
+        end_offset=5,
+        text="hello",
+        start_line=1,
+        end_line=1,
+    )
+    made = SearchResult.of_record(citation, 1.5, "doc_a", "chk_a", {"rank": 1})
+    checked = SearchResult(
+        content="hello",
+        score=1.5,
+        document_id="doc_a",
+        chunk_id="chk_a",
+        citation=citation,
+        metadata={"rank": 1},
+    )
+    assert made == checked and made.highlights == () and made.content == citation.text
+    with pytest.raises(TypeError):
+        made.metadata["rank"] = 2  # type: ignore[index]
+    with pytest.raises(ValueError, match="finite"):
+        SearchResult.of_record(citation, math.nan, "doc_a", "chk_a", {})

@@ -99,13 +99,15 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text``, in order, stopwords removed and stems applied."""
         cache = self._cache
-        words = tokens(text)
-        for word in set(words).difference(cache):  # the words new to the cache, found in C
-            self._cached_term(word)
-        found = list(map(cache.get, words))
-        if None in found:  # the cache started over while this text was analyzed
-            found = [self._term(w) if t is None else t for w, t in zip(words, found, strict=True)]
-        return list(filter(None, found))  # "" is a stopword's term
+        out: list[str] = []
+        append = out.append
+        for word in tokens(text):
+            term = cache.get(word)
+            if term is None:
+                term = self._cached_term(word)
+            if term:
+                append(term)
+        return out
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
         """Each index term of ``text`` with the code-point span of the word it came from.

@@ -129,7 +129,13 @@ def _built(index: Path, collection: str, build: Callable[[], object]) -> float:
 
 
 def run(
-    corpus: Path, queries: list[str], shards: int, workdir: Path, ray: list[int], serve: bool
+    corpus: Path,
+    queries: list[str],
+    shards: int,
+    workdir: Path,
+    ray: list[int],
+    serve: bool,
+    service: bool = False,
 ) -> dict:
     index = workdir / f"index-{corpus.name}-{shards}"
     out: dict = {"corpus": corpus.name, "shards": shards, "queries": len(queries)}
@@ -198,8 +204,16 @@ def run(
             out[f"ray_{workers}_answers_differing"] = sum(
                 _answer(one.search(q, K)) != _answer(built.search(q, K)) for q in queries
             )
+    if service:
+        from shards_service import compare_service
+
+        out.update(compare_service(index, queries, K, where))
     if serve:
         out.update(_serve(index, queries))
+    if serve and service:
+        from shards_service import compare_service_ray
+
+        out.update(compare_service_ray(index, queries, K))
     return out
 
 
@@ -219,6 +233,10 @@ def _serve(index: Path, queries: list[str]) -> dict[str, float | int]:
     for q in queries:
         search(q, K)
     per_query = (time.perf_counter() - started) * 1000 / len(queries)
+    from ray import serve as ray_serve
+
+    ray_serve.shutdown()  # the replicas' memory back before anything else runs
+    ray_module.shutdown()
     return {
         "serve_deploy_s": round(deployed, 1),
         "serve_answers_differing": differ,
@@ -239,6 +257,12 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--ray", default="", help="Ray build actors to time, e.g. 1,2")
     parser.add_argument("--serve", action="store_true", help="also serve on Ray Serve, timed")
+    parser.add_argument(
+        "--service",
+        action="store_true",
+        help="also compare through two `groundkit serve` processes (with --serve: and through "
+        "`groundkit serve --ray-collection`)",
+    )
     parser.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "gk-shards-bench"))
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
@@ -247,9 +271,18 @@ def main() -> None:
     ray = [int(n) for n in args.ray.split(",") if n]
     results = []
     if args.scifact:
-        results.append(run(*_scifact(workdir), args.shards, workdir, ray, args.serve))
+        results.append(run(*_scifact(workdir), args.shards, workdir, ray, args.serve, args.service))
     if args.files:
-        results.append(run(*_synthetic(workdir, args.files), args.shards, workdir, ray, args.serve))
+        results.append(
+            run(
+                *_synthetic(workdir, args.files),
+                args.shards,
+                workdir,
+                ray,
+                args.serve,
+                args.service,
+            )
+        )
     text = json.dumps(results, indent=2)
     print(text)
     if args.json:

@@ -19,6 +19,7 @@ from groundkit.contracts import Citation, SearchResult
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.errors import GroundkitError, ShardUnavailableError
 from groundkit.extend import ConfigurationError
+from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.retrieval.rerank import Reranker
 from groundkit.shards import (
@@ -105,6 +106,9 @@ class ShardReplica:
             (r.content, r.score, r.document_id, r.chunk_id, r.citation, dict(r.metadata))
             for r in self._searcher.results(ranked)
         ]
+
+    def verify(self, citation: Citation, document_id: str) -> Verification:
+        return self._searcher.verify(citation, document_id)
 
 
 class RayShards:
@@ -196,6 +200,11 @@ class RayShards:
                 for content, score, document_id, chunk_id, citation, metadata in wire
             ]
         return out
+
+    def verify(self, shard: int, citation: Citation, document_id: str) -> Verification:
+        call = self._handles[shard].verify.remote(citation, document_id)
+        check: Verification = self._wait(shard, call)
+        return check
 
 
 class ShardedSearchTool(ShardedSearch):

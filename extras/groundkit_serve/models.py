@@ -103,6 +103,9 @@ class SearchFields(_Request):
         description="only chunks whose metadata has each KEY equal to VALUE (or, for a list "
         "such as heading_path, containing it)",
     )
+    verify: bool = Field(
+        default=False, description="re-read each result's source and add a fresh verdict"
+    )
 
 
 class SearchRequest(SearchFields):
@@ -113,9 +116,6 @@ class SearchRequest(SearchFields):
         default=None,
         pattern=COLLECTION_PATTERN,
         description="collection name (default: the server's)",
-    )
-    verify: bool = Field(
-        default=False, description="re-read each result's source and add a fresh verdict"
     )
 
 

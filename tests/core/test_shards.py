@@ -197,3 +197,30 @@ def test_shard_merge_breaks_ties_by_content_key() -> None:
     b = [ShardHit(2.0, ("h1", 0, "a"), 1, 7), ShardHit(1.5, ("h3", 1, "c"), 1, 2)]
     assert [(h.shard, h.key) for h in merge_hits([a, b], 3)] == [(1, 7), (0, 5), (1, 2)]
     assert merge_hits([a, b], 0) == []
+
+
+def test_shard_verify_gives_one_collections_verdicts(tmp_path: Path) -> None:
+    """``verify`` of a sharded result (``ShardedSearch.verify``, the one the service and Ray's
+    tool use) re-reads the source through the shard holding it: one collection's verdicts,
+    verified, drifted and unresolvable alike."""
+    texts = ["pump valve leak\n\nmeter pipe", "water main leak", "leak rate zone", "leak flow"]
+    corpus = _write(tmp_path, texts)
+    index = tmp_path / "index"
+    groundkit.ingest(corpus, index_dir=index, collection="one", settings=SETTINGS)
+    ingest_sharded(corpus, shards=3, index_dir=index, collection="many", settings=SETTINGS)
+    with (
+        groundkit.Retriever.open(index, "one") as one,
+        ShardedRetriever.open(index, "many") as many,
+    ):
+
+        def verdicts(retriever: groundkit.Retriever | ShardedRetriever) -> list[tuple[str, str]]:
+            results = retriever.search("leak", 10).results
+            return [(r.citation.source, retriever.verify(r).verdict) for r in results]
+
+        assert verdicts(many) == verdicts(one)
+        assert [v for _, v in verdicts(many)] == ["verified"] * len(texts)
+        (corpus / "part1" / "doc001.txt").write_text("water main drained", encoding="utf-8")
+        (corpus / "part2" / "doc002.txt").unlink()
+        got = dict(verdicts(many))
+        assert verdicts(many) == verdicts(one)
+        assert (got["part1/doc001.txt"], got["part2/doc002.txt"]) == ("drifted", "unresolvable")

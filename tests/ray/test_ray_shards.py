@@ -128,7 +128,7 @@ def test_ray_serve_scatter_gather_is_bit_identical_and_fails_closed(built: Path)
     assert len(load_manifest(built, "many").shards) == 3
 
 
-def test_ray_serve_behind_the_service_registry(built: Path) -> None:
+def test_ray_serve_behind_the_service_registry(built: Path, corpus: Path) -> None:
     pytest.importorskip("groundkit_serve.tools", exc_type=ImportError)
     import anyio
 
@@ -139,10 +139,12 @@ def test_ray_serve_behind_the_service_registry(built: Path) -> None:
     tool = serve_sharded("many", index_dir=built, name="reg", timeout_s=20)
     registry = Registry(Runtime(ServeSettings(index_dir=built)), sharded=tool, sharded_name="many")
 
-    async def call(query: str, mode: str) -> Any:
-        request = ShardedSearchRequest(query=query, top_k=8, mode=mode)  # type: ignore[arg-type]
+    async def call(query: str, mode: str, verify: bool = False) -> Any:
+        request = ShardedSearchRequest(query=query, top_k=8, mode=mode, verify=verify)  # type: ignore[arg-type]
         return (await registry.call(registry.tools["search_sharded"], request)).model_dump()
 
+    changed = corpus / "part1" / "doc001.txt"
+    text = changed.read_text(encoding="utf-8")
     try:
         with groundkit.Retriever.open(built, "one") as one:
             for query in QUERIES[:3]:
@@ -152,7 +154,22 @@ def test_ray_serve_behind_the_service_registry(built: Path) -> None:
                     assert [(r["chunk_id"], r["score"]) for r in got["results"]] == [
                         (r.chunk_id, r.score) for r in want.results
                     ]
+            # verify: each result re-read by the replica of the shard that holds it
+            changed.write_text("drained", encoding="utf-8")
+            for query in QUERIES[:3]:
+                got = anyio.run(call, query, "bm25", True)
+                want = one.search(query, 8, "bm25")
+                assert [(r["source"], r["verification"]) for r in got["results"]] == [
+                    (r.citation.source, {"verdict": c.verdict, "reason": c.reason})
+                    for r, c in ((r, one.verify(r)) for r in want.results)
+                ]
+            verdicts = {
+                r["verification"]["verdict"]
+                for r in anyio.run(call, "leak", "bm25", True)["results"]
+            }
+            assert verdicts == {"verified", "drifted"}
     finally:
+        changed.write_text(text, encoding="utf-8")
         registry.runtime.close()
 
 
@@ -170,6 +187,7 @@ def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
         with groundkit.Retriever.open(built, "one") as one:
             for query in QUERIES[:3]:
                 body = {"query": query, "top_k": 6, "mode": "hybrid", "source_prefix": "part1/"}
+                body["verify"] = True
                 posted = urllib.request.Request(
                     server.url + "/v1/search_sharded",
                     data=json.dumps(body).encode(),
@@ -181,5 +199,6 @@ def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
                 assert [(r["chunk_id"], r["score"]) for r in reply["results"]] == [
                     (r.chunk_id, r.score) for r in want.results
                 ]
+                assert {r["verification"]["verdict"] for r in reply["results"]} == {"verified"}
     finally:
         server.stop()

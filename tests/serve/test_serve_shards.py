@@ -32,7 +32,7 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
         groundkit.Retriever.open(index_dir, "default") as one,
     ):
         registry = Registry(
-            Runtime(ServeSettings(index_dir=index_dir)), sharded=many.search, sharded_name="many"
+            Runtime(ServeSettings(index_dir=index_dir)), sharded=many, sharded_name="many"
         )
         spec = registry.tools["search_sharded"]
         assert spec.request is ShardedSearchRequest
@@ -55,6 +55,16 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
             assert reply["results"] and [r["chunk_id"] for r in reply["results"]] == [
                 r.chunk_id for r in want.results
             ]
+            checked = anyio.run(call, ShardedSearchRequest(query="leak", top_k=6, verify=True))
+            want = one.search("leak", 6)
+            assert checked["results"] and [r["verification"] for r in checked["results"]] == [
+                {"verdict": one.verify(r).verdict, "reason": one.verify(r).reason}
+                for r in want.results
+            ]
+            assert (
+                anyio.run(call, ShardedSearchRequest(query="leak"))["results"][0]["verification"]
+                is None
+            )
             with pytest.raises(ServiceError, match="limit"):
                 anyio.run(call, ShardedSearchRequest(query="leak", top_k=90))
         finally:

@@ -6,14 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.contracts import SearchResult
 from groundkit.embedding.base import Embedder
 from groundkit.index.bm25 import Accelerator
-from groundkit.retrieval.citations import Verification, verify_document_citation
 from groundkit.retrieval.rerank import Reranker
 from groundkit.shards.gather import LocalShards
 from groundkit.shards.manifest import ShardManifest, load_manifest
-from groundkit.shards.routing import shard_of
 from groundkit.shards.search import ShardedSearch
 from groundkit.shards.shard import ShardSearcher
 from groundkit.store.base import CollectionReader
@@ -78,13 +75,6 @@ class ShardedRetriever(ShardedSearch):
     def readers(self) -> tuple[CollectionReader, ...]:
         """Each shard's snapshot, in shard order."""
         return tuple(searcher.reader for searcher in self._searchers)
-
-    def verify(self, result: SearchResult) -> Verification:
-        """Re-read the result's source and compare (its shard is found by the routing)."""
-        searcher = self._searchers[shard_of(result.source, len(self._searchers))]
-        return verify_document_citation(
-            result.citation, searcher.document(result), searcher.location
-        )
 
     def close(self) -> None:
         for searcher in self._searchers:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from groundkit.contracts import SearchResult
+from groundkit.contracts import Citation, SearchResult
 from groundkit.errors import ShardUnavailableError
+from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.request import (
     HybridOptions,
@@ -67,6 +68,11 @@ class ShardGroup(Protocol):
 
     def results(self, ranked: Mapping[int, Ranked]) -> dict[int, list[SearchResult]]: ...
 
+    def verify(self, shard: int, citation: Citation, document_id: str) -> Verification:
+        """``citation`` (of document ``document_id``, held by ``shard``) re-read from its
+        source, where that shard's store says the source lives."""
+        ...
+
 
 class _Searcher(Protocol):
     @property
@@ -93,6 +99,7 @@ class _Searcher(Protocol):
         where: SearchFilter | None = None,
     ) -> list[ShardHit]: ...
     def results(self, ranked: Ranked) -> list[SearchResult]: ...
+    def verify(self, citation: Citation, document_id: str) -> Verification: ...
 
 
 class LocalShards:
@@ -146,6 +153,9 @@ class LocalShards:
 
     def results(self, ranked: Mapping[int, Ranked]) -> dict[int, list[SearchResult]]:
         return {shard: self._searchers[shard].results(rows) for shard, rows in ranked.items()}
+
+    def verify(self, shard: int, citation: Citation, document_id: str) -> Verification:
+        return self._searchers[shard].verify(citation, document_id)
 
 
 def all_answered(shards: ShardGroup, answers: list[T]) -> list[T]:

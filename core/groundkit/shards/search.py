@@ -16,9 +16,10 @@ import time
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import BM25Params
-from groundkit.contracts import SearchResponse
+from groundkit.contracts import SearchResponse, SearchResult
 from groundkit.errors import ShardUnavailableError
 from groundkit.identities import bind_analyzer
+from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.plan import plan_search
 from groundkit.retrieval.request import (
@@ -31,6 +32,7 @@ from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.shards.gather import ShardGroup, all_answered, fuse_hits, join_hits
 from groundkit.shards.manifest import ShardManifest
 from groundkit.shards.merge import ShardHit, merge_hits
+from groundkit.shards.routing import shard_of
 from groundkit.shards.stats import reduce_statistics
 
 __all__ = ["ShardedSearch"]
@@ -175,3 +177,10 @@ class ShardedSearch:
         return SearchResponse(
             query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
         )
+
+    def verify(self, result: SearchResult) -> Verification:
+        """Re-read ``result``'s source and compare, as ``Retriever.verify``: in the shard the
+        routing gives its source, which holds its document record (and knows where the
+        source lives)."""
+        shard = shard_of(result.source, self.shards.size)
+        return self.shards.verify(shard, result.citation, result.document_id)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import BM25Params
-from groundkit.contracts import Document, SearchResult
+from groundkit.contracts import Citation, Document, SearchResult
 from groundkit.embedding.base import Embedder
 from groundkit.errors import (
     CollectionNotFoundError,
@@ -23,6 +23,7 @@ from groundkit.errors import (
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator, BM25Index
 from groundkit.index.ties import CachedTieKeys
+from groundkit.retrieval.citations import Verification, verify_document_citation
 from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.join import JoinedRecords, join_results
@@ -213,16 +214,21 @@ class ShardSearcher:
         """Results with citations for (chunk key, score, global rank) triples of this shard."""
         return join_results(self._records, ranked, self._missing)
 
-    def document(self, result: SearchResult) -> Document:
-        """The document record behind ``result`` (``RetrievalError`` if this shard lacks it)."""
-        found = self._reader.documents([result.document_id]).get(result.document_id)
+    def document(self, document_id: str, source: str) -> Document:
+        """Document ``document_id`` of ``source`` (``RetrievalError`` if this shard lacks it)."""
+        found = self._reader.documents([document_id]).get(document_id)
         if found is None:
             raise RetrievalError(
-                f"document {result.document_id} of {result.source} is not in shard {self.location}",
-                subject=result.source,
+                f"document {document_id} of {source} is not in shard {self.location}",
+                subject=source,
                 verdict="unresolvable",
             )
         return found
+
+    def verify(self, citation: Citation, document_id: str) -> Verification:
+        """Re-read ``citation`` (of document ``document_id``, held here) from its source."""
+        document = self.document(document_id, citation.source)
+        return verify_document_citation(citation, document, self.location)
 
     def _missing(self, key: int) -> MissingRecordError:
         return MissingRecordError(

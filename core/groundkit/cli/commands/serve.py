@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             address=args.ray_address,
             reranker=reranker,
         )
-        sharded = (tool.search, args.ray_collection)
+        sharded = (tool, args.ray_collection)
     try:
         if args.stdio:
             serve.run_stdio(settings, reranker=reranker, sharded=sharded)

@@ -98,7 +98,7 @@ class ShardReplica:
 
     def dense(
         self, query: str, mode: str, k: int, min_score: float | None, where: WireFilter | None
-    ) -> list[ShardHit]:
+    ) -> tuple[list[ShardHit], str | None]:
         return self._searcher.dense_hits(query, mode, k, min_score=min_score, where=_filter(where))
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[Wire]:
@@ -117,7 +117,7 @@ class RayShards:
     def __init__(
         self, handles: Sequence[Any], *, timeout_s: float = DEFAULT_TIMEOUT_S, reference: int = 0
     ) -> None:
-        """``reference``: the shard that answers ``default_mode`` and ``floor`` for all."""
+        """``reference``: the shard that answers ``default_mode`` for all."""
         self._handles = list(handles)
         self._timeout_s = timeout_s
         self._reference = reference
@@ -153,10 +153,15 @@ class RayShards:
             self._default_mode = self._wait(self._reference, ask)
         return self._default_mode
 
-    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
-        ask = self._handles[self._reference].floor.remote(mode, given)
-        floor, source = self._wait(self._reference, ask)
-        return float(floor), str(source)
+    def floors(
+        self, mode: str, given: float | None, shards: Sequence[int]
+    ) -> list[tuple[float, str]]:
+        calls = [(shard, self._handles[shard].floor.remote(mode, given)) for shard in shards]
+        out = []
+        for shard, call in calls:
+            floor, source = self._wait(shard, call)
+            out.append((float(floor), str(source)))
+        return out
 
     def admitted(self, where: SearchFilter) -> list[int]:
         return self._all("admitted", _wire(where))
@@ -176,7 +181,7 @@ class RayShards:
 
     def dense(
         self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
-    ) -> list[list[ShardHit]]:
+    ) -> list[tuple[list[ShardHit], str | None]]:
         return self._all("dense", query, mode, k, min_score, _wire(where))
 
     def results(

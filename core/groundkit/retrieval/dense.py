@@ -23,7 +23,14 @@ from groundkit.store.base import CollectionReader
 from groundkit.vectors.base import TieKeys, VectorStore
 from groundkit.vectors.registry import load_vector_store, recorded_vector_store
 
-__all__ = ["DenseLeg"]
+__all__ = ["DEFAULT_MODE_NOTE", "DenseLeg"]
+
+DEFAULT_MODE_NOTE = (
+    "bm25: this collection's default is hybrid, but its embedder is not available "
+    "here; pass it (embedder=, --embedder) to search hybrid"
+)
+"""The trace's ``mode_note`` of a search that named no mode, on a collection bound to a
+semantic embedder that is not available (one collection's or a sharded one's: adr/0025)."""
 
 
 class DenseLeg:

@@ -31,7 +31,7 @@ from groundkit.retrieval.citations import (
     Verification,
     verify_document_citation,
 )
-from groundkit.retrieval.dense import DenseLeg
+from groundkit.retrieval.dense import DEFAULT_MODE_NOTE, DenseLeg
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.join import JoinedRecords, join_results, with_highlights
@@ -125,10 +125,7 @@ class Retriever:
         manifest = self._dense.manifest
         if manifest is None or not manifest.semantic or self._dense.embedder is not None:
             return None
-        return (
-            "bm25: this collection's default is hybrid, but its embedder is not available "
-            "here; pass it (embedder=, --embedder) to search hybrid"
-        )
+        return DEFAULT_MODE_NOTE
 
     @property
     def generation(self) -> int:

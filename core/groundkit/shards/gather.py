@@ -43,8 +43,11 @@ class ShardGroup(Protocol):
         """The mode of a search that names none (as ``Retriever.default_mode``)."""
         ...
 
-    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
-        """The similarity floor of a dense or hybrid search, and its source (adr/0024)."""
+    def floors(
+        self, mode: str, given: float | None, shards: Sequence[int]
+    ) -> list[tuple[float, str]]:
+        """The similarity floor of a dense or hybrid search, and its source (adr/0024), as
+        each of ``shards`` resolves it."""
         ...
 
     def admitted(self, where: SearchFilter) -> list[int]:
@@ -64,7 +67,9 @@ class ShardGroup(Protocol):
 
     def dense(
         self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
-    ) -> list[list[ShardHit]]: ...
+    ) -> list[tuple[list[ShardHit], str | None]]:
+        """Each shard's most similar chunks and the vector store that found them."""
+        ...
 
     def results(self, ranked: Mapping[int, Ranked]) -> dict[int, list[SearchResult]]: ...
 
@@ -97,7 +102,7 @@ class _Searcher(Protocol):
         *,
         min_score: float | None,
         where: SearchFilter | None = None,
-    ) -> list[ShardHit]: ...
+    ) -> tuple[list[ShardHit], str | None]: ...
     def results(self, ranked: Ranked) -> list[SearchResult]: ...
     def verify(self, citation: Citation, document_id: str) -> Verification: ...
 
@@ -106,7 +111,7 @@ class LocalShards:
     """The shards of one process (``ShardSearcher``s), called one after another."""
 
     def __init__(self, searchers: Sequence[_Searcher], *, reference: int = 0) -> None:
-        """``reference``: the shard that answers ``default_mode`` and ``floor`` for all
+        """``reference``: the shard that answers ``default_mode`` for all
         (``ShardManifest.reference_shard``)."""
         self._searchers = list(searchers)
         self._reference = reference
@@ -119,10 +124,12 @@ class LocalShards:
     def default_mode(self) -> SearchMode:
         return self._searchers[self._reference].default_mode if self._searchers else "bm25"
 
-    def floor(self, mode: str, given: float | None) -> tuple[float, str]:
+    def floors(
+        self, mode: str, given: float | None, shards: Sequence[int]
+    ) -> list[tuple[float, str]]:
         if not self._searchers:
             raise ShardUnavailableError("the sharded collection has no shards open")
-        return self._searchers[self._reference].floor(mode, given)
+        return [self._searchers[shard].floor(mode, given) for shard in shards]
 
     def admitted(self, where: SearchFilter) -> list[int]:
         return [searcher.admitted(where) for searcher in self._searchers]
@@ -145,7 +152,7 @@ class LocalShards:
 
     def dense(
         self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
-    ) -> list[list[ShardHit]]:
+    ) -> list[tuple[list[ShardHit], str | None]]:
         return [
             searcher.dense_hits(query, mode, k, min_score=min_score, where=where)
             for searcher in self._searchers

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TypeVar
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import BM25Params
 from groundkit.contracts import SearchResponse, SearchResult
-from groundkit.errors import ShardUnavailableError
+from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.identities import bind_analyzer
+from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.citations import Verification
+from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
+from groundkit.retrieval.floor import FLOOR_FILE
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.plan import plan_search
 from groundkit.retrieval.request import (
@@ -30,12 +34,14 @@ from groundkit.retrieval.request import (
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.shards.gather import ShardGroup, all_answered, fuse_hits, join_hits
-from groundkit.shards.manifest import ShardManifest
+from groundkit.shards.manifest import ShardManifest, shard_name
 from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of
 from groundkit.shards.stats import reduce_statistics
 
 __all__ = ["ShardedSearch"]
+
+T = TypeVar("T")
 
 
 class ShardedSearch:
@@ -55,6 +61,11 @@ class ShardedSearch:
         self.bm25 = bm25 or BM25Params()
         self.reranker = reranker
         self.analyzer: Analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
+        embedding = manifest.embedding
+        self._semantic = embedding is not None and EmbeddingIdentity.from_json(embedding).semantic
+        self._holding = [n for n, shard in enumerate(manifest.shards) if shard.chunk_count] or [
+            manifest.reference_shard
+        ]
 
     @property
     def generation(self) -> int:
@@ -110,9 +121,11 @@ class ShardedSearch:
         )
         floor, floor_source = -math.inf, None
         if mode != "bm25":  # dense abstains under the floor (adr/0024)
-            floor, floor_source = shards.floor(mode, plan.min_similarity)
+            floor, floor_source = self._floor(mode, plan.min_similarity)
         params = self.bm25
         trace = plan.trace(self.manifest.generation)
+        if not plan.asked and self._semantic and shards.default_mode == "bm25":
+            trace.mode_note = DEFAULT_MODE_NOTE  # as one collection's: its embedder is absent
         if where is not None:
             trace.filter = {
                 **where.to_dict(),
@@ -143,12 +156,14 @@ class ShardedSearch:
         elif mode == "dense":
             lowest = floor if score_threshold is None else max(floor, score_threshold)
             dense = all_answered(shards, shards.dense(query, mode, want, lowest, where))
-            ranked = [(hit, hit.score) for hit in merge_hits(dense, want)]
+            ranked = [(hit, hit.score) for hit in merge_hits([h for h, _ in dense], want)]
+            trace.vector_store = _stores(dense)
             trace.abstained = not ranked
         else:
             assert options is not None
             per_shard = all_answered(shards, shards.dense(query, mode, leg_depth, floor, where))
-            dense_hits = merge_hits(per_shard, leg_depth)
+            dense_hits = merge_hits([hits for hits, _ in per_shard], leg_depth)
+            trace.vector_store = _stores(per_shard)
             trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
             trace.dense_best = dense_hits[0].score if dense_hits else None
             trace.fusion = {
@@ -178,9 +193,45 @@ class ShardedSearch:
             query=query, results=tuple(results), metadata=trace.to_dict(), trace=trace
         )
 
+    def _floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        """The similarity floor every shard holding chunks resolves (a given one: the
+        reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
+        shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
+        asked = [self.manifest.reference_shard] if given is not None else self._holding
+        floors = _answered_by(asked, self.shards.floors(mode, given, asked))
+        if len(set(floors)) > 1:
+            found = ", ".join(
+                f"{shard_name(shard)}: {floor!r} ({source})"
+                for shard, (floor, source) in zip(asked, floors, strict=True)
+            )
+            raise ConfigurationError(
+                f"the shards of {self.manifest.collection!r} resolve different similarity "
+                f"floors ({found}); a sharded collection has one: put the same "
+                f"{FLOOR_FILE} in every shard's folder (or remove them all for the "
+                "embedder's default), or pass min_similarity",
+                subject=self.manifest.collection,
+            )
+        return floors[0]
+
     def verify(self, result: SearchResult) -> Verification:
         """Re-read ``result``'s source and compare, as ``Retriever.verify``: in the shard the
         routing gives its source, which holds its document record (and knows where the
         source lives)."""
         shard = shard_of(result.source, self.shards.size)
         return self.shards.verify(shard, result.citation, result.document_id)
+
+
+def _stores(answers: list[tuple[list[ShardHit], str | None]]) -> str | None:
+    """The vector store the shards searched (one name, as one collection's trace gives;
+    comma-joined if shards were opened with different ones)."""
+    names = sorted({store for _, store in answers if store is not None})
+    return ",".join(names) if names else None
+
+
+def _answered_by(asked: list[int], answers: list[T]) -> list[T]:
+    """``answers``, refused unless every shard in ``asked`` gave one."""
+    if len(answers) != len(asked) or not answers:
+        raise ShardUnavailableError(
+            f"{len(answers)} of {len(asked)} shards answered; refusing a partial answer"
+        )
+    return answers

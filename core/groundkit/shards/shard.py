@@ -188,11 +188,12 @@ class ShardSearcher:
         *,
         min_score: float | None,
         where: SearchFilter | None = None,
-    ) -> list[ShardHit]:
+    ) -> tuple[list[ShardHit], str | None]:
         """This shard's ``k`` chunks most similar to ``query`` (similarity needs no
-        collection statistics, so each shard's list is already final)."""
+        collection statistics, so each shard's list is already final), and the vector store
+        that found them (None for a shard the routing left empty)."""
         if self._dense.manifest is None and not self._reader.chunk_count:
-            return []  # a shard the routing left empty: nothing embedded, nothing similar
+            return [], None  # a shard the routing left empty: nothing embedded, nothing similar
         try:
             found = self._dense.search(
                 query,
@@ -202,7 +203,7 @@ class ShardSearcher:
                 tie_keys=self._tie_keys,
                 allowed=self._allowed(where),
             )
-            return self._with_ties(found)
+            return self._with_ties(found), self._dense.vector_store
         except KeyError as exc:
             raise self._missing(int(exc.args[0])) from None
 

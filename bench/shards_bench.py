@@ -204,17 +204,25 @@ def run(
             out[f"ray_{workers}_answers_differing"] = sum(
                 _answer(one.search(q, K)) != _answer(built.search(q, K)) for q in queries
             )
+    _progress(out)
     if service:
         from shards_service import compare_service
 
         out.update(compare_service(index, queries, K, where))
+        _progress(out)
     if serve:
         out.update(_serve(index, queries))
+        _progress(out)
     if serve and service:
         from shards_service import compare_service_ray
 
         out.update(compare_service_ray(index, queries, K))
     return out
+
+
+def _progress(out: dict) -> None:
+    """The figures so far, on stderr: a long run's finished parts survive a later failure."""
+    print(json.dumps(out), file=sys.stderr, flush=True)
 
 
 def _serve(index: Path, queries: list[str]) -> dict[str, float | int]:

@@ -4,12 +4,17 @@
         --json bench/results/shards_10k.json
     PYTHONPATH=core:extras python bench/shards_bench.py --scifact --shards 4
     PYTHONPATH=core:extras .venv-ray/bin/python bench/shards_bench.py --files 2500 --ray 1,2
+    PYTHONPATH=$PWD/core:$PWD/extras .venv-ray/bin/python bench/shards_bench.py --files 250000 \
+        --workdir /work/runs/shards1m --service --serve --json bench/results/shards_1m.json
 
 For each corpus (bench/synthetic.py's Zipfian Markdown files, or SciFact written one file per
 document) it builds one collection and a sharded one (in this process, one shard after another;
 with ``--ray``, also on a local Ray instance with 1 and 2 build actors), then asks every query
 of both (k = 10, BM25; unfiltered, and filtered to one source prefix) and counts answers that
-differ in chunk ids or score bits (must be 0).
+differ in chunk ids or score bits (must be 0); ``--service`` asks the same through two
+``groundkit serve`` processes (bench/shards_service.py), ``--serve`` through Ray Serve, and both
+together also through ``groundkit serve --ray-collection``. A finished build is reused by a
+re-run with the same ``--workdir`` (its ``.NAME.done`` marker holds the build's seconds).
 Query times are the mean of a warm pass. Peak memory: a fresh subprocess opens one snapshot
 (the single collection, or one shard with the global statistics), answers every query, and
 reports its peak RSS.

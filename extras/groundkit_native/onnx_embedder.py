@@ -34,8 +34,9 @@ from groundkit_native._runtime import (
 __all__ = ["MINILM_FLOOR", "ModelConfig", "OnnxEmbedder", "minilm_factory", "minilm_files"]
 
 POOLINGS = ("mean", "cls", "none")
-DEFAULT_BATCH_SIZE = 8
-"""Texts per ONNX run (sorted by length first); larger batches pad more (bench/embed_speed.py)."""
+DEFAULT_BATCH_SIZE: dict[str, int] = {"cpu": 8, "cuda": 128}
+"""Texts per ONNX run (sorted by length first), by device: on a CPU larger batches pad more
+(bench/embed_speed.py); on a GPU 128 ran faster than 32 (bench/embed_gpu.sh, ADR 0031)."""
 MINILM_FLOOR = 0.375
 """all-MiniLM-L6-v2's similarity floor for dense and hybrid abstention (adr/0024)."""
 
@@ -104,17 +105,17 @@ class OnnxEmbedder:
         config: ModelConfig,
         *,
         provider: str = "onnx",
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_size: int | None = None,
         device: str | None = None,
         threads: int | None = None,
     ) -> None:
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise ConfigurationError(f"batch_size must be >= 1, got {batch_size!r}")
         self.model_path = Path(model)
         self.tokenizer_path = Path(tokenizer)
         self.config = config
-        self.batch_size = batch_size
         self.device = device or default_device()
+        self.batch_size = batch_size or DEFAULT_BATCH_SIZE.get(self.device, 8)
         self._session = make_session(
             self.model_path,
             device=self.device,
@@ -216,15 +217,16 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run([self._output], feed)[0].astype(np.float32)
+        hidden = self._session.run([self._output], feed)[0].astype(np.float32, copy=False)
         pooling = self.config.pooling
         if pooling == "none" or hidden.ndim == 2:
             pooled = hidden
         elif pooling == "cls":
             pooled = hidden[:, 0, :]
-        else:
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        else:  # a batched matrix product: no [batch, tokens, dims] temporary (ADR 0031)
+            weights = mask.astype(np.float32)
+            summed = np.matmul(weights[:, None, :], hidden)[:, 0, :]
+            pooled = summed / np.clip(weights.sum(axis=1, keepdims=True), 1e-9, None)
         if self.config.normalization == "l2":
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             pooled = pooled / np.clip(norms, 1e-12, None)

@@ -63,6 +63,21 @@ def test_cuda_without_its_provider_is_an_error_not_a_cpu_run() -> None:
         OnnxEmbedder.minilm(device="cuda")
 
 
+@pytest.mark.filterwarnings("ignore:Specified provider 'CUDAExecutionProvider'")
+def test_cuda_listed_but_not_started_is_an_error_not_a_cpu_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """onnxruntime-gpu lists CUDA even where its libraries are missing, then runs on CPU."""
+    import onnxruntime
+
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("this onnxruntime has CUDA")
+    listed = [*onnxruntime.get_available_providers(), "CUDAExecutionProvider"]
+    monkeypatch.setattr(onnxruntime, "get_available_providers", lambda: listed)
+    with pytest.raises(ConfigurationError, match=r"could not start it .* runs on CPUExecution"):
+        OnnxEmbedder.minilm(device="cuda")
+
+
 def test_threads_and_device_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GROUNDKIT_THREADS", "1")
     assert len(get_embedder("minilm").embed_query("leak")) == 384

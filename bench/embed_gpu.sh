@@ -69,5 +69,5 @@ for batch in 32 128; do
   python3 bench/embed_vs_peers.py --device cuda --data "$work/scifact.jsonl.gz" --docs 5183 \
     --rounds 3 --batch "$batch" --st-batch "$batch" --st-weights "$work/st32" --st-fp16 \
     --model-dir "$work/models/minilm-fp32" --model-dir "$work/models/minilm-fp16" \
-    --json "$out/embed_gpu_batch$batch.json" 2>&1 | grep -v "Loading weights"
+    --also-sequential --json "$out/embed_gpu_batch$batch.json" 2>&1 | grep -v "Loading weights"
 done

@@ -81,6 +81,11 @@ def main() -> None:
     parser.add_argument("--st-fp16", action="store_true", help="also sentence-transformers in fp16")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument(
+        "--also-sequential",
+        action="store_true",
+        help="also each model folder without tokenizing the next batch ahead (the CPU's way)",
+    )
+    parser.add_argument(
         "--model-dir",
         action="append",
         default=[],
@@ -99,6 +104,10 @@ def main() -> None:
         systems[f"groundkit {Path(folder).name}"] = OnnxEmbedder.from_dir(
             folder, **options
         ).embed_array
+        if args.also_sequential:
+            systems[f"groundkit {Path(folder).name} sequential"] = OnnxEmbedder.from_dir(
+                folder, **options, prefetch=False
+            ).embed_array
     weights = st_weights(args.st_weights)
     peer = f"sentence-transformers (torch fp32, batch {args.st_batch})"
     systems[peer] = sentence_transformers_embedder(weights, args.st_batch, args.device, False)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,7 @@ class OnnxEmbedder:
         batch_size: int | None = None,
         device: str | None = None,
         threads: int | None = None,
+        prefetch: bool | None = None,
     ) -> None:
         if batch_size is not None and batch_size < 1:
             raise ConfigurationError(f"batch_size must be >= 1, got {batch_size!r}")
@@ -116,6 +118,7 @@ class OnnxEmbedder:
         self.config = config
         self.device = device or default_device()
         self.batch_size = batch_size or DEFAULT_BATCH_SIZE.get(self.device, 8)
+        self.prefetch = self.device == "cuda" if prefetch is None else prefetch
         self._session = make_session(
             self.model_path,
             device=self.device,
@@ -193,10 +196,10 @@ class OnnxEmbedder:
         width = dimensions.dimensions if dimensions is not None else 0
         out = np.zeros((len(texts), width), dtype=np.float32) if width else None
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # less padding
+        batches = [order[s : s + self.batch_size] for s in range(0, len(order), self.batch_size)]
         rows: list[Any] = []
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            vectors = self._run([texts[i] for i in batch])
+        pieces = [[texts[i] for i in batch] for batch in batches]
+        for batch, vectors in zip(batches, self._vectors(pieces), strict=True):
             if out is None:
                 rows.append((batch, vectors))
             else:
@@ -208,7 +211,27 @@ class OnnxEmbedder:
                 out[batch] = vectors
         return out
 
+    def _vectors(self, batches: list[list[str]]) -> Iterator[Any]:
+        """Each batch's vectors, in order. With ``prefetch`` the next batch is tokenized in a
+        thread while this one runs (both release the GIL): on a GPU the host's tokenizing
+        otherwise leaves the device idle (ADR 0034)."""
+        if not self.prefetch or len(batches) < 2:
+            for batch in batches:
+                yield self._infer(*self._encode(batch))
+            return
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundkit-tokenize") as pool:
+            pending = pool.submit(self._encode, batches[0])
+            for following in batches[1:]:
+                encoded = pending.result()
+                pending = pool.submit(self._encode, following)
+                yield self._infer(*encoded)
+            yield self._infer(*pending.result())
+
     def _run(self, texts: list[str]) -> Any:
+        return self._infer(*self._encode(texts))
+
+    def _encode(self, texts: list[str]) -> tuple[dict[str, Any], Any]:
+        """The session's feed for ``texts`` and their attention mask."""
         import numpy as np
 
         encodings = self._tokenizer.encode_batch(texts)
@@ -217,13 +240,19 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
+        return feed, mask
+
+    def _infer(self, feed: dict[str, Any], mask: Any) -> Any:
+        """One run of the session, pooled and normalised as the config says."""
+        import numpy as np
+
         hidden = self._session.run([self._output], feed)[0].astype(np.float32, copy=False)
         pooling = self.config.pooling
         if pooling == "none" or hidden.ndim == 2:
             pooled = hidden
         elif pooling == "cls":
             pooled = hidden[:, 0, :]
-        else:  # a batched matrix product: no [batch, tokens, dims] temporary (ADR 0031)
+        else:  # a batched matrix product: no [batch, tokens, dims] temporary (ADR 0034)
             weights = mask.astype(np.float32)
             summed = np.matmul(weights[:, None, :], hidden)[:, 0, :]
             pooled = summed / np.clip(weights.sum(axis=1, keepdims=True), 1e-9, None)

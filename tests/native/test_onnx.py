@@ -46,6 +46,16 @@ def test_minilm_batches_equal_one_at_a_time(minilm: Any) -> None:
     assert minilm.embed_documents([]) == []
 
 
+def test_prefetching_the_next_batch_gives_the_same_bits() -> None:
+    """On a GPU the next batch is tokenized while one runs; the vectors must not change."""
+    texts = [t * (1 + i % 3) for i, t in enumerate(TEXTS * 3)]
+    plain = OnnxEmbedder.minilm(batch_size=2, prefetch=False)
+    ahead = OnnxEmbedder.minilm(batch_size=2, prefetch=True)
+    assert not plain.prefetch and ahead.prefetch and OnnxEmbedder.minilm().prefetch is False
+    assert ahead.embed_array(texts).tobytes() == plain.embed_array(texts).tobytes()
+    assert ahead.embed_array(texts[:1]).tobytes() == plain.embed_array(texts[:1]).tobytes()
+
+
 def test_registry_rebuilds_minilm_from_its_identity(minilm: Any) -> None:
     again = embedder_for(minilm.identity)
     assert again is not None and again.identity == minilm.identity

@@ -37,7 +37,7 @@ __all__ = ["MINILM_FLOOR", "ModelConfig", "OnnxEmbedder", "minilm_factory", "min
 POOLINGS = ("mean", "cls", "none")
 DEFAULT_BATCH_SIZE: dict[str, int] = {"cpu": 8, "cuda": 128}
 """Texts per ONNX run (sorted by length first), by device: on a CPU larger batches pad more
-(bench/embed_speed.py); on a GPU 128 ran faster than 32 (bench/embed_gpu.sh, ADR 0031)."""
+(bench/embed_speed.py); on a GPU 128 ran faster than 32 (bench/embed_gpu.sh, ADR 0034)."""
 MINILM_FLOOR = 0.375
 """all-MiniLM-L6-v2's similarity floor for dense and hybrid abstention (adr/0024)."""
 

@@ -9,6 +9,8 @@ The site (ADR 0011) is plain files that any static host can serve::
                                              per query (``groundkit.store.static``)
     sources/<source>                         each document's file, for highlighting and verify
     pyodide/                                 the Pyodide runtime (only with ``pyodide_dir``)
+    semantic/                                model, tokenizer and onnxruntime-web, for the
+                                             page's semantic search (only with ``ort_dir``)
 
 The collection is ingested into SQLite first (as ``groundkit ingest`` does), every citation is
 verified against the copies, and it is then exported to ``index/`` (ADR 0018); the SQLite file
@@ -40,6 +42,7 @@ from groundkit.ingest.indexer import ProgressCallback
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.audit import verify_reader
 from groundkit.site_runtime import SNAPSHOT_FILE, check_snapshot_tools, make_snapshot
+from groundkit.site_semantic import SEMANTIC_DIR, write_semantic
 from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
@@ -70,7 +73,9 @@ PYODIDE_FILES = (
 )
 APP_FILES = ("index.html", "app.js", "worker.js", "offsets.js", "style.css")
 SITE_JSON = "site.json"
-_SITE_ENTRIES = frozenset((*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide"))
+_SITE_ENTRIES = frozenset(
+    (*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)
+)
 """What a site writes at its top level ('collection': sites of before ADR 0018)."""
 # Parts of the package the browser never needs: the app itself and the sample corpus.
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
@@ -92,6 +97,7 @@ class SiteReport:
     pyodide: str = DEFAULT_PYODIDE_URL
     pyodide_copied: bool = False
     snapshot_bytes: int | None = None
+    semantic_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +113,7 @@ class SiteReport:
             "pyodide": self.pyodide,
             "pyodide_copied": self.pyodide_copied,
             "snapshot_bytes": self.snapshot_bytes,
+            "semantic_bytes": self.semantic_bytes,
         }
 
 
@@ -260,6 +267,7 @@ def build_site(
     embedder: Embedder | None = None,
     force: bool = False,
     snapshot: bool = False,
+    ort_dir: str | Path | None = None,
     progress: ProgressCallback | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
@@ -268,6 +276,8 @@ def build_site(
     folder is refused unless ``force`` (the site's files are then written into it).
     ``snapshot`` (needs ``pyodide_dir`` and Node.js) adds Pyodide's memory snapshot with
     groundkit imported, which the page restores instead of starting Python (ADR 0019).
+    ``ort_dir`` (the npm package onnxruntime-web; needs an ONNX ``embedder``) ships the model,
+    so a visitor can turn on semantic search, embedded in the page (ADR 0035).
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -284,6 +294,12 @@ def build_site(
         )
     if snapshot:
         check_snapshot_tools()
+    if ort_dir is not None and getattr(embedder, "model_path", None) is None:
+        raise ConfigurationError(
+            "--ort-dir ships a model for the page to embed queries with; it needs an ONNX "
+            "embedder (--embedder minilm)",
+            subject="--ort-dir",
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_builds(target)
     work = Path(
@@ -303,6 +319,7 @@ def build_site(
             settings=settings,
             embedder=embedder,
             snapshot=snapshot,
+            ort_dir=None if ort_dir is None else Path(ort_dir),
             progress=progress,
         )
         _install(work, target, merge=force and not _is_site(target))
@@ -351,6 +368,7 @@ def _write_site(
     settings: IngestSettings | None,
     embedder: Embedder | None,
     snapshot: bool,
+    ort_dir: Path | None,
     progress: ProgressCallback | None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
@@ -395,6 +413,7 @@ def _write_site(
         pyodide = "pyodide/"
     else:
         pyodide = pyodide_url or DEFAULT_PYODIDE_URL
+    semantic = None if ort_dir is None else write_semantic(embedder, ort_dir, work)
     snap = work / "pyodide" / SNAPSHOT_FILE
     if snapshot and pyodide_dir is not None:
         make_snapshot(pyodide_dir, wheel, snap)
@@ -422,6 +441,7 @@ def _write_site(
             "chunks": status.get("chunks"),
             "embedder": embedder.identity.to_dict() if embedder is not None else None,
         },
+        "semantic": semantic,
         "sources": {
             "url": "sources/",
             "root": next(iter(roots), str(source)),
@@ -444,4 +464,5 @@ def _write_site(
         pyodide=pyodide,
         pyodide_copied=pyodide_dir is not None,
         snapshot_bytes=snap.stat().st_size if snapshot else None,
+        semantic_bytes=_tree_bytes(work / SEMANTIC_DIR) if semantic else None,
     )

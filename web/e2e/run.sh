@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The browser check of `groundkit build-site` (tox -e web; by hand: bash web/e2e/run.sh [--measure]):
-# 1. npm ci: playwright-core and Pyodide, pinned by package-lock.json (no browser download)
+# 1. npm ci: playwright-core, Pyodide and onnxruntime-web, pinned by package-lock.json (no browser download)
 # 2. node --test tests/web: the code-point <-> UTF-16 conversion of the app (offsets.js)
 # 3. `groundkit build-site sample --embedder hash` into web/e2e/build/site, with the Pyodide
 #    runtime copied in
-#    and again with --snapshot into web/e2e/build/snap
+#    and again with --snapshot into web/e2e/build/snap, and with --embedder minilm --ort-dir
+#    (semantic search in the page) into web/e2e/build/sem
 # 4. site-test.mjs: the sites in Debian's headless chromium, served on 127.0.0.1, offline
 # PYTHON selects the Python with groundkit installed (default: python3); CHROMIUM the browser
 # (default: /usr/bin/chromium; on Debian: apt-get install -y chromium). Arguments go to step 4.
@@ -27,4 +28,10 @@ rm -rf build/site
 # that the page restores it and answers the same
 rm -rf build/snap
 "$PYTHON" -m groundkit build-site sample -o build/snap --pyodide-dir node_modules/pyodide --snapshot
-node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap --out build "$@"
+# --embedder minilm --ort-dir: vectors by the native ONNX embedder, and the model plus
+# onnxruntime-web for the page (ADR 0035); step 4 turns semantic search on and compares
+rm -rf build/sem
+"$PYTHON" -m groundkit build-site sample -o build/sem --pyodide-dir node_modules/pyodide \
+  --embedder minilm --ort-dir node_modules/onnxruntime-web
+node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap \
+  --semantic-site build/sem --out build "$@"

@@ -28,6 +28,7 @@ const OUT = path.resolve(opt("--out", path.join(HERE, "build")));
 const PYTHON = opt("--python", process.env.PYTHON || "python3");
 const BENCH_ONLY = opt("--bench-only", null);
 const SNAPSHOT_SITE = opt("--snapshot-site", null); // a site built with --snapshot
+const SEMANTIC_SITE = opt("--semantic-site", null); // built with --embedder minilm --ort-dir
 const MEASURE = argv.includes("--measure") || BENCH_ONLY !== null;
 const TIMEOUT = 120_000;
 
@@ -51,6 +52,23 @@ with groundkit.site.open_site(sys.argv[1]) as r:  # the site's index/, as the pa
         "end": x.citation.end_offset, "start_line": x.citation.start_line,
         "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
         "verdict": r.verify(x).verdict} for x in res.results]))`;
+// CPython's hybrid/dense answer with the native minilm (groundkit_native), and its query vector.
+const CPY_SEMANTIC = `
+import json, sys, groundkit.site
+out = {}
+with groundkit.site.open_site(sys.argv[1]) as r:
+    for q in json.loads(sys.argv[2]):
+        out[q] = {"vector": r.embedder.embed_query(q), **{mode: [[x.chunk_id, x.score] for x in
+            r.search(q, top_k=10, mode=mode).results] for mode in ("hybrid", "dense")}}
+print(json.dumps(out))`;
+// Queries the semantic check compares (the sample's own subjects, and ones no word matches).
+const SEMANTIC_QUERIES = ["how do I report a leak", "water tastes of chlorine", "my tap water is brown",
+  "who do I call when the street floods", "paying an invoice late", "protective equipment for workers",
+  "zzzz nothing", "Überschwemmung im Keller"];
+// The page's query vector differs from onnxruntime's native one in the last bits (another
+// build of the kernels; the pooling summed in float64 here, float32 there): scores agree to this.
+const SCORE_TOLERANCE = 1e-5;
+
 const CPY_BENCH = `
 import json, sys, time, groundkit.site
 queries, repeats = json.loads(sys.argv[3]), int(sys.argv[4])
@@ -189,6 +207,84 @@ async function measure(page, cdp, indexDir, name, queries) {
   console.log(`query latency ratio page/CPython (sum of per-query medians): ${measured.query_ratio.toFixed(2)}`);
   measured.memory_after_queries = await memory(page, cdp);
   console.log(`memory: ${JSON.stringify(measured.memory)}; after the queries ${JSON.stringify(measured.memory_after_queries)}`);
+}
+
+// Semantic search in the page (ADR 0035): nothing of the model before the visitor turns it on;
+// then hybrid and dense answers equal CPython's (native onnxruntime) within SCORE_TOLERANCE.
+async function checkSemantic(browser, semSite, offsite) {
+  const s3 = await startServer(semSite);
+  const semOrigin = `http://127.0.0.1:${s3.port}`;
+  try {
+    const page = await openPage(browser, semOrigin, offsite);
+    const requested = [];
+    page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+    page.on("requestfinished", async (r) => {
+      const sizes = await r.sizes().catch(() => null);
+      if (sizes) (page.bytes ??= {})[new URL(r.url()).pathname] = sizes.responseBodySize;
+    });
+    await page.goto(`${semOrigin}/`, { waitUntil: "domcontentloaded" });
+    await search(page, "how do I report a leak");
+    check(await page.isVisible("#semantic-label") && !(await page.isChecked("#semantic")),
+      "a --ort-dir site offers a Semantic switch, off at first");
+    check(!requested.some((p) => p.startsWith("/semantic/") || p === "/index/vectors.bin"),
+      "nothing under semantic/, nor the vectors, is fetched before a visitor turns semantic search on");
+    const started = Date.now();
+    await page.check("#semantic");
+    await page.waitForFunction(() => document.querySelector("#mode").value === "hybrid" &&
+      !document.querySelector("#semantic").disabled, null, { timeout: TIMEOUT });
+    const onMs = Date.now() - started;
+    const semBytes = Object.entries(page.bytes ?? {}).filter(([p]) => p.startsWith("/semantic/"));
+    console.log(`INFO semantic search on in ${onMs} ms (${semBytes.map(([p, b]) => `${p} ${b} B`).join(", ")})`);
+    check(await page.isChecked("#semantic") && requested.includes("/semantic/model.onnx"),
+      "turning semantic search on fetches the model and switches the page to hybrid");
+    await page.waitForFunction(() => document.querySelector("#search-meta").dataset.query === "how do I report a leak" &&
+      document.querySelector("#search-meta").dataset.stage !== undefined);
+    const want = cpython(CPY_SEMANTIC, semSite, JSON.stringify(SEMANTIC_QUERIES));
+    let worstVector = 0;
+    let worstScore = 0;
+    for (const q of SEMANTIC_QUERIES) {
+      const vector = await page.evaluate((x) => window.groundkit.embed(x), q);
+      const diff = Math.max(...vector.map((v, i) => Math.abs(v - want[q].vector[i])));
+      worstVector = Math.max(worstVector, diff);
+      for (const mode of ["hybrid", "dense"]) {
+        const got = (await page.evaluate(([x, m]) => window.groundkit.search(x, m, 10), [q, mode])).results;
+        const ids = got.map((r) => r.chunk_id);
+        const wantIds = want[q][mode].map(([id]) => id);
+        const scoreDiff = Math.max(0, ...got.map((r, i) => Math.abs(r.score - (want[q][mode][i]?.[1] ?? Infinity))));
+        worstScore = Math.max(worstScore, scoreDiff);
+        check(JSON.stringify(ids) === JSON.stringify(wantIds) && scoreDiff <= SCORE_TOLERANCE,
+          `semantic ${mode} "${q}": the page's top ${ids.length} chunk ids equal CPython's, scores within ${SCORE_TOLERANCE} (max diff ${scoreDiff.toExponential(2)})`);
+      }
+    }
+    console.log(`INFO semantic: query vectors page vs native max |diff| ${worstVector.toExponential(2)}, scores max |diff| ${worstScore.toExponential(2)}`);
+    const shown = await search(page, "my tap water is brown");
+    check(shown.length > 0, `the page shows hybrid results for the typed query (${shown.length})`);
+    const v = await showAndVerify(page, 0);
+    check(v.verdict.verdict === "verified", "a hybrid result in the page verifies");
+    await page.context().close();
+
+    // A model file that is not the one the vectors were built with: refused before it runs.
+    const tampered = await openPage(browser, semOrigin, offsite);
+    await tampered.route("**/semantic/model.onnx", async (route) => {
+      const response = await route.fetch();
+      const body = Buffer.from(await response.body());
+      body[body.length - 1] ^= 1;
+      await route.fulfill({ response, body });
+    });
+    await tampered.goto(`${semOrigin}/`, { waitUntil: "domcontentloaded" });
+    await search(tampered, "how do I report a leak");
+    await tampered.click("#semantic");
+    await tampered.waitForFunction(() => !document.querySelector("#semantic").checked &&
+      !document.querySelector("#semantic").disabled, null, { timeout: TIMEOUT });
+    const said = await tampered.textContent("#progress-text");
+    check(said.includes("could not start") && await tampered.inputValue("#mode") === "bm25" &&
+      tampered.consoleErrors.some((e) => e.includes("do not reproduce this collection's embedding")),
+      "a model whose SHA-256 is not the collection's is refused: the switch turns off, keyword search goes on");
+    check((await search(tampered, "boil water notice")).length > 0, "keyword search still answers after the refusal");
+    await tampered.context().close();
+  } finally {
+    s3.srv.kill();
+  }
 }
 
 let srv, browser;
@@ -460,6 +556,8 @@ try {
       s2.srv.kill();
     }
   }
+
+  if (SEMANTIC_SITE) await checkSemantic(browser, path.resolve(SEMANTIC_SITE), offsite);
 
   check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
   console.log(`browser: chromium ${browser.version()}`);

@@ -98,6 +98,7 @@ async function start() {
   mark("readyMs");
   ready = true;
   showCollection(info);
+  $("#semantic-label").hidden = !site.semantic;
   setState("ready");
   progress("ready", "Ready.", 1);
   const typed = $("#query").value.trim();
@@ -117,6 +118,9 @@ function showCollection(info) {
   const modes = $("#mode");
   modes.replaceChildren(...info.modes.map((m) => new Option(m, m)));
   modes.disabled = info.modes.length < 2;
+  if (info.semantic) modes.value = "hybrid";
+  $("#semantic").checked = Boolean(info.semantic);
+  $("#semantic").disabled = info.kind !== "bundled";
   $("#results").replaceChildren();
   $("#search-meta").textContent = "";
   $("#viewer").hidden = true;
@@ -342,6 +346,35 @@ async function verifyResult(i, li) {
   }
 }
 
+// ---------- semantic search (ADR 0035): the model is fetched only when a visitor asks ----------
+async function toggleSemantic() {
+  const box = $("#semantic");
+  if (!box.checked) { // keyword search again; the model stays loaded for the next time
+    $("#mode").value = "bm25";
+    if ($("#query").value.trim()) await runSearch();
+    return;
+  }
+  if (!ready) {
+    box.checked = false;
+    return;
+  }
+  box.disabled = true;
+  const started = performance.now();
+  try {
+    const info = await ask("semantic");
+    metrics.semanticMs = Math.round(performance.now() - started);
+    showCollection(info);
+    progress("ready", `Semantic search is on (${(metrics.semanticMs / 1000).toFixed(1)} s to start).`, 1);
+    if ($("#query").value.trim()) await runSearch();
+  } catch (e) {
+    console.error(`groundkit: semantic search could not start: ${e.message}`);
+    box.checked = false;
+    progress("ready", "Semantic search could not start in this browser; keyword search still works.", 1);
+  } finally {
+    box.disabled = current !== "bundled";
+  }
+}
+
 // ---------- dropped files: indexed in memory, in the worker ----------
 function safePath(name) {
   const parts = name.replaceAll("\\", "/").split("/").filter((p) => p && p !== ".");
@@ -420,11 +453,13 @@ function setupDrop() {
 // ---------- measurement hooks (used by web/e2e and bench/; harmless otherwise) ----------
 window.groundkit.wasmHeapBytes = () => ask("wasmHeapBytes");
 window.groundkit.search = (query, mode = "bm25", topK = 10) => ask("search", { query, mode, topK });
+window.groundkit.embed = (query) => ask("embed", { query }); // after semantic search is on
 window.groundkit.fetched = () => ask("fetched"); // [path, bytes] of every index/source file the worker fetched
 window.groundkit.bench = (queries, repeats = 3, mode = "bm25", topK = 10) =>
   ask("bench", { queries, repeats, mode, topK });
 
 $("#search").addEventListener("submit", runSearch);
+$("#semantic").addEventListener("change", toggleSemantic);
 $("#query").addEventListener("input", onInput);
 $("#back-to-results").addEventListener("click", () => $("#results").scrollIntoView({ block: "start" }));
 setupDrop();

@@ -30,6 +30,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
             "examples:\n"
             "  groundkit build-site docs/ -o public/search\n"
             "  groundkit build-site sample -o /tmp/site --pyodide-dir node_modules/pyodide\n"
+            "  groundkit build-site docs/ -o /tmp/site --embedder minilm \\\n"
+            "      --ort-dir node_modules/onnxruntime-web   # semantic search in the page\n"
             "  python -m http.server -d /tmp/site 8000   # then open http://127.0.0.1:8000/"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -72,6 +74,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "(made with Node.js here; the page restores it instead of starting Python: faster to "
         "the first result, about 31 MB more to fetch, 6.5 MB gzipped; adr/0019)",
     )
+    parser.add_argument(
+        "--ort-dir",
+        default=None,
+        metavar="DIR",
+        help="with --embedder minilm: copy onnxruntime-web from this npm package folder "
+        "(node_modules/onnxruntime-web) and the model into the site, so a visitor can turn on "
+        "semantic search, embedded in the page (fetched only then: about 38 MB; adr/0035)",
+    )
     stemmer_option(parser, "stemmer (default: porter)")
     parser.add_argument(
         "--force",
@@ -94,6 +104,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         embedder=None if args.embedder is None else get_embedder(args.embedder),
         force=args.force,
         snapshot=args.snapshot,
+        ort_dir=args.ort_dir,
         progress=ProgressBar(sys.stderr, enabled=not args.json),
     )
     if args.json:
@@ -107,6 +118,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             f"({report.sources_bytes} bytes); Pyodide: "
             + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)
             + (f", snapshot {report.snapshot_bytes} bytes" if report.snapshot_bytes else "")
+            + (f", semantic search {report.semantic_bytes} bytes" if report.semantic_bytes else "")
         )
         print(
             f"{report.citations_verified} citations verified against the site's copies"

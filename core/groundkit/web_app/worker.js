@@ -9,7 +9,7 @@ const DROP_DIR = "/drop";
 let py = null; // the Pyodide instance
 let gk = null; // the Python glue module (proxy)
 let boot = null; // {siteUrl, pyodideUrl, site}
-let semantic = null; // {ort, session, input, output}: set once a visitor turns semantic search on
+let semantic = null; // {ort, session, inputs, output, ...}: once a visitor turns semantic search on
 const timings = {};
 const t0 = performance.now();
 const mark = (name) => (timings[name] = Math.round(performance.now() - t0));
@@ -100,6 +100,12 @@ def enable_semantic(model_sha256, tokenizer_json, floor):
     _state["retriever"] = groundkit.Retriever(reader, embedder=given)  # same reader, not closed
     _state["given"] = given
     return _info("bundled")
+
+def disable_semantic():
+    """Back to the collection's own embedder (none here): the model could not start."""
+    reader = _state["reader"]
+    _state["retriever"] = groundkit.Retriever(reader)
+    _state["given"] = None
 
 def query_ids(query):
     return json.dumps(_state["given"].tokenize(query))
@@ -299,7 +305,13 @@ const ops = {
     const info = JSON.parse(gk.enable_semantic(hex, tokenizer, s.similarity_floor));
     ort.env.wasm.wasmPaths = ortUrl; // same origin: the site's copy, never a CDN
     ort.env.wasm.numThreads = 1; // no cross-origin isolation on a plain static host
-    const session = await ort.InferenceSession.create(model, { executionProviders: ["wasm"] });
+    let session;
+    try {
+      session = await ort.InferenceSession.create(model, { executionProviders: ["wasm"] });
+    } catch (e) {
+      gk.disable_semantic();
+      throw e;
+    }
     const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0];
     semantic = { ort, session, inputs: session.inputNames, output, hex, tokenizer, active: true };
     timings.semanticMs = Math.round(performance.now() - started);

@@ -20,6 +20,7 @@ TRICKY = [
     "İstanbul ǅ ß ﬁ ẞ ǈǋ",
     "naïve café résumé a\u0301\u0302",
     "中文字符测试 日本語 한국어 \U00020000\U0002b820\U0002b920x",
+    "a\U0002b820b a\U0002b920b a\U0002b81fb",  # tokenizers spaces from U+2B920, not U+2B820
     "a\u200bb\u00adc\ufeffd \ue000private \U000e0001tag",
     "x\x0by\x0cz\x85w\u2028v\u3000u\u00a0t",
     "[CLS] hello [MASK]world[SEP] [cls] [UNK]",

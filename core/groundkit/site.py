@@ -71,7 +71,7 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-APP_FILES = ("index.html", "app.js", "worker.js", "offsets.js", "style.css")
+APP_FILES = ("index.html", "app.js", "worker.js", "semantic.js", "offsets.js", "style.css")
 SITE_JSON = "site.json"
 _SITE_ENTRIES = frozenset(
     (*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)

@@ -226,8 +226,8 @@ async function checkSemantic(browser, semSite, offsite) {
     await search(page, "how do I report a leak");
     check(await page.isVisible("#semantic-label") && !(await page.isChecked("#semantic")),
       "a --ort-dir site offers a Semantic switch, off at first");
-    check(!requested.some((p) => p.startsWith("/semantic/") || p === "/index/vectors.bin"),
-      "nothing under semantic/, nor the vectors, is fetched before a visitor turns semantic search on");
+    check(!requested.some((p) => p.startsWith("/semantic") || p === "/index/vectors.bin"),
+      "nothing under semantic/, nor semantic.js, nor the vectors, is fetched before a visitor turns semantic search on");
     const started = Date.now();
     await page.check("#semantic");
     await page.waitForFunction(() => document.querySelector("#mode").value === "hybrid" &&

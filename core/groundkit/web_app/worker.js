@@ -9,7 +9,7 @@ const DROP_DIR = "/drop";
 let py = null; // the Pyodide instance
 let gk = null; // the Python glue module (proxy)
 let boot = null; // {siteUrl, pyodideUrl, site}
-let semantic = null; // {ort, session, inputs, output, ...}: once a visitor turns semantic search on
+let semantic = null; // semantic.js's handle, once a visitor turns semantic search on
 const timings = {};
 const t0 = performance.now();
 const mark = (name) => (timings[name] = Math.round(performance.now() - t0));
@@ -89,29 +89,6 @@ def open_bundled(site_url, index_url, sources_url, sources_root, stored_root):
     _state["retriever"] = groundkit.Retriever(reader)
     _state.update(sources_root=sources_root, stored_root=stored_root)
     return _info("bundled")
-
-def enable_semantic(model_sha256, tokenizer_json, floor):
-    """Search the bundled collection with query vectors the page computes (ADR 0035): only
-    when the fetched model and tokenizer are the ones its embedding identity names."""
-    from groundkit.embedding.page import GivenQueryEmbedder
-    reader = _state["reader"]
-    given = GivenQueryEmbedder.for_identity(reader.embedding_identity, model_sha256=model_sha256,
-                                            tokenizer_json=tokenizer_json.to_bytes(), floor=floor)
-    _state["retriever"] = groundkit.Retriever(reader, embedder=given)  # same reader, not closed
-    _state["given"] = given
-    return _info("bundled")
-
-def disable_semantic():
-    """Back to the collection's own embedder (none here): the model could not start."""
-    reader = _state["reader"]
-    _state["retriever"] = groundkit.Retriever(reader)
-    _state["given"] = None
-
-def query_ids(query):
-    return json.dumps(_state["given"].tokenize(query))
-
-def give_vector(query, vector):
-    _state["given"].give(query, json.loads(vector))
 
 def missing(query):
     """Shards the query's terms need that are not loaded yet (fetched ahead, in parallel)."""
@@ -284,42 +261,18 @@ const ops = {
     mark("collectionMs");
     return { info, timings };
   },
-  // Semantic search (ADR 0035): onnxruntime-web and the model, fetched only now; the model's
-  // SHA-256 and the tokenizer must match the collection's embedding identity (Python checks).
+  // Semantic search (ADR 0035): semantic.js, onnxruntime-web and the model, fetched only now.
   async semantic() {
     if (semantic) return call("_info", "bundled");
-    const s = boot.site.semantic;
-    if (!s) throw new Error("this site was built without --ort-dir: no model for the page");
-    const base = (u) => new URL(u, boot.siteUrl).href;
+    if (!boot.site.semantic) throw new Error("this site was built without --ort-dir: no model for the page");
     const started = performance.now();
-    progress("semantic", "Downloading the semantic search runtime…");
-    const ortUrl = base(s.ort);
-    const ortP = import(`${ortUrl}ort.wasm.min.mjs`);
-    const modelP = fetchBytes(base(s.model), "semantic model", "semantic");
-    const tokenizer = await fetchBytes(base(s.tokenizer), "tokenizer", null);
-    const ort = await ortP;
-    const model = await modelP;
-    progress("semantic", "Checking and starting the semantic model…");
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", model));
-    const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const info = JSON.parse(gk.enable_semantic(hex, tokenizer, s.similarity_floor));
-    ort.env.wasm.wasmPaths = ortUrl; // same origin: the site's copy, never a CDN
-    ort.env.wasm.numThreads = 1; // no cross-origin isolation on a plain static host
-    let session;
-    try {
-      session = await ort.InferenceSession.create(model, { executionProviders: ["wasm"] });
-    } catch (e) {
-      gk.disable_semantic();
-      throw e;
-    }
-    const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0];
-    semantic = { ort, session, inputs: session.inputNames, output, hex, tokenizer, active: true };
+    const { startSemantic } = await import("./semantic.js");
+    semantic = await startSemantic({ py, site: boot.site, siteUrl: boot.siteUrl, fetchBytes, progress });
     timings.semanticMs = Math.round(performance.now() - started);
-    progress("ready", "Semantic search is on.", 1);
-    return info;
+    return call("_info", "bundled");
   },
   async search({ query, mode, topK }) {
-    if (semantic?.active && mode !== "bm25") gk.give_vector(query, JSON.stringify(await embedQuery(query)));
+    if (semantic?.active && mode !== "bm25") await semantic.give(query);
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
     const base = (u) => new URL(u, boot.siteUrl).href;
@@ -342,7 +295,7 @@ const ops = {
   },
   async embed({ query }) { // the page's query vector (measurement and the browser test)
     if (!semantic) throw new Error("semantic search is off");
-    return embedQuery(query);
+    return semantic.embed(query);
   },
   // bytes: the source file as the page fetched it (written once into MEMFS for verify).
   verify({ index, source, bytes }) {
@@ -371,8 +324,8 @@ const ops = {
     const info = call("open_bundled", new URL(".", boot.siteUrl).href, site.collection.url, site.sources.url,
       `${SITE_DIR}/sources`, site.sources.root);
     if (!semantic) return info;
-    semantic.active = true; // back from dropped files: the model is still loaded and checked
-    return JSON.parse(gk.enable_semantic(semantic.hex, semantic.tokenizer, site.semantic.similarity_floor));
+    semantic.enable(); // back from dropped files: the model is still loaded and checked
+    return call("_info", "bundled");
   },
   bench({ queries, repeats, mode, topK }) {
     return JSON.parse(gk.bench(py.toPy(queries), repeats, mode, topK));
@@ -381,29 +334,6 @@ const ops = {
     return py?._module?.HEAPU8?.byteLength ?? null; // private API: measurement only
   },
 };
-
-/** The query's vector: the model's token states, mean-pooled over the tokens, L2-normalised
- *  (the order of groundkit_native's OnnxEmbedder; one text, so every token counts). */
-async function embedQuery(query) {
-  const ids = call("query_ids", query);
-  const { ort, session, inputs, output } = semantic;
-  const n = ids.length;
-  const tensor = (values) => new ort.Tensor("int64", BigInt64Array.from(values, BigInt), [1, n]);
-  const feeds = { input_ids: tensor(ids), attention_mask: tensor(ids.map(() => 1)) };
-  if (inputs.includes("token_type_ids")) feeds.token_type_ids = tensor(ids.map(() => 0));
-  const out = (await session.run(feeds))[output];
-  const [, tokens, dims] = out.dims;
-  const data = out.data;
-  const pooled = new Float64Array(dims);
-  for (let t = 0; t < tokens; t++) for (let d = 0; d < dims; d++) pooled[d] += data[t * dims + d];
-  let norm = 0;
-  for (let d = 0; d < dims; d++) {
-    pooled[d] = Math.fround(pooled[d] / tokens);
-    norm += pooled[d] * pooled[d];
-  }
-  norm = Math.max(Math.sqrt(norm), 1e-12);
-  return Array.from(pooled, (x) => Math.fround(x / norm));
-}
 
 // One request at a time, in order: Python is single-threaded and the glue keeps state.
 let queue = Promise.resolve();

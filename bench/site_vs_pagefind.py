@@ -10,15 +10,18 @@ for Pagefind 1.6 and playwright-core; Debian's ``/usr/bin/chromium``. Then::
 Both sites are built from the same folder: ``groundkit build-site FOLDER --pyodide-dir`` (the
 runtime copied in), and Pagefind over one minimal HTML page per text file (``<main>`` around
 the escaped text, the file's path as title) with a page that calls Pagefind's JS API directly
-(no debounce; its default UI waits 300 ms). One ``python -m http.server`` on 127.0.0.1 serves
-both. Runs are interleaved (groundkit, Pagefind, groundkit, ...); each run is a fresh chromium
-process (``web/bench/drive.mjs``): navigation, the first query typed as soon as the box exists,
-its results on screen; then warm queries (each query once, then timed ``--repeats`` times)
-through each page's own search call (groundkit: a worker round trip; Pagefind:
-``search()`` and ``data()`` of the top 10). Reported: medians over the runs, and ratios
-groundkit / Pagefind. Bytes are response bodies as this server sends them (no compression);
-"gzip" adds what a host serving pre-compressed files would send (each fetched file gzip -9;
-Pagefind's and groundkit's index files are compressed already).
+(no debounce; its default UI waits 300 ms). One server on 127.0.0.1 serves both
+(``bench/precompressed_server.py``: ``http.server``, plus ``.br``/``.gz`` siblings sent with
+``Content-Encoding`` when ``--precompress`` wrote them). Runs are interleaved (groundkit,
+Pagefind, groundkit, ...); each run is a fresh chromium process (``web/bench/drive.mjs``):
+navigation, the first query typed as soon as the box exists, its results on screen; then
+warm queries (each query once, then timed ``--repeats`` times) through each page's own search
+call (groundkit: a worker round trip; Pagefind: ``search()`` and ``data()`` of the top 10).
+Reported: medians over the runs, and ratios groundkit / Pagefind. Bytes are response
+bodies as this server sends them (compressed only with ``--precompress``, then for both sites
+alike); "gzip" adds what a host serving gzip -9 pre-compressed files would send (each fetched
+file's plain copy gzip -9; Pagefind's and groundkit's index files, and groundkit's
+snapshot.bin.gz, are compressed already).
 """
 
 from __future__ import annotations
@@ -146,7 +149,9 @@ def build_pagefind(folder: Path, out: Path) -> dict[str, Any]:
     return {"build_s": round(time.perf_counter() - started, 1), "files": len(files)}
 
 
-def build_groundkit(folder: Path, out: Path, snapshot: bool) -> dict[str, Any]:
+def build_groundkit(
+    folder: Path, out: Path, snapshot: bool, precompress: str | None
+) -> dict[str, Any]:
     started = time.perf_counter()
     subprocess.run(
         [
@@ -161,6 +166,7 @@ def build_groundkit(folder: Path, out: Path, snapshot: bool) -> dict[str, Any]:
             str(E2E / "node_modules" / "pyodide"),
             "--json",
             *(["--snapshot"] if snapshot else []),
+            *(["--precompress", precompress] if precompress else []),
         ],
         check=True,
         capture_output=True,
@@ -177,12 +183,7 @@ def serve(root: Path) -> tuple[subprocess.Popen[str], int]:
         [
             sys.executable,
             "-u",
-            "-m",
-            "http.server",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
+            str(REPO / "bench" / "precompressed_server.py"),
             str(root),
         ],
         stdout=subprocess.PIPE,
@@ -202,9 +203,10 @@ def gzip_bytes(root: Path, urls: list[list[Any]], cache: dict[str, int]) -> int:
         if path.is_dir():
             path = path / "index.html"
         key = str(path)
-        if key not in cache:
-            cache[key] = len(gzip.compress(path.read_bytes(), 9)) if path.is_file() else sent
-        total += min(cache[key], sent) if sent else cache[key]
+        if key not in cache:  # gzip -9 of the file as stored, or the file if that is smaller
+            data = path.read_bytes() if path.is_file() else None
+            cache[key] = sent if data is None else min(len(gzip.compress(data, 9)), len(data))
+        total += cache[key]
     return total
 
 
@@ -261,6 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--snapshot", action="store_true", help="build groundkit's site with --snapshot"
     )
+    parser.add_argument(
+        "--precompress",
+        choices=("gzip", "brotli"),
+        help="build groundkit's site with --precompress, write the same siblings for "
+        "Pagefind's files, and serve them as gzip_static/brotli_static hosts do",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed passes of warm queries")
     parser.add_argument("--queries", help="a JSON list of queries (the first one is timed cold)")
     parser.add_argument("--work", help="build folder (default: a temporary one)")
@@ -283,8 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     sources = sum(p.stat().st_size for p in text_files(folder))
     print(f"corpus {folder}: {len(text_files(folder))} files, {sources / 1e6:.2f} MB", flush=True)
-    gk_build = build_groundkit(folder, work / "gk", args.snapshot)
+    gk_build = build_groundkit(folder, work / "gk", args.snapshot, args.precompress)
     pf_build = build_pagefind(folder, work / "pf")
+    if args.precompress:
+        from groundkit.precompress import precompress
+
+        precompress(sorted(p for p in (work / "pf").rglob("*") if p.is_file()), args.precompress)
     gk_site = tree_bytes(work / "gk")
     gk_runtime = tree_bytes(work / "gk" / "pyodide") + sum(  # the snapshot included
         p.stat().st_size for p in (work / "gk").glob("*.whl")
@@ -348,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         "corpus": {"folder": str(folder), "files": len(text_files(folder)), "bytes": sources},
         "runs": runs,
         "groundkit_snapshot": args.snapshot,
+        "precompressed": args.precompress,
         "queries": queries,
         "machine": {
             "cpus": os.cpu_count(),

@@ -39,9 +39,17 @@ from groundkit.errors import ConfigurationError, GroundkitError
 from groundkit.ingest import IngestReport
 from groundkit.ingest import ingest as ingest_path
 from groundkit.ingest.indexer import ProgressCallback
+from groundkit.precompress import check_precompress, precompress
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.audit import verify_reader
-from groundkit.site_runtime import SNAPSHOT_FILE, check_snapshot_tools, make_snapshot
+from groundkit.site_runtime import (
+    SNAPSHOT_FILE,
+    STDLIB_ZIP,
+    check_snapshot_tools,
+    gzip_file,
+    make_snapshot,
+    trim_stdlib,
+)
 from groundkit.site_semantic import SEMANTIC_DIR, write_semantic
 from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
@@ -98,6 +106,7 @@ class SiteReport:
     pyodide_copied: bool = False
     snapshot_bytes: int | None = None
     semantic_bytes: int | None = None
+    precompressed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +123,7 @@ class SiteReport:
             "pyodide_copied": self.pyodide_copied,
             "snapshot_bytes": self.snapshot_bytes,
             "semantic_bytes": self.semantic_bytes,
+            "precompressed": self.precompressed,
         }
 
 
@@ -155,6 +165,8 @@ def _check_out(source: Path, out: Path, force: bool) -> None:
 
 def _site_entry(name: str) -> bool:
     """Whether ``name`` is one a site writes at its top level (so a rebuild may replace it)."""
+    if name.endswith((".gz", ".br")):  # a pre-compressed sibling (--precompress)
+        name = name[:-3]
     return name in _SITE_ENTRIES or (name.startswith("groundkit-") and name.endswith(".whl"))
 
 
@@ -268,6 +280,7 @@ def build_site(
     force: bool = False,
     snapshot: bool = False,
     ort_dir: str | Path | None = None,
+    precompress_with: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
@@ -278,6 +291,8 @@ def build_site(
     groundkit imported, which the page restores instead of starting Python (ADR 0019).
     ``ort_dir`` (the npm package onnxruntime-web; needs an ONNX ``embedder``) ships the model,
     so a visitor can turn on semantic search, embedded in the page (ADR 0035).
+    ``precompress_with`` ('gzip' or 'brotli') writes ``.gz`` (and ``.br``) siblings of the
+    runtime and app files for hosts that serve them (ADR 0033).
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -300,6 +315,7 @@ def build_site(
             "embedder (--embedder minilm)",
             subject="--ort-dir",
         )
+    check_precompress(precompress_with)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_builds(target)
     work = Path(
@@ -320,6 +336,7 @@ def build_site(
             embedder=embedder,
             snapshot=snapshot,
             ort_dir=None if ort_dir is None else Path(ort_dir),
+            precompress_with=precompress_with,
             progress=progress,
         )
         _install(work, target, merge=force and not _is_site(target))
@@ -369,6 +386,7 @@ def _write_site(
     embedder: Embedder | None,
     snapshot: bool,
     ort_dir: Path | None,
+    precompress_with: str | None,
     progress: ProgressCallback | None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
@@ -402,7 +420,8 @@ def _write_site(
     if len(roots) > 1:  # one build-site ingests one path, so one root
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
-    wheel = build_wheel(work)
+    # stored, not deflated, when the host compresses it: brotli then packs the whole wheel
+    wheel = build_wheel(work, deflate=precompress_with is None)
     app = package_dir() / "web_app"
     for name in APP_FILES:
         shutil.copyfile(app / name, work / name)
@@ -415,8 +434,14 @@ def _write_site(
         pyodide = pyodide_url or DEFAULT_PYODIDE_URL
     semantic = None if ort_dir is None else write_semantic(embedder, ort_dir, work)
     snap = work / "pyodide" / SNAPSHOT_FILE
+    stdlib_modules: int | None = None
     if snapshot and pyodide_dir is not None:
-        make_snapshot(pyodide_dir, wheel, snap)
+        modules = make_snapshot(pyodide_dir, wheel, snap)
+        # what the restored worker can still import, traced; the rest of Python's stay unshipped
+        trim_stdlib(pyodide_dir / STDLIB_ZIP, work / "pyodide" / STDLIB_ZIP, modules)
+        stdlib_modules = len(modules)
+        if precompress_with is None:  # no host compression to count on: the worker inflates it
+            snap = gzip_file(snap)
     (work / "index.html").write_text(
         page_html((app / "index.html").read_text("utf-8"), pyodide), encoding="utf-8"
     )
@@ -427,7 +452,8 @@ def _write_site(
         "pyodide": {
             "url": pyodide,
             "version": pyodide_version or PYODIDE_VERSION,
-            "snapshot": f"pyodide/{SNAPSHOT_FILE}" if snapshot else None,
+            "snapshot": f"pyodide/{snap.name}" if snapshot else None,
+            "stdlib_modules": stdlib_modules,
         },
         "wheel": wheel.name,
         "collection": {
@@ -451,6 +477,11 @@ def _write_site(
     (work / SITE_JSON).write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
+    sources_bytes = _tree_bytes(sources_dir) if sources_dir.exists() else 0
+    if precompress_with is not None:  # all but index/, whose files are deflated inside
+        top = [work / name for name in (*APP_FILES, SITE_JSON)] + [wheel]
+        files = [p for d in ("pyodide", "sources") for p in sorted((work / d).rglob("*"))]
+        precompress([*top, *(p for p in files if p.is_file())], precompress_with)
     return SiteReport(
         out=str(work),
         ingest=ingest,
@@ -458,11 +489,12 @@ def _write_site(
         wheel_bytes=wheel.stat().st_size,
         collection_bytes=exported.bytes,
         sources=len(documents),
-        sources_bytes=_tree_bytes(sources_dir) if sources_dir.exists() else 0,
+        sources_bytes=sources_bytes,
         citations_verified=verified,
         citations_failed=failed,
         pyodide=pyodide,
         pyodide_copied=pyodide_dir is not None,
         snapshot_bytes=snap.stat().st_size if snapshot else None,
         semantic_bytes=_tree_bytes(work / SEMANTIC_DIR) if semantic else None,
+        precompressed=precompress_with,
     )

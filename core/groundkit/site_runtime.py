@@ -2,22 +2,28 @@
 
 The page's worker restores it instead of starting Python and importing groundkit (ADR 0019).
 A snapshot only restores into the exact runtime build that made it, so it is made from the
-site's own copy of the runtime (``--pyodide-dir``).
+site's own copy of the runtime (``--pyodide-dir``). It ships gzipped (the worker inflates it),
+or plain with pre-compressed siblings (``--precompress``), beside a standard library trimmed to
+what the restored worker can import (ADR 0033).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError, GroundkitError
 
-__all__ = ["SNAPSHOT_FILE", "make_snapshot"]
+__all__ = ["SNAPSHOT_FILE", "STDLIB_ZIP", "gzip_file", "make_snapshot", "trim_stdlib"]
 
 SNAPSHOT_FILE = "snapshot.bin"
-_SCRIPT = Path(__file__).resolve().parent / "web_app" / "make_snapshot.mjs"
+STDLIB_ZIP = "python_stdlib.zip"
+_APP = Path(__file__).resolve().parent / "web_app"
+_SCRIPT = _APP / "make_snapshot.mjs"
 _TIMEOUT_S = 600
 
 
@@ -33,12 +39,13 @@ def check_snapshot_tools() -> str:
     return node
 
 
-def make_snapshot(pyodide_dir: Path, wheel: Path, out: Path) -> int:
-    """Write the snapshot of ``pyodide_dir``'s runtime with ``wheel`` imported; its size."""
+def make_snapshot(pyodide_dir: Path, wheel: Path, out: Path) -> list[str]:
+    """Write ``out``: the snapshot of ``pyodide_dir``'s runtime with ``wheel`` imported.
+    Returns the modules the restored worker can import that the snapshot does not hold."""
     node = check_snapshot_tools()
     try:
         done = subprocess.run(
-            [node, str(_SCRIPT), str(pyodide_dir), str(wheel), str(out)],
+            [node, str(_SCRIPT), str(pyodide_dir), str(wheel), str(out), str(_APP)],
             capture_output=True,
             text=True,
             timeout=_TIMEOUT_S,
@@ -49,4 +56,28 @@ def make_snapshot(pyodide_dir: Path, wheel: Path, out: Path) -> int:
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-6:])
         raise GroundkitError(f"--snapshot: making the memory snapshot failed:\n{tail}")
-    return int(json.loads(done.stdout.strip().splitlines()[-1])["bytes"])
+    made = json.loads(done.stdout.strip().splitlines()[-1])
+    held = set(made["imported"])  # in the snapshot's memory already: never read from the zip
+    return [str(name) for name in made["modules"] if name not in held]
+
+
+def gzip_file(path: Path) -> Path:
+    """Replace ``path`` by ``path.gz`` (gzip -9, mtime 0: the same bytes on every build)."""
+    packed = path.with_name(path.name + ".gz")
+    packed.write_bytes(gzip.compress(path.read_bytes(), 9, mtime=0))
+    path.unlink()
+    return packed
+
+
+def trim_stdlib(full: Path, out: Path, modules: list[str]) -> int:
+    """Write ``out``: the entries of the standard library zip ``full`` that are ``modules``
+    (as ``name.py`` or ``name/__init__.py``, with their folders), in the original order."""
+    wanted: set[str] = set()
+    for name in modules:
+        path = name.replace(".", "/")
+        wanted.update((f"{path}.py", f"{path}/__init__.py", f"{path}/"))
+    with zipfile.ZipFile(full) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename in wanted:
+                dst.writestr(info, src.read(info), zipfile.ZIP_DEFLATED, 9)
+    return out.stat().st_size

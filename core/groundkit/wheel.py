@@ -41,10 +41,11 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + digest.decode()
 
 
-def build_wheel(dest: str | Path) -> Path:
+def build_wheel(dest: str | Path, *, deflate: bool = True) -> Path:
     """A pure-Python wheel of the installed package (no sample corpus, no app) in ``dest``.
 
     Deterministic: sorted entries, fixed timestamps, so the same package gives the same bytes.
+    ``deflate=False`` stores the files (for a host that compresses the whole wheel: smaller).
     """
     name = f"groundkit-{VERSION}"
     dist_info = f"{name}.dist-info"
@@ -72,10 +73,11 @@ def build_wheel(dest: str | Path) -> Path:
     record += f"{dist_info}/RECORD,,\n"
     entries.append((f"{dist_info}/RECORD", record.encode()))
     target = Path(dest) / f"{name}-py3-none-any.whl"
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    method = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
+    with zipfile.ZipFile(target, "w", compression=method) as archive:
         for arc, data in entries:
             info = zipfile.ZipInfo(arc, date_time=_ZIP_EPOCH)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = method
             info.external_attr = 0o644 << 16
             archive.writestr(info, data)
     return target

@@ -1,13 +1,66 @@
 // Run by `groundkit build-site --snapshot` (Node.js >= 20), never served: starts Pyodide from
 // the site's own copy of the runtime, installs the site's groundkit wheel, imports what the
-// page's worker imports, and writes Pyodide's memory snapshot, which the worker restores
-// instead of starting Python from scratch (adr/0019-site-start-up-and-pagefind-bench.md).
-//   node make_snapshot.mjs PYODIDE_DIR WHEEL OUT
+// page's worker imports, zeroes the heap's free memory (it compresses to nothing then), and
+// writes Pyodide's memory snapshot, which the worker restores instead of starting Python from
+// scratch (adr/0019-site-start-up-and-pagefind-bench.md, adr/0033-lean-snapshot-site.md).
+// It then traces the standard-library modules the restored worker can import: every module
+// named by an import statement anywhere in groundkit or in the worker's glue (APP_DIR), imported
+// here with all it imports in turn; build-site ships only those the snapshot does not hold
+// already in the site's python_stdlib.zip.
+//   node make_snapshot.mjs PYODIDE_DIR WHEEL OUT APP_DIR
+// Prints one JSON line: {"bytes": snapshot size, "imported": [sys.modules names in the snapshot],
+// "modules": [sys.modules names after tracing]}.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [pyodideDir, wheel, out] = process.argv.slice(2);
+const ZERO_FREE = `
+import ctypes, gc, zipimport
+# The restored worker reads the site's (trimmed) standard library zip: forget this one's
+# directory, or imports after the restore would seek to this zip's offsets in that one.
+zipimport._zip_directory_cache.clear()
+gc.collect()
+def _zero_free():
+    # calloc'd blocks of falling sizes while the program break stays put: every free block of
+    # the heap they take is zeroed, and stays zero (but for its header) once freed. A restore
+    # cannot grow memory, so the heap must not grow here (the caller checks).
+    sbrk = ctypes.CDLL(None).sbrk
+    sbrk.restype, sbrk.argtypes = ctypes.c_void_p, [ctypes.c_ssize_t]
+    hold = []
+    for size in (1 << 16, 1 << 12, 1 << 9, 1 << 6, 24):
+        brk = sbrk(0)  # each size may move it once (by one block): far below what memory holds
+        while sbrk(0) == brk:
+            hold.append(bytes(size))
+    hold.clear()
+`;
+
+const TRACE = `
+import ast, importlib, json, pathlib, sys
+import groundkit
+
+def _named(source):
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+def _trace(glue):
+    names = _named(glue)
+    for file in sorted(pathlib.Path(groundkit.__file__).parent.rglob("*.py")):
+        names |= _named(file.read_text("utf-8"))
+    for name in sorted(names):
+        try:
+            importlib.import_module(name)
+        except Exception:  # an extra's package, a name that is not a module, a module Pyodide lacks
+            pass
+    return json.dumps(sorted(sys.modules))
+`;
+
+const [pyodideDir, wheel, out, appDir] = process.argv.slice(2);
 try {
   const { loadPyodide } = await import(pathToFileURL(path.resolve(pyodideDir, "pyodide.mjs")).href);
   const py = await loadPyodide({ indexURL: path.resolve(pyodideDir) + "/", _makeSnapshot: true });
@@ -20,9 +73,22 @@ import json, re, time, urllib.parse
 import groundkit, groundkit.analysis.tokenize, groundkit.retrieval.citations
 import groundkit.store.memory, groundkit.store.static
 `);
+  const heap = py._module.HEAPU8.length; // _module: private API, used at build time only
+  py.runPython(ZERO_FREE);
+  py.runPython("_zero_free(); del _zero_free; gc.collect()");
+  if (py._module.HEAPU8.length !== heap) throw new Error("the heap grew while zeroing its free memory");
+  const imported = JSON.parse(py.runPython("import json, sys; json.dumps(sorted(sys.modules))"));
   const snapshot = py.makeMemorySnapshot();
   fs.writeFileSync(out, snapshot);
-  console.log(JSON.stringify({ bytes: snapshot.length }));
+  // The Python glue of the worker and of its semantic module (imported only when turned on).
+  const glue = ["worker.js", "semantic.js"].map((name) => {
+    const found = fs.readFileSync(path.join(appDir, name), "utf8").match(/const GLUE = String\.raw`([^`]*)`;/);
+    if (!found) throw new Error(`${name}: no GLUE block to trace`);
+    return found[1];
+  });
+  py.runPython(TRACE);
+  const modules = JSON.parse(py.globals.get("_trace")(glue.join("\n")));
+  console.log(JSON.stringify({ bytes: snapshot.length, imported, modules }));
 } catch (e) {
   console.error(e?.stack ?? String(e));
   process.exit(1);

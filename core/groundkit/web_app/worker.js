@@ -20,18 +20,34 @@ async function fetchBytes(url, label, phase) {
   if (!response.ok) throw new Error(`${label}: HTTP ${response.status} for ${response.url}`);
   const total = Number(response.headers.get("content-length")) || 0;
   if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-  const out = new Uint8Array(total);
+  // Chunks, then one copy: a host that adds Content-Encoding announces fewer bytes than come.
+  const chunks = [];
   const reader = response.body.getReader();
   let got = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (got + value.length > total) throw new Error(`${label}: more bytes than announced`);
-    out.set(value, got);
+    chunks.push(value);
     got += value.length;
-    if (phase) progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} of ${(total / 1024).toFixed(0)} KiB`, got / total);
+    if (phase) progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} KiB`, Math.min(got / total, 1));
   }
-  return got === total ? out : out.subarray(0, got);
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(got);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+// The memory snapshot ships gzipped (ADR 0033) and is inflated here, off the main thread; a
+// host that already undid the gzip (Content-Encoding) hands over the snapshot itself.
+async function fetchSnapshot(url) {
+  const bytes = await fetchBytes(url, "Python runtime snapshot", "download");
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
 }
 
 // ---------- the Python side ----------
@@ -43,6 +59,10 @@ from groundkit.retrieval.citations import citation_root, source_text, verify_cit
 
 _state = {"retriever": None, "reader": None, "results": [], "sources_root": None,
           "stored_root": None, "fetched": [], "given": None}
+_prefetched = {}  # path -> bytes the page fetched ahead (the index head, while Python started)
+
+def prefetched(path, data):
+    _prefetched[path] = data.to_bytes()
 
 def _close():
     if _state["retriever"] is not None:
@@ -68,6 +88,10 @@ def _xhr_fetch(base):
     from urllib.parse import quote
     from js import XMLHttpRequest
     def fetch(path):
+        ahead = _prefetched.pop(path, None)
+        if ahead is not None:
+            _state["fetched"].append([path, len(ahead)])
+            return ahead
         xhr = XMLHttpRequest.new()
         xhr.open("GET", base + quote(path), False)
         xhr.responseType = "arraybuffer"
@@ -237,10 +261,14 @@ const ops = {
     // The wheel downloads while Pyodide starts; the index is fetched a shard at a time, later.
     const wheelP = fetchBytes(base(site.wheel), "search engine", "download");
     wheelP.catch(() => {});
+    // The index head too (the core reads it first); a failed fetch is left to the core's own.
+    const headPath = `${site.collection.url}collection.bin`;
+    const headP = fetchBytes(base(headPath), "index", null).catch(() => null);
     const options = { indexURL: pyodideUrl, stdout: console.log, stderr: console.warn };
     if (site.pyodide.snapshot) {
-      // Python's memory with groundkit already imported (build-site --snapshot, ADR 0019).
-      options._loadSnapshot = fetchBytes(base(site.pyodide.snapshot), "Python runtime snapshot", "download");
+      // Python's memory with groundkit already imported (build-site --snapshot, ADR 0019); the
+      // site's python_stdlib.zip then holds only the modules the worker can import (ADR 0033).
+      options._loadSnapshot = fetchSnapshot(base(site.pyodide.snapshot));
     }
     py = await loadPyodide(options);
     mark("pyodideMs");
@@ -254,6 +282,8 @@ const ops = {
     writeFile("/gkapp/gk_app.py", GLUE);
     py.runPython("import sys; sys.path.insert(0, '/gkapp')");
     gk = py.pyimport("gk_app");
+    const head = await headP;
+    if (head) gk.prefetched(headPath, head);
     mark("wheelMs");
 
     progress("collection", "Opening the index…");

@@ -1,0 +1,64 @@
+"""build-site's byte savings: pre-compressed siblings, the trimmed standard library (ADR 0033)."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from groundkit.errors import ConfigurationError
+from groundkit.precompress import check_precompress, precompress
+from groundkit.site import _site_entry
+from groundkit.site_runtime import gzip_file, trim_stdlib
+
+
+def test_gzip_siblings_are_deterministic_and_only_where_they_pay(tmp_path: Path) -> None:
+    text = tmp_path / "app.js"
+    text.write_bytes(b"const answer = 42;\n" * 200)
+    noise = tmp_path / "noise.bin"
+    noise.write_bytes(gzip.compress(b"x" * 10_000, 9, mtime=0))
+    written = precompress([text, noise], "gzip")
+    packed = (tmp_path / "app.js.gz").read_bytes()
+    assert gzip.decompress(packed) == text.read_bytes() and written == len(packed)
+    assert packed == gzip.compress(text.read_bytes(), 9, mtime=0)  # no timestamp inside
+    assert not (tmp_path / "noise.bin.gz").exists()  # compressed already: no sibling
+    assert not (tmp_path / "app.js.br").exists()
+
+
+def test_brotli_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "brotli", None)  # import brotli now raises ImportError
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[brotli\]"'):
+        check_precompress("brotli")
+    with pytest.raises(ConfigurationError, match="choose one of gzip, brotli"):
+        check_precompress("zstd")
+    check_precompress(None)
+    check_precompress("gzip")
+
+
+def test_a_rebuild_replaces_the_siblings_of_a_sites_own_files() -> None:
+    assert _site_entry("index.html.gz") and _site_entry("app.js.br") and _site_entry("site.json")
+    assert not _site_entry("notes.txt.gz") and not _site_entry("notes.txt")
+
+
+def test_trim_stdlib_keeps_the_named_modules_and_packages_in_order(tmp_path: Path) -> None:
+    full = tmp_path / "full.zip"
+    names = ["html/", "abc.py", "html/__init__.py", "html/parser.py", "json/__init__.py", "x.py"]
+    with zipfile.ZipFile(full, "w") as z:
+        for name in names:
+            z.writestr(name, "" if name.endswith("/") else f"# {name}\n")
+    out = tmp_path / "trim.zip"
+    trim_stdlib(full, out, ["html", "html.parser", "x"])
+    with zipfile.ZipFile(out) as z:
+        assert z.namelist() == ["html/", "html/__init__.py", "html/parser.py", "x.py"]
+        assert z.read("html/parser.py") == b"# html/parser.py\n"
+
+
+def test_gzip_file_replaces_the_file(tmp_path: Path) -> None:
+    snap = tmp_path / "snapshot.bin"
+    snap.write_bytes(b"\0snp" + bytes(4096))
+    packed = gzip_file(snap)
+    assert packed.name == "snapshot.bin.gz" and not snap.exists()
+    assert gzip.decompress(packed.read_bytes()) == b"\0snp" + bytes(4096)

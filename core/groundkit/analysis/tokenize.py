@@ -27,6 +27,7 @@ _CJK = (
 )
 
 
+@lru_cache(maxsize=1)
 def _mark_ranges() -> str:
     """A regex class body for combining marks that ``\\w`` does not cover."""
     category = unicodedata.category

@@ -72,6 +72,11 @@ sys.dont_write_bytecode = True
 import json, re, time, urllib.parse
 import groundkit, groundkit.analysis.tokenize, groundkit.retrieval.citations
 import groundkit.store.memory, groundkit.store.static
+import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, imported on open
+# The analyzer's word patterns scan Unicode's tables when first used (0.1-0.2 s each in
+# Pyodide): built here, they come with the snapshot instead of delaying the first query.
+from groundkit.analysis.tokenize import _plain_word_pattern, _word_pattern
+_word_pattern(), _plain_word_pattern()
 `);
   const heap = py._module.HEAPU8.length; // _module: private API, used at build time only
   py.runPython(ZERO_FREE);

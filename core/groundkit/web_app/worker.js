@@ -10,6 +10,7 @@ let py = null; // the Pyodide instance
 let gk = null; // the Python glue module (proxy)
 let boot = null; // {siteUrl, pyodideUrl, site}
 let semantic = null; // semantic.js's handle, once a visitor turns semantic search on
+let wheel = null; // {url, bytes: a promise once fetched, installed}
 const timings = {};
 const t0 = performance.now();
 const mark = (name) => (timings[name] = Math.round(performance.now() - t0));
@@ -240,9 +241,50 @@ def bench(queries, repeats, mode, top_k):
 
 const call = (name, ...args) => JSON.parse(gk[name](...args));
 
+function fetchWheel() {
+  if (!wheel.bytes) {
+    wheel.bytes = fetchBytes(wheel.url, "search engine", "download");
+    wheel.bytes.catch(() => {});
+  }
+  return wheel.bytes;
+}
+
+// The wheel's files in site-packages. A snapshot restores the modules it imported, not these
+// files, which modules imported later (and verify's source reading) still need; a snapshot
+// site installs them after the first result (ADR 0033), and before any other operation.
+async function installWheel() {
+  if (wheel.installed) return;
+  const bytes = await fetchWheel();
+  if (wheel.installed) return;
+  const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+  py.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  // Finders that listed site-packages while it was empty look again (not importlib's
+  // invalidate_caches(): it imports importlib.metadata, which the trimmed library lacks).
+  py.runPython(`import sys
+for _path, _finder in list(sys.path_importer_cache.items()):
+    if _path.startswith(${JSON.stringify(sitePackages)}) and hasattr(_finder, "invalidate_caches"):
+        _finder.invalidate_caches()`);
+  wheel.installed = true;
+}
+
 function writeFile(path, bytes, opts) {
   py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
   py.FS.writeFile(path, bytes, opts);
+}
+
+// Before a snapshot site's wheel is installed: run, and if a module the snapshot lacks was
+// needed, say so (the snapshot should hold it: a bug) and run again with the wheel installed.
+async function withWheelIfNeeded(what, run) {
+  try {
+    return await run();
+  } catch (e) {
+    const text = String(e?.message ?? e);
+    if (wheel.installed || !/ModuleNotFoundError|ImportError/.test(text)) throw e;
+    console.error(`groundkit worker: ${what} needed a module the snapshot lacks; installing ` +
+      `the wheel first (${text.trim().split("\n").slice(-1)[0]})`);
+    await installWheel();
+    return await run();
+  }
 }
 
 const ops = {
@@ -258,9 +300,10 @@ const ops = {
       throw new Error(`cannot load Pyodide from ${pyodideUrl}pyodide.mjs (${e.message}); ` +
         "rebuild the site with --pyodide-dir, or give a working --pyodide-url");
     }
-    // The wheel downloads while Pyodide starts; the index is fetched a shard at a time, later.
-    const wheelP = fetchBytes(base(site.wheel), "search engine", "download");
-    wheelP.catch(() => {});
+    // The wheel downloads while Pyodide starts (after the first result with a snapshot); the
+    // index is fetched a shard at a time, later.
+    wheel = { url: base(site.wheel), bytes: null, installed: false };
+    if (!site.pyodide.snapshot) fetchWheel();
     // The index head too (the core reads it first); a failed fetch is left to the core's own.
     const headPath = `${site.collection.url}collection.bin`;
     const headP = fetchBytes(base(headPath), "index", null).catch(() => null);
@@ -274,10 +317,7 @@ const ops = {
     mark("pyodideMs");
 
     progress("install", "Installing the search engine…");
-    const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-    // Also after a snapshot: it restores imported modules, not site-packages' files, which
-    // modules imported later (and verify's source reading) still need.
-    py.unpackArchive(await wheelP, "wheel", { extractDir: sitePackages });
+    if (!site.pyodide.snapshot) await installWheel();
     py.runPython("import sys; sys.dont_write_bytecode = True");
     writeFile("/gkapp/gk_app.py", GLUE);
     py.runPython("import sys; sys.path.insert(0, '/gkapp')");
@@ -287,7 +327,7 @@ const ops = {
     mark("wheelMs");
 
     progress("collection", "Opening the index…");
-    const info = ops.openBundled();
+    const info = await withWheelIfNeeded("opening the index", () => ops.openBundled());
     mark("collectionMs");
     return { info, timings };
   },
@@ -295,13 +335,17 @@ const ops = {
   async semantic() {
     if (semantic) return call("_info", "bundled");
     if (!boot.site.semantic) throw new Error("this site was built without --ort-dir: no model for the page");
+    await installWheel();
     const started = performance.now();
     const { startSemantic } = await import("./semantic.js");
     semantic = await startSemantic({ py, site: boot.site, siteUrl: boot.siteUrl, fetchBytes, progress });
     timings.semanticMs = Math.round(performance.now() - started);
     return call("_info", "bundled");
   },
-  async search({ query, mode, topK }) {
+  async search(args) {
+    return withWheelIfNeeded("search", () => ops.searchOnce(args));
+  },
+  async searchOnce({ query, mode, topK }) {
     if (semantic?.active && mode !== "bm25") await semantic.give(query);
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
@@ -328,7 +372,8 @@ const ops = {
     return semantic.embed(query);
   },
   // bytes: the source file as the page fetched it (written once into MEMFS for verify).
-  verify({ index, source, bytes }) {
+  async verify({ index, source, bytes }) {
+    await installWheel();
     if (bytes) {
       const path = `${SITE_DIR}/sources/${source}`;
       if (!py.FS.analyzePath(path).exists) writeFile(path, bytes);
@@ -336,14 +381,16 @@ const ops = {
     return call("verify", index);
   },
   // An extracted result's text (its offsets index the extractor's output, not the bytes).
-  citedSource({ index, source, bytes }) {
+  async citedSource({ index, source, bytes }) {
+    await installWheel();
     if (bytes) {
       const path = `${SITE_DIR}/sources/${source}`;
       if (!py.FS.analyzePath(path).exists) writeFile(path, bytes);
     }
     return call("cited_source", index);
   },
-  index({ files, embedder }) {
+  async index({ files, embedder }) {
+    await installWheel();
     const folder = `${DROP_DIR}/${Date.now()}`;
     if (semantic) semantic.active = false; // dropped files: their own (hash) vectors, if any
     for (const { rel, bytes } of files) writeFile(`${folder}/${rel}`, bytes);
@@ -357,7 +404,8 @@ const ops = {
     semantic.enable(); // back from dropped files: the model is still loaded and checked
     return call("_info", "bundled");
   },
-  bench({ queries, repeats, mode, topK }) {
+  async bench({ queries, repeats, mode, topK }) {
+    await installWheel();
     return JSON.parse(gk.bench(py.toPy(queries), repeats, mode, topK));
   },
   wasmHeapBytes() {
@@ -378,4 +426,9 @@ self.onmessage = (event) => {
       self.postMessage({ id, ok: false, error: String(e?.message ?? e) });
     }
   });
+  // After a snapshot site's first answer: the wheel, before the next request.
+  if (op === "search") {
+    queue = queue.then(() => (wheel && !wheel.installed ? installWheel() : null)).catch((e) =>
+      console.error("groundkit worker: installing the wheel failed:", e));
+  }
 };

@@ -280,6 +280,8 @@ async function checkSemantic(browser, semSite, offsite) {
     check(said.includes("could not start") && await tampered.inputValue("#mode") === "bm25" &&
       tampered.consoleErrors.some((e) => e.includes("do not reproduce this collection's embedding")),
       "a model whose SHA-256 is not the collection's is refused: the switch turns off, keyword search goes on");
+    check(!tampered.consoleErrors.some((e) => e.includes("Traceback")),
+      "the refusal reaches the console as one line, no Python traceback");
     check((await search(tampered, "boil water notice")).length > 0, "keyword search still answers after the refusal");
     await tampered.context().close();
   } finally {

@@ -413,6 +413,15 @@ const ops = {
   },
 };
 
+/** An error as one line for the owner's console and the page: a Python exception's last line
+ * (its type and message), never its traceback. */
+function reason(e) {
+  const text = String(e?.message ?? e);
+  if (!text.startsWith("Traceback (most recent call last)")) return text;
+  const lines = text.trim().split("\n").filter((line) => line.trim());
+  return lines[lines.length - 1] ?? text;
+}
+
 // One request at a time, in order: Python is single-threaded and the glue keeps state.
 let queue = Promise.resolve();
 self.onmessage = (event) => {
@@ -422,13 +431,13 @@ self.onmessage = (event) => {
       const value = await ops[op](args ?? {});
       self.postMessage({ id, ok: true, value });
     } catch (e) {
-      console.error(`groundkit worker: ${op} failed:`, e);
-      self.postMessage({ id, ok: false, error: String(e?.message ?? e) });
+      console.error(`groundkit worker: ${op} failed: ${reason(e)}`);
+      self.postMessage({ id, ok: false, error: reason(e) });
     }
   });
   // After a snapshot site's first answer: the wheel, before the next request.
   if (op === "search") {
     queue = queue.then(() => (wheel && !wheel.installed ? installWheel() : null)).catch((e) =>
-      console.error("groundkit worker: installing the wheel failed:", e));
+      console.error(`groundkit worker: installing the wheel failed: ${reason(e)}`));
   }
 };

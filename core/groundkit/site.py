@@ -50,7 +50,12 @@ from groundkit.site_runtime import (
     make_snapshot,
     trim_stdlib,
 )
-from groundkit.site_semantic import SEMANTIC_DIR, write_semantic
+from groundkit.site_semantic import (
+    SEMANTIC_DIR,
+    check_semantic,
+    precompressible,
+    write_semantic,
+)
 from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
@@ -309,12 +314,8 @@ def build_site(
         )
     if snapshot:
         check_snapshot_tools()
-    if ort_dir is not None and getattr(embedder, "model_path", None) is None:
-        raise ConfigurationError(
-            "--ort-dir ships a model for the page to embed queries with; it needs an ONNX "
-            "embedder (--embedder minilm)",
-            subject="--ort-dir",
-        )
+    if ort_dir is not None:
+        check_semantic(embedder, Path(ort_dir))
     check_precompress(precompress_with)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_builds(target)
@@ -478,9 +479,11 @@ def _write_site(
         json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
     sources_bytes = _tree_bytes(sources_dir) if sources_dir.exists() else 0
+    semantic_bytes = _tree_bytes(work / SEMANTIC_DIR) if semantic else None
     if precompress_with is not None:  # all but index/, whose files are deflated inside
         top = [work / name for name in (*APP_FILES, SITE_JSON)] + [wheel]
         files = [p for d in ("pyodide", "sources") for p in sorted((work / d).rglob("*"))]
+        files += precompressible(work) if semantic else []
         precompress([*top, *(p for p in files if p.is_file())], precompress_with)
     return SiteReport(
         out=str(work),
@@ -495,6 +498,6 @@ def _write_site(
         pyodide=pyodide,
         pyodide_copied=pyodide_dir is not None,
         snapshot_bytes=snap.stat().st_size if snapshot else None,
-        semantic_bytes=_tree_bytes(work / SEMANTIC_DIR) if semantic else None,
+        semantic_bytes=semantic_bytes,
         precompressed=precompress_with,
     )

@@ -19,7 +19,7 @@ from groundkit.embedding.base import Embedder
 from groundkit.embedding.page import revision_parts
 from groundkit.errors import ConfigurationError
 
-__all__ = ["ORT_FILES", "SEMANTIC_DIR", "write_semantic"]
+__all__ = ["ORT_FILES", "SEMANTIC_DIR", "check_semantic", "precompressible", "write_semantic"]
 
 SEMANTIC_DIR = "semantic"
 ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
@@ -53,8 +53,9 @@ def _ort_version(ort_dir: Path) -> str:
     return version
 
 
-def write_semantic(embedder: Embedder | None, ort_dir: Path, work: Path) -> dict[str, Any]:
-    """Copy the model, tokenizer and onnxruntime-web into ``work/semantic``; site.json's part."""
+def check_semantic(embedder: Embedder | None, ort_dir: Path) -> tuple[Path, Path, str]:
+    """Before any work: the model and tokenizer files of ``embedder`` and onnxruntime-web's
+    version in ``ort_dir``, or a ``ConfigurationError`` saying what is missing."""
     model = getattr(embedder, "model_path", None)
     tokenizer = getattr(embedder, "tokenizer_path", None)
     if embedder is None or not isinstance(model, Path) or not isinstance(tokenizer, Path):
@@ -71,7 +72,15 @@ def write_semantic(embedder: Embedder | None, ort_dir: Path, work: Path) -> dict
             f"({identity.pooling}, {identity.revision}) is not such a model",
             subject=identity.model,
         )
-    version = _ort_version(ort_dir)
+    return model, tokenizer, _ort_version(ort_dir)
+
+
+def write_semantic(embedder: Embedder | None, ort_dir: Path, work: Path) -> dict[str, Any]:
+    """Copy the model, tokenizer and onnxruntime-web into ``work/semantic``; site.json's part."""
+    model, tokenizer, version = check_semantic(embedder, ort_dir)
+    assert embedder is not None  # check_semantic refused it otherwise
+    identity = embedder.identity
+    parts = revision_parts(identity.revision)
     out = work / SEMANTIC_DIR
     (out / "ort").mkdir(parents=True)
     for name in ORT_FILES:
@@ -96,3 +105,10 @@ def write_semantic(embedder: Embedder | None, ort_dir: Path, work: Path) -> dict
         "ort_bytes": sum(sizes.values()),
         "similarity_floor": embedder.similarity_floor,
     }
+
+
+def precompressible(work: Path) -> list[Path]:
+    """The semantic files worth pre-compressing: onnxruntime-web and the tokenizer. The model
+    is left as it is: its int8 weights shrink by under a tenth, for a minute of brotli."""
+    out = work / SEMANTIC_DIR
+    return [*sorted((out / "ort").iterdir()), out / "tokenizer.json"]

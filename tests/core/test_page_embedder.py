@@ -162,6 +162,31 @@ def test_ort_dir_ships_the_model(tmp_path: Path, write_corpus: WriteCorpus) -> N
     )
 
 
+def test_ort_dir_with_precompress(tmp_path: Path, write_corpus: WriteCorpus) -> None:
+    """onnxruntime-web and the tokenizer get siblings; the model is shipped as it is."""
+    (tmp_path / "model.onnx").write_bytes(MODEL * 200)  # compressible, yet never compressed
+    embedder = _FileEmbedder(tmp_path / "model.onnx", TOKENIZER)
+    ort = _ort(tmp_path)
+    for name in ORT_FILES:
+        (ort / "dist" / name).write_bytes(name.encode() * 500)
+    out = tmp_path / "site"
+    report = build_site(
+        write_corpus({"a.md": "Quokkas live on Rottnest."}),
+        out,
+        embedder=embedder,
+        ort_dir=ort,
+        precompress_with="gzip",
+    )
+    shipped = out / "semantic"
+    assert sorted(p.name for p in (shipped / "ort").glob("*.gz")) == sorted(
+        f"{name}.gz" for name in ORT_FILES
+    )
+    assert (shipped / "tokenizer.json.gz").is_file() and not (shipped / "model.onnx.gz").exists()
+    assert report.semantic_bytes == sum(
+        p.stat().st_size for p in shipped.rglob("*") if p.is_file() and p.suffix != ".gz"
+    )
+
+
 def test_ort_dir_refusals(tmp_path: Path, write_corpus: WriteCorpus) -> None:
     corpus = write_corpus({"a.md": "Quokkas."})
     with pytest.raises(ConfigurationError, match="--embedder minilm"):

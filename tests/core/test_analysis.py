@@ -113,7 +113,8 @@ PIECES = [*"ab z09'.,-_ \n\u2019", "é", "ß", "Ａ", "ﬁ", "中文", "日本",
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
 def test_the_fast_token_paths_equal_the_reference_tokenizer(text: str) -> None:
-    """ASCII, non-CJK and CJK text each take their own path; all give ``tokenize``'s tokens."""
+    """ASCII text, other text without marks or CJK, text with combining marks, and CJK text
+    each take their own path; all give ``tokenize``'s tokens."""
     assert fast_tokens(text) == list(tokenize(text))
 
 

@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from groundkit.chunking import KINDS, Span, chunk_text, kind_for_path
-from groundkit.chunking.blocks import HEADING_CHARS
+from groundkit.chunking.blocks import HEADING_CHARS, text_blocks
+from groundkit.chunking.pack import pack
 from groundkit.config import ChunkerSettings
 from groundkit.errors import ConfigurationError
 
@@ -93,6 +94,16 @@ def test_spans_are_trimmed_ordered_bounded_and_cover_everything(
     spans = chunk_text(text, kind=kind, settings=chunker)
     check_invariants(text, spans, chunker, kind)
     assert spans == chunk_text(text, kind=kind, settings=chunker)  # deterministic
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(), markdownish, separators))
+def test_plain_text_within_the_target_is_its_paragraphs_packed(text: str) -> None:
+    """Plain text no longer than the target skips the paragraph scan: one trimmed span, the
+    same as packing its paragraphs gives."""
+    chunker = ChunkerSettings(target_chars=min(max(len(text), 64), 100_000), overlap_chars=0)
+    packed = pack(text, text_blocks(text), markdown=False, settings=chunker)
+    assert chunk_text(text, kind="text", settings=chunker) == packed
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 import groundkit
 from groundkit import Retriever
 from groundkit.chunking import chunk_text, kind_for
@@ -121,6 +124,25 @@ def test_txt_files_with_rest_markup_are_read_as_rest() -> None:
     assert kind_for("notes.txt", "Just a note.\n\nAnother paragraph.\n") == "text"
     assert kind_for("a.rst", "plain") == "rst" and kind_for("a.md", DJANGO_LIKE) == "markdown"
     assert looks_like_rst(".. note::\n\n   x\n") and not looks_like_rst("a\n==\n")
+
+
+PIECES = ["Title", " ", "\n", "\r\n", "\t", "=", "-", "~", "^", "#", ".", ".. ", "::", "note", "a"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+@example(".. note::\n")
+@example("a\n.. a::")
+@example("Title\n====")
+@example("  Title\r\n~~~~~ \n")
+@example("Title\n===")
+def test_the_prefilters_never_change_what_looks_like_rest(text: str) -> None:
+    """``looks_like_rst`` skips its line-anchored patterns when a cheap scan finds no
+    underline start or no ``..``; it says what the patterns alone say."""
+    from groundkit.chunking.rst import _MARKUP, _TITLE
+
+    expected = _TITLE.search(text) is not None or _MARKUP.search(text) is not None
+    assert looks_like_rst(text) == expected
 
 
 def test_django_like_docs_ingest_with_heading_paths(tmp_path: Path) -> None:

@@ -97,17 +97,17 @@ class Analyzer:
         )
 
     def terms(self, text: str) -> list[str]:
-        """The index terms of ``text``, in order, stopwords removed and stems applied."""
-        cache = self._cache
-        out: list[str] = []
-        append = out.append
-        for word in tokens(text):
-            term = cache.get(word)
-            if term is None:
-                term = self._cached_term(word)
-            if term:
-                append(term)
-        return out
+        """The index terms of ``text``, in order, stopwords removed and stems applied.
+
+        Words are looked up in the cache in one ``map`` and stopwords (cached as "") dropped
+        in one ``filter``; only the words not cached yet go through Python code."""
+        words = tokens(text)
+        found = list(map(self._cache.get, words))
+        if None in found:
+            cache = self._cache
+            fresh = {word: self._cached_term(word) for word in set(words) if word not in cache}
+            found = [fresh[w] if t is None else t for w, t in zip(words, found, strict=True)]
+        return list(filter(None, found))
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
         """Each index term of ``text`` with the code-point span of the word it came from.

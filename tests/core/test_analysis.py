@@ -107,7 +107,19 @@ def test_from_identity_round_trips_and_refuses_what_it_cannot_reproduce() -> Non
         Analyzer.from_identity(future, subject="c")
 
 
-PIECES = [*"ab z09'.,-_ \n\u2019", "é", "ß", "Ａ", "ﬁ", "中文", "日本", "한", "क्षि", "ّ", "\u0301"]
+PIECES = [
+    *"ab z09'.,-_ \n\u2019\x1c\x0b\r",
+    "é",
+    "ß",
+    "Ａ",
+    "ﬁ",
+    "中文",
+    "日本",
+    "한",
+    "क्षि",
+    "ّ",
+    "\u0301",
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -140,5 +152,8 @@ def test_terms_are_the_same_whatever_the_cache_holds_or_forgets(
         warm = Analyzer()
         assert warm.terms(text) == expected
         assert warm.terms(text + " " + text) == expected + expected
+        for word in words:  # one word at a time: the cache fills, then starts over
+            assert warm.terms(word) == [t for t in [Analyzer()._term(word.casefold())] if t]
+            assert len(warm._cache) <= limit
     finally:
         module._CACHE_LIMIT = original

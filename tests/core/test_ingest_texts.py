@@ -67,3 +67,23 @@ def test_texts_a_file_could_not_hold_are_refused_by_name(
         "lone.txt": "not_utf8",
         "nul.txt": "nul_byte",
     }
+
+
+def test_a_source_given_twice_in_one_call_is_unchanged_or_replaced_within_the_batch(
+    tmp_path: Path,
+) -> None:
+    """The second text of a source finds the first one written earlier in the same commit
+    group, not yet stored: the same text is unchanged, another one replaces it."""
+    from groundkit.store.sqlite import SqliteStore
+
+    with SqliteStore(tmp_path / "c.sqlite") as store:
+        pairs = [("a.txt", "pumps move water"), ("b.txt", "valves"), ("a.txt", "pumps move water")]
+        report = Indexer(store).ingest_texts(tmp_path, pairs)
+        assert (report.indexed, report.unchanged) == (["a.txt", "b.txt"], ["a.txt"])
+        report = Indexer(store).ingest_texts(
+            tmp_path / "other", [("a.txt", "first words"), ("a.txt", "second words")]
+        )
+        assert (report.indexed, report.replaced) == (["a.txt"], ["a.txt"])
+        with store.reader() as reader:
+            assert not reader.postings("first") and len(reader.postings("second")) == 1
+            assert reader.integrity_problems() == []

@@ -327,6 +327,49 @@ def test_a_failed_document_in_a_batch_drops_only_its_own_postings(tmp_path: Path
     store.close()
 
 
+def test_a_batch_finds_its_own_unwritten_documents_and_forgets_a_failed_one(
+    tmp_path: Path,
+) -> None:
+    """Inside a batch, documents and chunks are written at its end; until then the writer's
+    lookups find them as stored rows, and a document whose write failed is not among them."""
+    store = SqliteStore(tmp_path / "c.sqlite")
+    failing, chunks = make_document("b.md", ["beta", "gamma"])
+    original = store._insert_chunk
+    calls = 0
+
+    def explode_on_third(item: IndexedChunk) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:  # b.md's second chunk: its document row and first chunk are pending
+            raise RuntimeError("disk on fire")
+        original(item)
+
+    store._insert_chunk = explode_on_third  # type: ignore[method-assign]
+    with store.batch():
+        a = put(store, "a.md", ["alpha"])
+        assert store.find_document("/corpus", "a.md") == a
+        assert store.find_document_by_id(a.document_id) == a
+        with pytest.raises(RuntimeError):
+            store.write_document(failing, chunks, analyzer_identity=IDENTITY)
+        assert store.find_document("/corpus", "b.md") is None
+        assert store.find_document_by_id(failing.document_id) is None
+        c = put(store, "c.md", ["gamma delta"])
+        assert [d.source for d in store.documents_under("/corpus")] == ["a.md", "c.md"]
+        d = put(store, "d.md", ["delta"])  # pending again, after documents_under wrote a and c
+        put(store, "d.md", ["epsilon"], replaces=d.document_id)
+    with store.reader() as reader:
+        keys = [key for key, _ in reader.chunk_lengths()]
+        assert keys == sorted(keys) and len(keys) == 3
+        assert [c.document_id for c in reader.chunks(keys).values()] == [
+            a.document_id,
+            c.document_id,
+            make_document("d.md", ["epsilon"])[0].document_id,
+        ]
+        assert not reader.postings("beta") and len(reader.postings("delta")) == 1
+        assert reader.integrity_problems() == []
+    store.close()
+
+
 def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,15 +99,21 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text``, in order, stopwords removed and stems applied.
 
-        Words are looked up in the cache in one ``map`` and stopwords (cached as "") dropped
-        in one ``filter``; only the words not cached yet go through Python code."""
+        The words not cached yet are analyzed once each; then every word is looked up in one
+        ``map`` and stopwords (cached as "") dropped in one ``filter``, without a Python loop
+        over the words."""
         words = tokens(text)
-        found = list(map(self._cache.get, words))
-        if None in found:
-            cache = self._cache
-            fresh = {word: self._cached_term(word) for word in set(words) if word not in cache}
-            found = [fresh[w] if t is None else t for w, t in zip(words, found, strict=True)]
-        return list(filter(None, found))
+        cache = self._cache
+        missing = set(words).difference(cache)
+        if missing:
+            if len(cache) + len(missing) > _CACHE_LIMIT:
+                cache.clear()  # start over before these are added, not while
+                missing = set(words)
+                if len(missing) > _CACHE_LIMIT:  # more distinct words than the cache holds
+                    return [term for word in words if (term := self._term(word))]
+            for word in missing:
+                cache[word] = self._term(word)
+        return list(filter(None, map(cache.get, words)))
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
         """Each index term of ``text`` with the code-point span of the word it came from.

@@ -20,11 +20,14 @@ from __future__ import annotations
 __all__ = ["stem"]
 
 _VOWELS = frozenset("aeiou")
+_ASCII_LETTER_KINDS = str.maketrans({chr(i): "v" if chr(i) in _VOWELS else "c" for i in range(128)})
 
 
 def _pattern(word: str) -> str:
     """``word`` as ``c``/``v`` letters: consonant or vowel, in the sense of the algorithm."""
     if "y" not in word:
+        if word.isascii():  # the usual case, in one C call
+            return word.translate(_ASCII_LETTER_KINDS)
         return "".join("v" if ch in _VOWELS else "c" for ch in word)
     out: list[str] = []
     previous_is_consonant = False

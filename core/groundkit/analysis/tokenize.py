@@ -88,14 +88,41 @@ _SIMPLE_WORDS = re.compile(rf"\w+(?:{_JOIN}\w+)*")
 where its character class is plain ``\\w``: a smaller, faster pattern, the same words."""
 
 
+_ASCII_NOT_WORD = str.maketrans(
+    {chr(c): " " for c in range(128) if not chr(c).isalnum() and c != 95}
+)
+_JOIN_AT = re.compile(r"[.,'](?:(?<=[^\W\d_]['.])(?=[^\W\d_])|(?<=\d[.,])(?=\d))")
+"""``_JOIN`` on ASCII text, written to start with its character so that a search skips to the
+next ``.``, ``,`` or ``'`` instead of trying every position."""
+
+
+def _ascii_words(normalized: str) -> list[str]:
+    """``_SIMPLE_WORDS.findall(normalized)`` of ASCII text, in a third of its time: every
+    character but ``[a-z0-9_]`` becomes a space except where it joins two parts of a word
+    (``_JOIN_AT``), then ``split``. A join lies between two word characters, so it neither
+    starts nor ends a word, and two joins are never adjacent."""
+    spaced = normalized.translate(_ASCII_NOT_WORD)
+    joins = [match.start() for match in _JOIN_AT.finditer(normalized)]
+    if joins:
+        parts: list[str] = []
+        previous = 0
+        for at in joins:
+            parts += (spaced[previous:at], normalized[at])
+            previous = at + 1
+        parts.append(spaced[previous:])
+        spaced = "".join(parts)
+    return spaced.split()
+
+
 def tokens(text: str) -> list[str]:
-    """``list(tokenize(text))``, found in one ``findall`` when ``text`` holds no CJK.
+    """``list(tokenize(text))``, found in one ``findall`` (or, on ASCII, one ``split``) when
+    ``text`` holds no CJK.
 
     The pattern is the simplest that finds the same words: plain ``\\w`` unless one of the
     text's distinct non-ASCII characters is a combining mark or CJK."""
     normalized = unicodedata.normalize("NFKC", text).casefold()
     if normalized.isascii():
-        return _SIMPLE_WORDS.findall(normalized)
+        return _ascii_words(normalized)
     special = [c for c in set(normalized) if not c.isascii() and (_is_mark(c) or _HAS_CJK.match(c))]
     if not special:
         return _SIMPLE_WORDS.findall(normalized)

@@ -1,48 +1,70 @@
 """What a writer's open transaction has not written yet, and how it is written at its end.
 
-Postings, document-frequency and checksum changes and counters are gathered per transaction
-and written once, sorted, in few statements (adr/0030-ingest-speed.md)."""
+Documents, chunks, vectors, postings, document-frequency and checksum changes and counters
+are gathered per transaction and written once, sorted, in few statements
+(adr/0030-ingest-speed.md, adr/0037-ingest-speed-second-pass.md)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from itertools import chain
-from operator import itemgetter
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from typing import Any
 
-from groundkit.store.sqlite.schema import CHECKSUM_MODULUS, KEY_FACTOR, TERM_PRIME
+from groundkit.contracts import Document
+from groundkit.store.sqlite.postings_order import (
+    POSTINGS_PER_INSERT,
+    OrderedPostings,
+    order_postings,
+)
+from groundkit.store.sqlite.schema import CHECKSUM_MODULUS
 
-__all__ = [
-    "POSTINGS_PER_INSERT",
-    "Pending",
-    "add_counts",
-    "insert_new_terms",
-    "insert_postings",
-    "term_changes",
-]
+__all__ = ["Pending", "add_counts", "insert_new_terms", "insert_postings"]
 
-POSTINGS_PER_INSERT = 300
+DOCUMENT_INSERT = (
+    "INSERT INTO documents (document_id, root, source, source_class, extractor, content_hash, "
+    "fingerprint, char_count, line_count, generation) VALUES (?,?,?,?,?,?,?,?,?,?)"
+)
+CHUNK_INSERT = (
+    "INSERT INTO chunks (chunk_key, chunk_id, document_id, chunk_index, start_offset, "
+    "end_offset, start_line, end_line, text, metadata, length, term_ids) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+VECTOR_INSERT = "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)"
 
 
 class Pending:
-    """What the open transaction has not written yet: postings, counter changes and its
-    generation; where the open document's own begin (a savepoint's rollback drops them); and
-    the identities and next term id read in it (forgotten on any rollback)."""
+    """What the open transaction has not written yet: documents, chunks, vectors, postings,
+    counter changes and its generation; where the open document's own begin (a savepoint's
+    rollback drops them); and the identities, next term id and next chunk key read in it
+    (forgotten on any rollback)."""
 
     __slots__ = (
         "_mark",
         "bound",
         "bumped",
+        "chunk_rows",
         "chunks",
+        "document_rows",
+        "documents",
         "generation",
+        "keys",
         "length",
         "new_terms",
+        "next_chunk_key",
         "next_term_id",
-        "postings",
+        "sources",
+        "term_ids",
+        "tfs",
+        "vector_rows",
     )
 
     def __init__(self, generation: int) -> None:
-        self.postings: list[tuple[int, int, int]] = []  # (term_id, chunk_key, tf)
+        # The postings, a column each: (term_ids[i], keys[i], tfs[i]); keys never decrease.
+        # Lists, not arrays: they hold the ints the writer already has, boxed once.
+        self.term_ids: list[int] = []
+        self.keys: list[int] = []
+        self.tfs: list[int] = []
         self.chunks = 0
         self.length = 0
         self.generation = generation
@@ -50,44 +72,78 @@ class Pending:
         self.bound: dict[str, str | None] = {}
         self.next_term_id: int | None = None
         self.new_terms: dict[str, int] = {}  # terms this transaction created, not yet stored
-        self._mark = (0, 0, 0, generation, False, 0)
+        self.next_chunk_key: int | None = None
+        # Rows to insert, and the documents among them by id and by (root, source): a
+        # lookup in the open transaction finds them as it would find a stored row.
+        self.document_rows: list[tuple[Any, ...]] = []
+        self.chunk_rows: list[tuple[Any, ...]] = []
+        self.vector_rows: list[tuple[int, bytes]] = []
+        self.documents: dict[str, Document] = {}
+        self.sources: dict[tuple[str, str], Document] = {}
+        self._mark: tuple[Any, ...] = (0, 0, 0, generation, False, 0, 0, 0, 0)
+
+    def add_document(self, document: Document, generation: int) -> None:
+        """The row of ``document``, written at ``generation``."""
+        d = document
+        self.document_rows.append(
+            (d.document_id, d.root, d.source, d.source_class, d.extractor, d.content_hash,
+             d.fingerprint, d.char_count, d.line_count, generation)
+        )  # fmt: skip
+        self.documents[d.document_id] = d
+        self.sources[d.root, d.source] = d
+
+    def add_postings(self, term_ids: Sequence[int], key: int, tfs: Iterable[int]) -> None:
+        """The postings of the chunk ``key``: ``term_ids[i]`` with frequency ``tfs[i]``."""
+        self.term_ids.extend(term_ids)
+        self.keys.extend(repeat(key, len(term_ids)))
+        self.tfs.extend(tfs)
 
     def mark(self) -> None:
         """A document begins: what follows is dropped by ``undo``."""
         self._mark = (
-            len(self.postings),
+            len(self.term_ids),
             self.chunks,
             self.length,
             self.generation,
             self.bumped,
             len(self.new_terms),
+            len(self.document_rows),
+            len(self.chunk_rows),
+            len(self.vector_rows),
         )
 
     def undo(self) -> None:
         """Drop what was added since ``mark`` (the document's write was rolled back)."""
-        size, self.chunks, self.length, self.generation, self.bumped, terms = self._mark
-        del self.postings[size:]
+        size, self.chunks, self.length, self.generation, self.bumped, terms, *rows = self._mark
+        del self.term_ids[size:], self.keys[size:], self.tfs[size:]
         for _ in range(len(self.new_terms) - terms):
             self.new_terms.popitem()  # the newest first
+        documents, chunks, vectors = rows
+        for _ in range(len(self.documents) - documents):
+            _, document = self.documents.popitem()
+            del self.sources[document.root, document.source]
+        del self.document_rows[documents:], self.chunk_rows[chunks:], self.vector_rows[vectors:]
 
     def write(self, db: sqlite3.Connection) -> bool:
-        """Write the new terms with their document frequency and checksum, the postings in key
-        order, each older touched term's document frequency and checksum change in one
-        statement, the counters and the generation; False when there was nothing to write.
+        """Write the documents, chunks and vectors, the new terms with their document
+        frequency and checksum, the postings in key order, each older touched term's document
+        frequency and checksum change in one statement, the counters and the generation; False
+        when there was nothing to write.
 
         The writes are a savepoint of their own: if one fails, none of them is kept and they
         stay pending (a batch's commit tries again, or rolls back)."""
-        if not self.postings and not self.chunks and not self.bumped:
+        if not self.term_ids and not self.chunks and not self.bumped:
             return False
         db.execute("SAVEPOINT flush")
         try:
-            # Chunk keys only grow between two writes, so a stable sort on the term id
-            # alone puts the postings in key order (five times faster than on the tuples).
-            postings = sorted(self.postings, key=itemgetter(0))
-            changes = term_changes(postings)
+            db.executemany(DOCUMENT_INSERT, self.document_rows)
+            db.executemany(CHUNK_INSERT, self.chunk_rows)
+            db.executemany(VECTOR_INSERT, self.vector_rows)
+            ordered = order_postings(self.term_ids, self.keys, self.tfs)
+            changes = ordered.changes
             if self.new_terms:
                 changes = insert_new_terms(db, self.new_terms, changes)
-            insert_postings(db, postings)
+            insert_postings(db, ordered)
             db.executemany(
                 "UPDATE terms SET df = df + ?, "
                 f"checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
@@ -108,7 +164,8 @@ class Pending:
         """What is left once the pending writes are made: the transaction's own reads."""
         left = Pending(self.generation)
         left.bound, left.next_term_id = self.bound, self.next_term_id
-        return left  # its new terms are stored now: it starts with none
+        left.next_chunk_key = self.next_chunk_key
+        return left  # its rows and new terms are stored now: it starts with none
 
 
 def insert_new_terms(
@@ -135,32 +192,11 @@ def add_counts(db: sqlite3.Connection, chunks: int, length: int) -> None:
     )
 
 
-def insert_postings(db: sqlite3.Connection, postings: Sequence[tuple[int, int, int]]) -> None:
-    """Insert ``postings`` with ``POSTINGS_PER_INSERT`` rows a statement (under a third of the
-    oldest SQLite's 999 parameters): twice as fast as one row a statement."""
-    n = POSTINGS_PER_INSERT
-    whole = len(postings) - len(postings) % n
-    many = "INSERT INTO postings (term_id, chunk_key, tf) VALUES " + ",".join(["(?,?,?)"] * n)
-    db.executemany(
-        many, (tuple(chain.from_iterable(postings[i : i + n])) for i in range(0, whole, n))
+def insert_postings(db: sqlite3.Connection, postings: OrderedPostings) -> None:
+    """Insert ``postings`` with ``POSTINGS_PER_INSERT`` rows a statement: twice as fast as one
+    row a statement."""
+    many = "INSERT INTO postings (term_id, chunk_key, tf) VALUES " + ",".join(
+        repeat("(?,?,?)", POSTINGS_PER_INSERT)
     )
-    db.executemany(
-        "INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings[whole:]
-    )
-
-
-def term_changes(postings: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """Per term of ``postings`` (sorted by term): (count, checksum part, term_id)."""
-    changes: list[tuple[int, int, int]] = []
-    current, count, total = -1, 0, 0
-    factor, prime = KEY_FACTOR, TERM_PRIME
-    for tid, key, tf in postings:
-        if tid != current:
-            if count:
-                changes.append((count, total % CHECKSUM_MODULUS, current))
-            current, count, total = tid, 0, 0
-        count += 1
-        total += (key * factor + tf) % prime  # posting_term(key, tf), inlined
-    if count:
-        changes.append((count, total % CHECKSUM_MODULUS, current))
-    return changes
+    db.executemany(many, postings.full)
+    db.executemany("INSERT INTO postings (term_id, chunk_key, tf) VALUES (?, ?, ?)", postings.rest)

@@ -35,7 +35,7 @@ WAL_CHECKPOINT_PAGES = 4_096  # about 64 MiB of WAL at 16 KiB pages (256 MiB at 
 BATCH = 500  # host parameters per IN (...) query, well under SQLite's limit
 TERM_CACHE_LIMIT = 1 << 20
 COMPRESS_FROM_CHARS = 200
-COMPRESS_LEVEL = 6
+COMPRESS_LEVEL = 1
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

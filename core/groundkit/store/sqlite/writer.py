@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +103,9 @@ class SqliteStore:
         return decode_manifest(self._meta("embedding"), str(self._path))
 
     def find_document(self, root: str, source: str) -> Document | None:
+        pending = self._pending.sources.get((root, source))
+        if pending is not None:
+            return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? AND source = ?",
             (root, source),
@@ -111,12 +113,17 @@ class SqliteStore:
         return None if row is None else document_from_row(row)
 
     def find_document_by_id(self, document_id: str) -> Document | None:
+        pending = self._pending.documents.get(document_id)
+        if pending is not None:
+            return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
         ).fetchone()
         return None if row is None else document_from_row(row)
 
     def documents_under(self, root: str) -> list[Document]:
+        if self._pending.document_rows:  # inside a batch: write them first, then read all
+            self._flush()
         rows = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? ORDER BY source", (root,)
         ).fetchall()
@@ -131,31 +138,14 @@ class SqliteStore:
         embedding: EmbeddingIdentity | None = None,
         replaces: str | None = None,
     ) -> int:
-        db = self._db
-        self._begin(deletes=replaces is not None)
+        self._begin(flush=replaces is not None)
         try:
             self._bind_analyzer(analyzer_identity)
             self._bind_embedding(embedding, chunks, replaces)
             if replaces is not None:
                 self._delete_document(replaces)
             generation = self._bump_generation()
-            db.execute(
-                "INSERT INTO documents (document_id, root, source, source_class, extractor, "
-                "content_hash, fingerprint, char_count, line_count, generation) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (
-                    document.document_id,
-                    document.root,
-                    document.source,
-                    document.source_class,
-                    document.extractor,
-                    document.content_hash,
-                    document.fingerprint,
-                    document.char_count,
-                    document.line_count,
-                    generation,
-                ),
-            )
+            self._pending.add_document(document, generation)
             for item in chunks:
                 self._insert_chunk(item)
             self._commit(generation)
@@ -165,7 +155,7 @@ class SqliteStore:
         return generation
 
     def remove_document(self, document_id: str) -> int:
-        self._begin(deletes=True)
+        self._begin(flush=True)
         try:
             self._delete_document(document_id)
             generation = self._bump_generation()
@@ -176,7 +166,7 @@ class SqliteStore:
         return generation
 
     def relocate_document(self, document_id: str, root: str) -> int:
-        self._begin()
+        self._begin(flush=True)
         try:
             found = self._db.execute(
                 "SELECT source FROM documents WHERE document_id = ?", (document_id,)
@@ -222,13 +212,14 @@ class SqliteStore:
                 self._rollback()
                 raise
 
-    def _begin(self, *, deletes: bool = False) -> None:
+    def _begin(self, *, flush: bool = False) -> None:
         """Start a document's write: a savepoint inside a batch, else a write transaction.
 
-        Inside a batch, a write that ``deletes`` postings first writes the batch's pending
-        ones (the document it removes may have been written earlier in the batch)."""
+        Inside a batch, a write that reads or changes stored rows (a delete, a relocation)
+        first writes the batch's pending ones (it may concern a document written earlier in
+        the batch)."""
         if self._batch_generation is not None:
-            if deletes:
+            if flush:
                 self._flush()
             self._pending.mark()
             self._db.execute("SAVEPOINT document")
@@ -255,6 +246,7 @@ class SqliteStore:
         self._terms_complete = False
         self._pending.bound.clear()
         self._pending.next_term_id = None
+        self._pending.next_chunk_key = None
         if self._batch_generation is not None:
             self._pending.undo()
             self._db.execute("ROLLBACK TO document")
@@ -294,13 +286,16 @@ class SqliteStore:
         replaces: str | None,
     ) -> None:
         stored = self._bound("embedding")
-        other = None
+        other = False
         if embedding is not None and stored is None:  # only a binding write asks
-            other = self._db.execute(
-                "SELECT 1 FROM documents WHERE document_id IS NOT ? LIMIT 1", (replaces,)
-            ).fetchone()
+            other = any(i != replaces for i in self._pending.documents) or (
+                self._db.execute(
+                    "SELECT 1 FROM documents WHERE document_id IS NOT ? LIMIT 1", (replaces,)
+                ).fetchone()
+                is not None
+            )
         manifest = check_embedding_write(
-            str(self._path), stored, embedding, chunks, holds_other_documents=other is not None
+            str(self._path), stored, embedding, chunks, holds_other_documents=other
         )
         if manifest is not None:
             self._db.execute("INSERT INTO meta (key, value) VALUES ('embedding', ?)", (manifest,))
@@ -351,7 +346,7 @@ class SqliteStore:
             created = {term: first + n for n, term in enumerate(new)}
             pending.new_terms.update(created)
             cache.update(created)
-        return [cache[t] for t in terms]
+        return list(map(cache.__getitem__, terms))
 
     def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
         """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
@@ -372,36 +367,31 @@ class SqliteStore:
         c = item.chunk
         freqs = item.term_freqs
         term_ids = self._term_ids(list(freqs))
-        cursor = self._db.execute(
-            "INSERT INTO chunks (chunk_id, document_id, chunk_index, start_offset, end_offset, "
-            "start_line, end_line, text, metadata, length, term_ids) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                c.chunk_id,
-                c.document_id,
-                c.chunk_index,
-                c.start_offset,
-                c.end_offset,
-                c.start_line,
-                c.end_line,
-                encode_text(c.text),
-                codec.encode(dict(c.metadata)),
-                item.length,
-                pack_term_ids(term_ids),
-            ),
-        )
-        key = cursor.lastrowid
-        assert key is not None  # an INSERT into a rowid table always sets it
+        key = self._next_chunk_key()
         pending = self._pending
-        pending.postings.extend(
-            zip(term_ids, repeat(key, len(term_ids)), freqs.values(), strict=True)
-        )
+        pending.chunk_rows.append(
+            (key, c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset,
+             c.start_line, c.end_line, encode_text(c.text), codec.encode(dict(c.metadata)),
+             item.length, pack_term_ids(term_ids))
+        )  # fmt: skip
+        pending.add_postings(term_ids, key, freqs.values())
         pending.chunks += 1
         pending.length += item.length
         if item.vector is not None:
-            self._db.execute(
-                "INSERT INTO vectors (chunk_key, vector) VALUES (?, ?)", (key, item.vector)
-            )
+            pending.vector_rows.append((key, item.vector))
+
+    def _next_chunk_key(self) -> int:
+        """A key for a new chunk: past every stored and pending one (this writer holds the
+        write lock; the stored maximum is read once per transaction). Keys only grow."""
+        pending = self._pending
+        key = pending.next_chunk_key
+        if key is None:
+            found = self._db.execute("SELECT coalesce(max(chunk_key), 0) + 1 FROM chunks")
+            key = int(found.fetchone()[0])
+            if pending.chunk_rows:
+                key = max(key, pending.chunk_rows[-1][0] + 1)
+        pending.next_chunk_key = key + 1
+        return key
 
     def _delete_document(self, document_id: str) -> None:
         db = self._db

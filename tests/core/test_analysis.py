@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from groundkit.analysis.analyzer import Analyzer
@@ -127,6 +127,18 @@ PIECES = [
 def test_the_fast_token_paths_equal_the_reference_tokenizer(text: str) -> None:
     """ASCII text, other text without marks or CJK, text with combining marks, and CJK text
     each take their own path; all give ``tokenize``'s tokens."""
+    assert fast_tokens(text) == list(tokenize(text))
+
+
+ASCII_PIECES = [*"aZ z09'.,-_ \n\x1c\x0b\r!", "ab", "09", "a.b", "0.9", "1,0", "a'b", "_9"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ASCII_PIECES), max_size=40).map("".join))
+@example("0.9 1,000 don't e.g. a..b 1.a a.1 x'_ 2,b _.a")
+def test_ascii_text_cut_by_translate_and_split_equals_the_word_pattern(text: str) -> None:
+    """ASCII text skips the regex walk (``translate``, ``sub``, ``split``): the same words,
+    joins between letters and between digits included."""
     assert fast_tokens(text) == list(tokenize(text))
 
 

@@ -73,6 +73,7 @@ class Indexer:
     ) -> None:
         self.store = store
         self.analyzer = bind_analyzer(store.location, store.analyzer_identity(), analyzer)
+        self._analyzer_identity = self.analyzer.identity  # built once, not per document
         self.settings = settings or IngestSettings()
         self.embedder = _bound_embedder(store, embedder)
         chunker = codec.encode(self.settings.chunker.identity())
@@ -331,7 +332,7 @@ class Indexer:
         report.generation = self.store.write_document(
             document,
             chunks,
-            analyzer_identity=self.analyzer.identity,
+            analyzer_identity=self._analyzer_identity,
             embedding=None if self.embedder is None else self.embedder.identity,
             replaces=None if existing is None else existing.document_id,
         )

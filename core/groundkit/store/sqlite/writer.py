@@ -68,6 +68,7 @@ class SqliteStore:
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
         self._pending = Pending(-1)  # postings and counters of the open transaction, unwritten
+        self._analyzer_checked: tuple[str, dict[str, Any]] | None = None
         try:
             if not check_stamps(self._db, self._path):
                 create_schema(self._db, self._path)
@@ -274,10 +275,13 @@ class SqliteStore:
 
     def _bind_analyzer(self, identity: Mapping[str, Any]) -> None:
         stored = self._bound("analyzer")
+        if stored is not None and self._analyzer_checked == (stored, identity):
+            return  # the identity the last write checked against this stored one
         wanted = check_analyzer_write(str(self._path), stored, identity)
         if stored is None:
             self._db.execute("INSERT INTO meta (key, value) VALUES ('analyzer', ?)", (wanted,))
             self._pending.bound["analyzer"] = wanted
+        self._analyzer_checked = (wanted, dict(identity))
 
     def _bind_embedding(
         self,

@@ -370,6 +370,24 @@ def test_a_batch_finds_its_own_unwritten_documents_and_forgets_a_failed_one(
     store.close()
 
 
+def test_a_failed_first_document_in_a_batch_undoes_its_identity_binding(tmp_path: Path) -> None:
+    """The SQL a document's write runs itself (here binding the analyzer, the first write of
+    the file) is inside its savepoint: its failure leaves the file as it was."""
+    store = SqliteStore(tmp_path / "c.sqlite")
+    failing, chunks = make_document("a.md", ["alpha"])
+    store._insert_chunk = _explode  # type: ignore[method-assign]
+    with store.batch(), pytest.raises(RuntimeError):
+        store.write_document(failing, chunks, analyzer_identity=IDENTITY)
+    assert store.analyzer_identity() is None and store.find_document("/corpus", "a.md") is None
+    with store.reader() as reader:
+        assert (reader.generation, reader.chunk_count) == (0, 0)
+    store.close()
+
+
+def _explode(item: IndexedChunk) -> None:
+    raise RuntimeError("disk on fire")
+
+
 def test_a_failed_write_of_pending_postings_keeps_them_for_the_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -69,6 +69,7 @@ class SqliteStore:
         self._batch_generation: int | None = None  # set while a batch() is open
         self._pending = Pending(-1)  # postings and counters of the open transaction, unwritten
         self._analyzer_checked: tuple[str, dict[str, Any]] | None = None
+        self._savepoint = False  # a document's own savepoint is open (inside a batch)
         try:
             if not check_stamps(self._db, self._path):
                 create_schema(self._db, self._path)
@@ -179,6 +180,7 @@ class SqliteStore:
             ).fetchone()
             if taken is not None:
                 raise ValueError(f"{root}: already holds a document {found[0]}")
+            self._writes()
             self._db.execute(
                 "UPDATE documents SET root = ? WHERE document_id = ?", (root, document_id)
             )
@@ -193,10 +195,11 @@ class SqliteStore:
     def batch(self) -> Iterator[None]:
         """Commit the writes made inside together, each document still atomic on its own.
 
-        Every document is a savepoint in one transaction: a failing write rolls back only that
-        document, and leaving the block (normally or by an exception) commits the documents
-        finished so far. Pages shared by many documents (interior B-tree pages, the terms
-        table) then reach the WAL once per batch rather than once per document.
+        Every document is atomic in one transaction: a failing write rolls back only that
+        document (its pending rows, and a savepoint around any SQL it ran itself), and leaving
+        the block (normally or by an exception) commits the documents finished so far. Pages
+        shared by many documents (interior B-tree pages, the terms table) then reach the WAL
+        once per batch rather than once per document.
         """
         if self._batch_generation is not None:
             yield
@@ -214,7 +217,8 @@ class SqliteStore:
                 raise
 
     def _begin(self, *, flush: bool = False) -> None:
-        """Start a document's write: a savepoint inside a batch, else a write transaction.
+        """Start a document's write: inside a batch a mark in the pending rows (its savepoint
+        opens with its first own SQL write, ``_writes``), else a write transaction.
 
         Inside a batch, a write that reads or changes stored rows (a delete, a relocation)
         first writes the batch's pending ones (it may concern a document written earlier in
@@ -223,7 +227,6 @@ class SqliteStore:
             if flush:
                 self._flush()
             self._pending.mark()
-            self._db.execute("SAVEPOINT document")
             return
         self._db.execute("BEGIN IMMEDIATE")
         self._pending = Pending(int(self._meta("generation") or 0))
@@ -235,7 +238,9 @@ class SqliteStore:
     def _commit(self, generation: int) -> None:
         """Finish a document inside a batch, or the transaction (pending writes, COMMIT)."""
         if self._batch_generation is not None:
-            self._db.execute("RELEASE document")
+            if self._savepoint:
+                self._db.execute("RELEASE document")
+                self._savepoint = False
             self._batch_generation = generation
             return
         self._flush()
@@ -250,13 +255,23 @@ class SqliteStore:
         self._pending.next_chunk_key = None
         if self._batch_generation is not None:
             self._pending.undo()
-            self._db.execute("ROLLBACK TO document")
-            self._db.execute("RELEASE document")
+            if self._savepoint:
+                self._db.execute("ROLLBACK TO document")
+                self._db.execute("RELEASE document")
+                self._savepoint = False
             return
         self._pending = Pending(-1)
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
         self._cache_generation = -1
+
+    def _writes(self) -> None:
+        """Called before each SQL write a document's own write makes (not its pending rows):
+        inside a batch, its savepoint opens, once, so that a rollback undoes the write. Most
+        documents make none, and cost no savepoint."""
+        if self._batch_generation is not None and not self._savepoint:
+            self._db.execute("SAVEPOINT document")
+            self._savepoint = True
 
     def _flush(self) -> None:
         """Write the transaction's pending postings in key order, each touched term's document
@@ -279,6 +294,7 @@ class SqliteStore:
             return  # the identity the last write checked against this stored one
         wanted = check_analyzer_write(str(self._path), stored, identity)
         if stored is None:
+            self._writes()
             self._db.execute("INSERT INTO meta (key, value) VALUES ('analyzer', ?)", (wanted,))
             self._pending.bound["analyzer"] = wanted
         self._analyzer_checked = (wanted, dict(identity))
@@ -302,6 +318,7 @@ class SqliteStore:
             str(self._path), stored, embedding, chunks, holds_other_documents=other
         )
         if manifest is not None:
+            self._writes()
             self._db.execute("INSERT INTO meta (key, value) VALUES ('embedding', ?)", (manifest,))
             self._pending.bound["embedding"] = manifest
 
@@ -398,6 +415,7 @@ class SqliteStore:
         return key
 
     def _delete_document(self, document_id: str) -> None:
+        self._writes()
         db = self._db
         rows = db.execute(
             "SELECT chunk_key, length, term_ids FROM chunks WHERE document_id = ?", (document_id,)

@@ -48,6 +48,7 @@ from groundkit.site_runtime import (
     check_snapshot_tools,
     gzip_file,
     make_snapshot,
+    strip_zero_runs,
     trim_stdlib,
 )
 from groundkit.site_semantic import (
@@ -240,12 +241,17 @@ def _pyodide_version(pyodide_dir: Path) -> str:
     return version
 
 
-def page_html(html: str, pyodide_url: str) -> str:
+def page_html(html: str, pyodide_url: str, early: dict[str, str] | None = None) -> str:
     """``index.html`` with the runtime's origin added to its Content-Security-Policy.
 
     The page allows only its own origin; a runtime the build names on another origin (a CDN)
     is added to ``script-src`` and ``connect-src``, and nothing else ever is (ADR 0018).
+    ``early`` (name -> a path in the site) become preloads that app.js fetches for the worker
+    before the worker asks (a ``--snapshot`` site's snapshot and wasm, ADR 0033).
     """
+    for name, path in (early or {}).items():
+        link = f'<link rel="preload" href="{path}" as="fetch" crossorigin data-runtime="{name}">\n'
+        html = html.replace("</head>", link + "</head>", 1)
     origin = _origin(pyodide_url)
     if origin is None:
         return html
@@ -441,10 +447,18 @@ def _write_site(
         # what the restored worker can still import, traced; the rest of Python's stay unshipped
         trim_stdlib(pyodide_dir / STDLIB_ZIP, work / "pyodide" / STDLIB_ZIP, modules)
         stdlib_modules = len(modules)
+        strip_zero_runs(snap)
         if precompress_with is None:  # no host compression to count on: the worker inflates it
             snap = gzip_file(snap)
     (work / "index.html").write_text(
-        page_html((app / "index.html").read_text("utf-8"), pyodide), encoding="utf-8"
+        page_html(
+            (app / "index.html").read_text("utf-8"),
+            pyodide,
+            {"snapshot": f"pyodide/{snap.name}", "wasm": "pyodide/pyodide.asm.wasm"}
+            if snapshot
+            else None,
+        ),
+        encoding="utf-8",
     )
     manifest = {
         "format": SITE_FORMAT,

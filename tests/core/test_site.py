@@ -17,7 +17,7 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import verify_citation
-from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel, open_site
+from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel, open_site, page_html
 
 CORPUS = {
     "guide/intro.md": "# 💧 Intro\n\nThe quokka 🦘 lives on Rottnest Island.\n",
@@ -74,6 +74,21 @@ def test_page_policy_names_only_the_built_runtime_origin(
     assert json.loads((tmp_path / "site" / "site.json").read_text("utf-8"))["pyodide"]["url"] == (
         "runtime/"
     )
+
+
+def test_a_snapshot_page_preloads_the_runtime_files_app_js_hands_the_worker(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    """Only a --snapshot page names them (data-runtime: the names app.js and worker.js use);
+    a plain site's page preloads no runtime file."""
+    template = (Path(groundkit.__file__).parent / "web_app" / "index.html").read_text("utf-8")
+    early = {"snapshot": "pyodide/snapshot.bin", "wasm": "pyodide/pyodide.asm.wasm"}
+    html = page_html(template, "pyodide/", early)
+    found = re.findall(r'href="([^"]+)" as="fetch" crossorigin data-runtime="([^"]+)"', html)
+    assert found == [(path, name) for name, path in early.items()]
+    assert html.rindex("data-runtime") < html.index("</head>")
+    plain = (_site(tmp_path, write_corpus) / "index.html").read_text("utf-8")
+    assert "data-runtime" not in plain
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import struct
 import sys
 import zipfile
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from groundkit.errors import ConfigurationError
 from groundkit.precompress import check_precompress, precompress
 from groundkit.site import _site_entry
-from groundkit.site_runtime import gzip_file, trim_stdlib
+from groundkit.site_runtime import gzip_file, strip_zero_runs, trim_stdlib
 
 
 def test_gzip_siblings_are_deterministic_and_only_where_they_pay(tmp_path: Path) -> None:
@@ -62,3 +63,24 @@ def test_gzip_file_replaces_the_file(tmp_path: Path) -> None:
     packed = gzip_file(snap)
     assert packed.name == "snapshot.bin.gz" and not snap.exists()
     assert gzip.decompress(packed.read_bytes()) == b"\0snp" + bytes(4096)
+
+
+def test_strip_zero_runs_keeps_every_other_byte_and_says_where_the_runs_were(
+    tmp_path: Path,
+) -> None:
+    """The layout worker.js's unpackZeroRuns reads; runs under 4096 bytes stay in place."""
+    original = b"snap" + bytes(5000) + b"ab" + bytes(4095) + b"c" + bytes(4096)
+    snap = tmp_path / "snapshot.bin"
+    snap.write_bytes(original)
+    size = strip_zero_runs(snap)
+    packed = snap.read_bytes()
+    assert size == len(packed) == 12 + 16 + 4 + 2 + 4095 + 1
+    magic, length, runs = struct.unpack_from("<4sII", packed)
+    pairs = struct.unpack_from(f"<{2 * runs}I", packed, 12)
+    assert (magic, length, runs, pairs) == (b"GKZR", len(original), 2, (4, 5000, 9102, 4096))
+    rebuilt, at, rest = bytearray(length), 0, memoryview(packed)[12 + 8 * runs :]
+    for start, run in zip(pairs[::2], pairs[1::2], strict=True):
+        rebuilt[at:start] = rest[: start - at]
+        rest, at = rest[start - at :], start + run
+    rebuilt[at:] = rest
+    assert bytes(rebuilt) == original

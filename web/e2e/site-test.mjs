@@ -546,6 +546,12 @@ try {
       const gotSnap = await results(snap);
       const wantSnap = cpython(CPY_SEARCH, snapSite, "default", q1);
       check(requested.includes("/pyodide/snapshot.bin.gz"), "the --snapshot site restores Python from pyodide/snapshot.bin.gz");
+      // The page fetches the snapshot and the wasm from its first moment and hands them to the
+      // worker (ADR 0033): each is requested once, and the worker used the page's bytes.
+      const once = ["/pyodide/snapshot.bin.gz", "/pyodide/pyodide.asm.wasm"].map((p) => requested.filter((x) => x === p).length);
+      const handed = await snap.evaluate(() => window.groundkit.metrics.handed);
+      check(once.join() === "1,1" && JSON.stringify(handed) === '["snapshot","wasm"]',
+        `the --snapshot page fetches the snapshot and the wasm once and hands them to the worker (requests ${once}, handed ${JSON.stringify(handed)})`);
       check(gotSnap.length > 0 && JSON.stringify(gotSnap.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])) ===
         JSON.stringify(wantSnap.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])),
         `the --snapshot site answers as CPython does (${gotSnap.length} results)`);

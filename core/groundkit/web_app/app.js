@@ -80,6 +80,19 @@ function sameOrigin(name, fallback) {
   throw err;
 }
 
+// A --snapshot site's index.html preloads the runtime's snapshot and wasm (ADR 0033): fetched
+// here, from the first moment (the preloads answer these requests), they are handed to the
+// worker (transferred, not copied) as they arrive, instead of downloading only once the worker
+// has started and has site.json. Not with ?site= or ?pyodide= (another runtime, maybe).
+const earlyRuntime = [...document.querySelectorAll("link[rel=preload][data-runtime]")].map((link) => {
+  const name = link.dataset.runtime;
+  fetch(link.href)
+    .then((r) => (r.ok ? r.arrayBuffer() : null))
+    .catch(() => null) // the worker fetches it itself then, and reports what fails
+    .then((bytes) => worker.postMessage({ type: "early", name, bytes }, bytes ? [bytes] : []));
+  return name;
+});
+
 async function start() {
   setState("loading");
   progress("site", "Loading the search index…");
@@ -93,7 +106,8 @@ async function start() {
   let pyodideUrl = pyodideParam ?? site.pyodide.url; // the build's URL, or a same-origin override
   if (!pyodideUrl.endsWith("/")) pyodideUrl += "/";
   pyodideUrl = new URL(pyodideUrl, pyodideParam === null ? siteUrl : location.href).href;
-  const { info, timings } = await ask("boot", { siteUrl: siteUrl.href, pyodideUrl, site });
+  const early = pyodideParam === null && params.get("site") === null ? earlyRuntime : [];
+  const { info, timings } = await ask("boot", { siteUrl: siteUrl.href, pyodideUrl, site, early });
   Object.assign(metrics, timings);
   mark("readyMs");
   ready = true;

@@ -25,12 +25,15 @@ async function fetchBytes(url, label, phase) {
   const chunks = [];
   const reader = response.body.getReader();
   let got = 0;
+  let shown = 0; // progress at most every 100 ms: a message per chunk kept both threads busy
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     got += value.length;
-    if (phase) progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} KiB`, Math.min(got / total, 1));
+    if (!phase || performance.now() - shown < 100) continue;
+    shown = performance.now();
+    progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} KiB`, Math.min(got / total, 1));
   }
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(got);
@@ -43,12 +46,72 @@ async function fetchBytes(url, label, phase) {
 }
 
 // The memory snapshot ships gzipped (ADR 0033) and is inflated here, off the main thread; a
-// host that already undid the gzip (Content-Encoding) hands over the snapshot itself.
-async function fetchSnapshot(url) {
-  const bytes = await fetchBytes(url, "Python runtime snapshot", "download");
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(inflated).arrayBuffer());
+// host that already undid the gzip (Content-Encoding) hands over the snapshot itself. Either
+// way it comes without its runs of zero bytes, which are put back here (build-site's
+// strip_zero_runs: "GKZR", full length, run count, (offset, length) pairs, the other bytes).
+async function fetchSnapshot(url, given) {
+  const page = given && (await earlyBytes("snapshot"));
+  if (page) handed.push("snapshot");
+  let bytes = page ? new Uint8Array(page) : await fetchBytes(url, "Python runtime snapshot", "download");
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    bytes = new Uint8Array(await new Response(inflated).arrayBuffer());
+  }
+  return unpackZeroRuns(bytes);
+}
+
+function unpackZeroRuns(bytes) {
+  if (String.fromCharCode(...bytes.subarray(0, 4)) !== "GKZR") return bytes; // not stripped: Pyodide checks its own header
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = view.getUint32(4, true);
+  const runs = view.getUint32(8, true);
+  const out = new Uint8Array(length); // zeroed
+  let from = 12 + 8 * runs;
+  let at = 0;
+  for (let i = 0; i < runs; i++) {
+    const start = view.getUint32(12 + 8 * i, true);
+    out.set(bytes.subarray(from, from + start - at), at);
+    from += start - at;
+    at = start + view.getUint32(16 + 8 * i, true);
+  }
+  if (bytes.length - from !== length - at) throw new Error("the runtime snapshot is damaged: rebuild the site");
+  out.set(bytes.subarray(from), at);
+  return out;
+}
+
+// Pyodide compiles its wasm only once it holds the snapshot (loadPyodide awaits _loadSnapshot
+// before it instantiates); compiled here from the first byte instead, the module is ready when
+// the snapshot is (ADR 0033). Until loadPyodide returns, Pyodide's own fetch of the file gets
+// this download and its instantiateStreaming this module: one download, one compile.
+// The page may have fetched the file already (given): compiled from those bytes then.
+function compileWasmEarly(url, given) {
+  const realFetch = self.fetch;
+  const realInstantiate = WebAssembly.instantiateStreaming;
+  const compiled = (given ? earlyBytes("wasm") : Promise.resolve(null)).then((bytes) =>
+    bytes ? (handed.push("wasm"), WebAssembly.compile(bytes)) : WebAssembly.compileStreaming(realFetch(url)));
+  compiled.catch(() => {}); // Pyodide's instantiate reports it
+  self.fetch = (input, init) => (String(input) === url ? compiled : realFetch(input, init));
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    if (source !== compiled) return realInstantiate(source, imports);
+    const module = await compiled;
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+  return () => {
+    self.fetch = realFetch;
+    WebAssembly.instantiateStreaming = realInstantiate;
+  };
+}
+
+// The runtime files the page fetched for the worker (app.js, earlyRuntime): name -> a promise
+// of an ArrayBuffer, or of null when the page's fetch failed (then fetched here).
+const early = new Map();
+const handed = []; // the names whose bytes the page's fetch gave (timings.handed: measurement, tests)
+function earlyBytes(name) {
+  if (!early.has(name)) {
+    let resolve;
+    early.set(name, Object.assign(new Promise((ok) => (resolve = ok)), { resolve: (v) => resolve(v) }));
+  }
+  return early.get(name);
 }
 
 // ---------- the Python side ----------
@@ -293,28 +356,39 @@ const ops = {
     const { site, pyodideUrl } = args;
     const base = (u) => new URL(u, args.siteUrl).href;
     progress("runtime", `Downloading the Python runtime (Pyodide ${site.pyodide.version})…`);
+    // Every download starts before Pyodide's own script is imported (ADR 0033): the snapshot
+    // (Python's memory with groundkit already imported, build-site --snapshot, ADR 0019; the
+    // site's python_stdlib.zip then holds only the modules the worker can import), the wasm,
+    // compiled as it comes, and the index head (the core reads it first; a failed fetch is
+    // left to the core's own). The wheel downloads while Pyodide starts (after the first
+    // result with a snapshot); the rest of the index is fetched a shard at a time, later.
+    const given = new Set(args.early ?? []); // fetched by the page, handed over (app.js)
+    const snapshot = site.pyodide.snapshot
+      ? fetchSnapshot(base(site.pyodide.snapshot), given.has("snapshot"))
+      : null;
+    snapshot?.catch(() => {}); // loadPyodide reports it
+    const restoreWasm = compileWasmEarly(`${pyodideUrl}pyodide.asm.wasm`, given.has("wasm"));
+    const headPath = `${site.collection.url}collection.bin`;
+    const headP = fetchBytes(base(headPath), "index", null).catch(() => null);
+    wheel = { url: base(site.wheel), bytes: null, installed: false };
+    if (!snapshot) fetchWheel();
     let loadPyodide;
     try {
       ({ loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`));
     } catch (e) {
+      restoreWasm();
       throw new Error(`cannot load Pyodide from ${pyodideUrl}pyodide.mjs (${e.message}); ` +
         "rebuild the site with --pyodide-dir, or give a working --pyodide-url");
     }
-    // The wheel downloads while Pyodide starts (after the first result with a snapshot); the
-    // index is fetched a shard at a time, later.
-    wheel = { url: base(site.wheel), bytes: null, installed: false };
-    if (!site.pyodide.snapshot) fetchWheel();
-    // The index head too (the core reads it first); a failed fetch is left to the core's own.
-    const headPath = `${site.collection.url}collection.bin`;
-    const headP = fetchBytes(base(headPath), "index", null).catch(() => null);
     const options = { indexURL: pyodideUrl, stdout: console.log, stderr: console.warn };
-    if (site.pyodide.snapshot) {
-      // Python's memory with groundkit already imported (build-site --snapshot, ADR 0019); the
-      // site's python_stdlib.zip then holds only the modules the worker can import (ADR 0033).
-      options._loadSnapshot = fetchSnapshot(base(site.pyodide.snapshot));
+    if (snapshot) options._loadSnapshot = snapshot;
+    try {
+      py = await loadPyodide(options);
+    } finally {
+      restoreWasm();
     }
-    py = await loadPyodide(options);
     mark("pyodideMs");
+    timings.handed = [...handed].sort();
 
     progress("install", "Installing the search engine…");
     if (!site.pyodide.snapshot) await installWheel();
@@ -425,6 +499,7 @@ function reason(e) {
 // One request at a time, in order: Python is single-threaded and the glue keeps state.
 let queue = Promise.resolve();
 self.onmessage = (event) => {
+  if (event.data.type === "early") return earlyBytes(event.data.name).resolve(event.data.bytes);
   const { id, op, args } = event.data;
   queue = queue.then(async () => {
     try {

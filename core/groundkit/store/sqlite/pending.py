@@ -47,6 +47,7 @@ class Pending:
         "chunks",
         "document_rows",
         "documents",
+        "documents_complete",
         "generation",
         "keys",
         "length",
@@ -80,6 +81,9 @@ class Pending:
         self.vector_rows: list[tuple[int, bytes]] = []
         self.documents: dict[str, Document] = {}
         self.sources: dict[tuple[str, str], Document] = {}
+        # True while the pending documents are all the file holds (the transaction began
+        # with none stored, and nothing was written since): lookups need no SQL.
+        self.documents_complete = False
         self._mark: tuple[Any, ...] = (0, 0, 0, generation, False, 0, 0, 0, 0)
 
     def add_document(self, document: Document, generation: int) -> None:

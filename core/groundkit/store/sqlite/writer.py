@@ -106,7 +106,7 @@ class SqliteStore:
 
     def find_document(self, root: str, source: str) -> Document | None:
         pending = self._pending.sources.get((root, source))
-        if pending is not None:
+        if pending is not None or self._pending.documents_complete:
             return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? AND source = ?",
@@ -116,7 +116,7 @@ class SqliteStore:
 
     def find_document_by_id(self, document_id: str) -> Document | None:
         pending = self._pending.documents.get(document_id)
-        if pending is not None:
+        if pending is not None or self._pending.documents_complete:
             return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
@@ -230,6 +230,8 @@ class SqliteStore:
             return
         self._db.execute("BEGIN IMMEDIATE")
         self._pending = Pending(int(self._meta("generation") or 0))
+        stored = self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone()
+        self._pending.documents_complete = stored is None  # a first build: no lookups
         if self._pending.generation != self._cache_generation:
             self._term_ids_cache.clear()  # another writer may have written since
             empty = self._db.execute("SELECT 1 FROM terms LIMIT 1").fetchone() is None

@@ -16,10 +16,15 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.plugins import install_hint
 
-__all__ = ["ENCODINGS", "precompress"]
+__all__ = ["ENCODINGS", "check_precompress", "gzip_bytes", "precompress"]
 
 ENCODINGS = ("gzip", "brotli")
 _KEEP_BELOW = 0.9  # a sibling at least 10 % smaller than its file, or none
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """``data`` as gzip -9 with mtime 0: the same bytes on every build."""
+    return gzip.compress(data, 9, mtime=0)
 
 
 def _brotli() -> Any:
@@ -39,9 +44,7 @@ def _coders(encoding: str) -> list[tuple[str, Callable[[bytes], bytes]]]:
         raise ConfigurationError(
             f"--precompress {encoding}: choose one of {', '.join(ENCODINGS)}", subject=encoding
         )
-    coders: list[tuple[str, Callable[[bytes], bytes]]] = [
-        (".gz", lambda data: gzip.compress(data, 9, mtime=0))
-    ]
+    coders: list[tuple[str, Callable[[bytes], bytes]]] = [(".gz", gzip_bytes)]
     if encoding == "brotli":
         brotli = _brotli()
         coders.append((".br", lambda data: bytes(brotli.compress(data, quality=11))))

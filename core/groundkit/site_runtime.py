@@ -10,7 +10,6 @@ what the restored worker can import (ADR 0033), and without its long runs of zer
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import shutil
@@ -20,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError, GroundkitError
+from groundkit.precompress import gzip_bytes
 
 __all__ = [
     "SNAPSHOT_FILE",
@@ -101,7 +101,7 @@ def strip_zero_runs(path: Path) -> int:
 def gzip_file(path: Path) -> Path:
     """Replace ``path`` by ``path.gz`` (gzip -9, mtime 0: the same bytes on every build)."""
     packed = path.with_name(path.name + ".gz")
-    packed.write_bytes(gzip.compress(path.read_bytes(), 9, mtime=0))
+    packed.write_bytes(gzip_bytes(path.read_bytes()))
     path.unlink()
     return packed
 

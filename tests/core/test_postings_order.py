@@ -71,7 +71,28 @@ def test_numpy_orders_exactly_as_python_does(
     columns = _columns(rows, first_key)
     python = order_postings(*columns, use_numpy=False)
     numpy = order_postings(*columns, use_numpy=True)
-    assert [list(s) for s in numpy.full] == [list(s) for s in python.full]
+    statements = list(numpy.full)  # made as they are inserted: consumed once
+    assert [list(s) for s in statements] == [list(s) for s in python.full]
     assert [list(r) for r in numpy.rest] == [list(r) for r in python.rest]
     assert numpy.changes == python.changes
-    assert all(type(v) is int for s in numpy.full[:1] for v in s)  # bound as SQLite integers
+    assert all(type(v) is int for s in statements for v in s)  # bound as SQLite integers
+
+
+@pytest.mark.skipif(not numpy_available(), reason="numpy is not installed here")
+def test_numpy_boxes_many_statements_a_slice_at_a_time_and_misses_none() -> None:
+    """Past ``_STATEMENTS_BOXED`` statements the numpy rows are boxed a slice at a time, from
+    arrays as the writer keeps them: every statement comes, in order, as Python does it."""
+    from array import array
+
+    from groundkit.store.sqlite.postings_order import _STATEMENTS_BOXED
+
+    size = POSTINGS_PER_INSERT * (2 * _STATEMENTS_BOXED + 1) + 7
+    rows = [(n * 7919 % 997 + 1, n // 3, n % 5 + 1) for n in range(size)]
+    columns = [array("q", column) for column in _columns(rows, 2**40)]
+    python = order_postings(*columns, use_numpy=False)
+    numpy = order_postings(*columns, use_numpy=True)
+    statements = [list(s) for s in numpy.full]
+    assert len(statements) == 2 * _STATEMENTS_BOXED + 1
+    assert statements == [list(s) for s in python.full]
+    assert [list(r) for r in numpy.rest] == [list(r) for r in python.rest]
+    assert numpy.changes == python.changes

@@ -539,3 +539,99 @@ def test_two_writers_taking_turns_share_term_ids(tmp_path: Path) -> None:
         assert reader.integrity_problems() == []
     first.close()
     second.close()
+
+
+def test_a_batch_whose_commit_fails_in_sqlite_raises_a_storage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer guards its entry points only; a batch's commit runs as the block is left,
+    outside any of them, so the batch is guarded as a whole: SQLite's error still arrives as
+    a ``StorageError``, and nothing of the batch is kept."""
+    from groundkit.store.sqlite import pending
+
+    def fail(db: sqlite3.Connection, chunks: int, length: int) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    store = SqliteStore(tmp_path / "c.sqlite")
+    monkeypatch.setattr(pending, "add_counts", fail)
+    with pytest.raises(StorageError), store.batch():
+        put(store, "a.md", ["alpha beta"])
+    monkeypatch.undo()
+    assert store.find_document("/corpus", "a.md") is None
+    put(store, "b.md", ["beta"])
+    with store.reader() as reader:
+        assert (reader.chunk_count, len(reader.postings("alpha"))) == (1, 0)
+        assert reader.integrity_problems() == []
+    store.close()
+
+
+def test_a_first_build_finds_what_its_earlier_commits_and_other_writers_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that began on an empty file answers "not stored" from the keys it wrote,
+    across its commits; a key it wrote is looked up, and once another writer has written
+    (or the keys grow past their limit) every lookup asks SQLite again."""
+    from groundkit.store.sqlite import known
+
+    path = tmp_path / "c.sqlite"
+    first, second = SqliteStore(path), SqliteStore(path)
+    with first.batch():
+        a = put(first, "a.md", ["alpha"])
+    with first.batch():
+        assert first.find_document("/corpus", "a.md") == a
+        assert first.find_document_by_id(a.document_id) == a
+        assert first.find_document("/corpus", "b.md") is None
+        put(first, "c.md", ["gamma"])
+    b = put(second, "b.md", ["beta"])
+    assert first.find_document("/corpus", "b.md") == b  # outside a transaction
+    with first.batch():
+        assert first.find_document("/corpus", "b.md") == b
+        assert first.find_document_by_id(b.document_id) == b
+    moving = SqliteStore(tmp_path / "e.sqlite")
+    a = put(moving, "a.md", ["alpha"])
+    moving.relocate_document(a.document_id, "/moved")
+    with moving.batch():
+        assert moving.find_document("/moved", "a.md") is not None
+    monkeypatch.setattr(known, "STORED_KEYS_LIMIT", 1)
+    fresh = SqliteStore(tmp_path / "d.sqlite")
+    with fresh.batch():
+        put(fresh, "a.md", ["alpha"])
+        put(fresh, "b.md", ["beta"])
+    with fresh.batch():
+        assert [fresh.find_document("/corpus", s) is not None for s in ("a.md", "b.md")] == [
+            True,
+            True,
+        ]
+    for store in (first, second, moving, fresh):
+        store.close()
+
+
+def test_term_ids_are_the_same_when_the_writer_forgets_its_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a term cache that starts over every few terms, stored terms are looked up and
+    terms created earlier in the transaction found among its pending ones: every term gets
+    the id it gets with the cache kept whole, and none is created twice."""
+    from groundkit.store.sqlite import writer
+
+    texts = [["alpha beta gamma", "beta delta"], ["gamma epsilon alpha"], ["zeta beta eta"]]
+
+    def build(name: str) -> list[tuple[object, ...]]:
+        store = SqliteStore(tmp_path / name)
+        with store.batch():
+            for n, passages in enumerate(texts[:2]):
+                put(store, f"{n}.md", passages)
+        put(store, "2.md", texts[2])
+        store.close()
+        db = sqlite3.connect(tmp_path / name)
+        rows = db.execute(
+            "SELECT t.term, t.term_id, t.df, t.checksum, p.chunk_key, p.tf FROM terms t "
+            "JOIN postings p USING (term_id) ORDER BY t.term_id, p.chunk_key"
+        ).fetchall()
+        db.close()
+        return rows
+
+    whole = build("whole.sqlite")
+    monkeypatch.setattr(writer, "TERM_CACHE_LIMIT", 1)
+    assert build("forgetful.sqlite") == whole
+    assert len({row[0] for row in whole}) == len({row[1] for row in whole}) == 7

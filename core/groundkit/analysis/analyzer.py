@@ -41,6 +41,25 @@ def _load_stemmer(name: str) -> Callable[[str], str] | None:
     return None
 
 
+class _TermCache(dict[str, str]):
+    """Word -> index term ("" for a stopword), each word analyzed on its first lookup; the
+    cache starts over when it holds ``_CACHE_LIMIT`` words. A hit costs one C-level dict
+    lookup, so a text's words are looked up in one ``map`` with no Python loop over them."""
+
+    __slots__ = ("_analyze",)
+
+    def __init__(self, analyze: Callable[[str], str]) -> None:
+        super().__init__()
+        self._analyze = analyze
+
+    def __missing__(self, word: str) -> str:
+        term = self._analyze(word)
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[word] = term
+        return term
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """Turns text into index terms. Equal identities always produce equal terms."""
@@ -49,7 +68,7 @@ class Analyzer:
     stopwords: str = "lucene-english"
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
-    _cache: dict[str, str] = field(init=False, repr=False, compare=False)
+    _cache: _TermCache = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
@@ -62,7 +81,7 @@ class Analyzer:
             )
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_cache", _TermCache(self._term))
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -99,21 +118,10 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The index terms of ``text``, in order, stopwords removed and stems applied.
 
-        The words not cached yet are analyzed once each; then every word is looked up in one
-        ``map`` and stopwords (cached as "") dropped in one ``filter``, without a Python loop
-        over the words."""
-        words = tokens(text)
-        cache = self._cache
-        missing = set(words).difference(cache)
-        if missing:
-            if len(cache) + len(missing) > _CACHE_LIMIT:
-                cache.clear()  # start over before these are added, not while
-                missing = set(words)
-                if len(missing) > _CACHE_LIMIT:  # more distinct words than the cache holds
-                    return [term for word in words if (term := self._term(word))]
-            for word in missing:
-                cache[word] = self._term(word)
-        return list(filter(None, map(cache.get, words)))
+        Every word is looked up in one ``map`` over the cache (a word not cached yet is
+        analyzed by the lookup itself) and stopwords (cached as "") dropped in one ``filter``,
+        without a Python loop over the words."""
+        return list(filter(None, map(self._cache.__getitem__, tokens(text))))
 
     def term_spans(self, text: str) -> Iterator[tuple[str, int, int]]:
         """Each index term of ``text`` with the code-point span of the word it came from.
@@ -121,10 +129,9 @@ class Analyzer:
         The terms are those of ``terms(text)``; a span covers the surface word (``running``
         for the term ``run``, ``John's`` for ``john``), a CJK bigram covers its two characters.
         """
+        cache = self._cache
         for word, start, end in token_spans(text):
-            term = self._cache.get(word)
-            if term is None:
-                term = self._cached_term(word)
+            term = cache[word]
             if term:
                 yield term, start, end
 
@@ -136,20 +143,9 @@ class Analyzer:
         cache = self._cache
         wanted = set()
         for word in set(tokens(text)):
-            term = cache.get(word)
-            if term is None:
-                term = self._cached_term(word)
-            if term in terms:
+            if cache[word] in terms:
                 wanted.add(word)
         return wanted_token_spans(text, wanted) if wanted else []
-
-    def _cached_term(self, word: str) -> str:
-        """``_term(word)``, remembered (the cache starts over when full)."""
-        term = self._term(word)
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[word] = term
-        return term
 
     def _term(self, word: str) -> str:
         """The index term of one token; "" for a stopword (a cached "drop it")."""

@@ -38,12 +38,12 @@ from groundkit.vectors.packing import pack_vector
 
 __all__ = ["COMMIT_SECONDS", "FILES_PER_COMMIT", "Indexer", "IngestProgress"]
 
-FILES_PER_COMMIT = 2048
+FILES_PER_COMMIT = 8192
 COMMIT_SECONDS = 2.0
 """Files are committed in groups of up to FILES_PER_COMMIT, or of what COMMIT_SECONDS of
 writing got through, whichever is smaller: large groups amortise the pages every document
 touches, the time cap bounds what a killed process loses and how long the write lock is held
-(adr/0002-storage.md, adr/0037-ingest-speed-second-pass.md). Each file stays atomic on its
+(adr/0002-storage.md, adr/0038-ingest-speed-third-pass.md). Each file stays atomic on its
 own (a savepoint)."""
 
 

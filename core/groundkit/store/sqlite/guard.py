@@ -6,6 +6,7 @@ Every public method of the reader and the writer runs under ``guard_methods``, s
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import sqlite3
@@ -109,17 +110,28 @@ def _guarded(function: Callable[..., Any], records: bool) -> Callable[..., Any]:
     return call
 
 
-def guard_methods(*, records: bool) -> Callable[[type[T]], type[T]]:
-    """A class decorator: every method (``__init__`` and private ones too) translates
-    ``sqlite3`` errors into ``StorageError`` subclasses; with ``records``, also the
-    ``ValueError``/``TypeError`` of a stored row that fails its type's checks (a reader's
-    rows come only from the file). ``close`` and the context protocol are left as they are."""
+def guard_methods(*, records: bool, private: bool = True) -> Callable[[type[T]], type[T]]:
+    """A class decorator: every method (``__init__`` and, with ``private``, the private ones
+    too) translates ``sqlite3`` errors into ``StorageError`` subclasses; with ``records``,
+    also the ``ValueError``/``TypeError`` of a stored row that fails its type's checks (a
+    reader's rows come only from the file). ``close`` and the context protocol are left as
+    they are.
+
+    Without ``private``, only the entry points are wrapped (the writer's private methods run
+    inside them, thousands of times a build): a ``contextlib.contextmanager`` method is then
+    guarded as a whole, its exit included, since that runs outside the call that made it."""
 
     def decorate(cls: type[T]) -> type[T]:
         for name, member in list(vars(cls).items()):
             if name in ("close", "__enter__", "__exit__") or not inspect.isfunction(member):
                 continue
             if name.startswith("__") and name != "__init__":
+                continue
+            if name.startswith("_") and not name.startswith("__") and not private:
+                continue
+            inner = getattr(member, "__wrapped__", None)
+            if inspect.isgeneratorfunction(inner) and not inspect.isgeneratorfunction(member):
+                setattr(cls, name, contextlib.contextmanager(_guarded(inner, records)))
                 continue
             setattr(cls, name, _guarded(member, records))
         return cls

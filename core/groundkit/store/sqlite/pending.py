@@ -7,8 +7,9 @@ are gathered per transaction and written once, sorted, in few statements
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from collections.abc import Iterable, Sequence
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 from groundkit.contracts import Document
@@ -47,9 +48,8 @@ class Pending:
         "chunks",
         "document_rows",
         "documents",
-        "documents_complete",
         "generation",
-        "keys",
+        "key_runs",
         "length",
         "new_terms",
         "next_chunk_key",
@@ -61,11 +61,12 @@ class Pending:
     )
 
     def __init__(self, generation: int) -> None:
-        # The postings, a column each: (term_ids[i], keys[i], tfs[i]); keys never decrease.
-        # Lists, not arrays: they hold the ints the writer already has, boxed once.
-        self.term_ids: list[int] = []
-        self.keys: list[int] = []
-        self.tfs: list[int] = []
+        # The postings, a column each: (term_ids[i], its chunk's key, tfs[i]), in 8 bytes a
+        # posting rather than a boxed int's 36 (a commit group holds hundreds of thousands);
+        # each chunk's (key, postings) in key_runs, in the order written (keys only grow).
+        self.term_ids = array("q")
+        self.tfs = array("q")
+        self.key_runs: list[tuple[int, int]] = []
         self.chunks = 0
         self.length = 0
         self.generation = generation
@@ -81,10 +82,7 @@ class Pending:
         self.vector_rows: list[tuple[int, bytes]] = []
         self.documents: dict[str, Document] = {}
         self.sources: dict[tuple[str, str], Document] = {}
-        # True while the pending documents are all the file holds (the transaction began
-        # with none stored, and nothing was written since): lookups need no SQL.
-        self.documents_complete = False
-        self._mark: tuple[Any, ...] = (0, 0, 0, generation, False, 0, 0, 0, 0)
+        self._mark: tuple[Any, ...] = (0, 0, 0, 0, generation, False, 0, 0, 0, 0)
 
     def add_document(self, document: Document, generation: int) -> None:
         """The row of ``document``, written at ``generation``."""
@@ -99,13 +97,14 @@ class Pending:
     def add_postings(self, term_ids: Sequence[int], key: int, tfs: Iterable[int]) -> None:
         """The postings of the chunk ``key``: ``term_ids[i]`` with frequency ``tfs[i]``."""
         self.term_ids.extend(term_ids)
-        self.keys.extend(repeat(key, len(term_ids)))
+        self.key_runs.append((key, len(term_ids)))
         self.tfs.extend(tfs)
 
     def mark(self) -> None:
         """A document begins: what follows is dropped by ``undo``."""
         self._mark = (
             len(self.term_ids),
+            len(self.key_runs),
             self.chunks,
             self.length,
             self.generation,
@@ -118,8 +117,10 @@ class Pending:
 
     def undo(self) -> None:
         """Drop what was added since ``mark`` (the document's write was rolled back)."""
-        size, self.chunks, self.length, self.generation, self.bumped, terms, *rows = self._mark
-        del self.term_ids[size:], self.keys[size:], self.tfs[size:]
+        size, runs, self.chunks, self.length, self.generation, self.bumped, terms, *rows = (
+            self._mark
+        )
+        del self.term_ids[size:], self.tfs[size:], self.key_runs[runs:]
         for _ in range(len(self.new_terms) - terms):
             self.new_terms.popitem()  # the newest first
         documents, chunks, vectors = rows
@@ -143,7 +144,8 @@ class Pending:
             db.executemany(DOCUMENT_INSERT, self.document_rows)
             db.executemany(CHUNK_INSERT, self.chunk_rows)
             db.executemany(VECTOR_INSERT, self.vector_rows)
-            ordered = order_postings(self.term_ids, self.keys, self.tfs)
+            keys = array("q", chain.from_iterable(repeat(*run) for run in self.key_runs))
+            ordered = order_postings(self.term_ids, keys, self.tfs)
             changes = ordered.changes
             if self.new_terms:
                 changes = insert_new_terms(db, self.new_terms, changes)

@@ -7,7 +7,7 @@ numpy when it is importable (a stable argsort, per-term sums) in about a third o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import chain
 from operator import itemgetter
@@ -21,11 +21,17 @@ POSTINGS_PER_INSERT = 300
 """Rows per multi-row ``INSERT`` (under a third of the oldest SQLite's 999 parameters)."""
 
 
+_STATEMENTS_BOXED = 64
+"""Statements' parameters turned into Python ints at a time by the numpy variant."""
+
+
 class OrderedPostings(NamedTuple):
     """Postings sorted by (term id, chunk key), cut for inserting, and what they change."""
 
-    full: list[Sequence[int]]
-    """Parameters of each multi-row ``INSERT``: ``POSTINGS_PER_INSERT`` rows, flattened."""
+    full: Iterable[Sequence[int]]
+    """Parameters of each multi-row ``INSERT``: ``POSTINGS_PER_INSERT`` rows, flattened (with
+    numpy, made a few at a time as they are inserted: boxed, all of a commit group's postings
+    would take about 100 bytes each)."""
     rest: list[Sequence[int]]
     """The rows left over, one ``(term_id, chunk_key, tf)`` each."""
     changes: list[tuple[int, int, int]]
@@ -82,11 +88,11 @@ def _order_numpy(
     ``((key mod P) * KEY_FACTOR + tf) mod P`` equals ``(key * KEY_FACTOR + tf) mod P`` and
     stays below 2**64 (P and KEY_FACTOR are below 2**32); a term's parts are summed below 2**64
     unless it has four billion postings in one transaction."""
-    tids = np.array(term_ids, dtype=np.int64)
+    tids = np.asarray(term_ids, dtype=np.int64)  # no copy of an array("q")
     order = np.argsort(tids, kind="stable")
     tids = tids[order]
-    chunk_keys = np.array(keys, dtype=np.int64)[order]
-    freqs = np.array(tfs, dtype=np.int64)[order]
+    chunk_keys = np.asarray(keys, dtype=np.int64)[order]
+    freqs = np.asarray(tfs, dtype=np.int64)[order]
     prime = np.uint64(TERM_PRIME)
     parts = (chunk_keys.astype(np.uint64) % prime * np.uint64(KEY_FACTOR)) + freqs.astype(np.uint64)
     parts %= prime
@@ -96,8 +102,12 @@ def _order_numpy(
     rows = np.stack((tids, chunk_keys, freqs), axis=1)
     n = POSTINGS_PER_INSERT
     whole = len(rows) - len(rows) % n
+    statements = rows[:whole].reshape(-1, 3 * n)
     return OrderedPostings(
-        rows[:whole].reshape(-1, 3 * n).tolist(),
+        chain.from_iterable(
+            statements[i : i + _STATEMENTS_BOXED].tolist()
+            for i in range(0, len(statements), _STATEMENTS_BOXED)
+        ),
         rows[whole:].tolist(),
         list(zip(counts.tolist(), sums.tolist(), tids[starts].tolist(), strict=True)),
     )

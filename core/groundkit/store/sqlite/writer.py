@@ -15,6 +15,7 @@ from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, read_only
+from groundkit.store.sqlite.known import StoredKeys, TermIds
 from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
 from groundkit.store.sqlite.pending import Pending, add_counts
 from groundkit.store.sqlite.reader import SqliteReader
@@ -41,7 +42,7 @@ from groundkit.store.sqlite.stamp import drop_stamp, matches_stamp, write_stamp
 __all__ = ["SqliteStore"]
 
 
-@guard_methods(records=False)
+@guard_methods(records=False, private=False)
 class SqliteStore:
     """Writer of a collection file; creates it on first use.
 
@@ -63,8 +64,9 @@ class SqliteStore:
         unchanged = matches_stamp(self._path)  # as its last writer closed it (adr/0030)
         drop_stamp(self._path)
         self._db = connect(self._path, write=True)
-        self._term_ids_cache: dict[str, int] = {}
+        self._term_ids_cache = TermIds(self._new_term_id)
         self._terms_complete = False  # the cache holds every term of the file
+        self._stored: StoredKeys | None = None  # see ``StoredKeys``
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
         self._pending = Pending(-1)  # postings and counters of the open transaction, unwritten
@@ -106,7 +108,8 @@ class SqliteStore:
 
     def find_document(self, root: str, source: str) -> Document | None:
         pending = self._pending.sources.get((root, source))
-        if pending is not None or self._pending.documents_complete:
+        known = self._known_stored()
+        if pending is not None or (known is not None and (root, source) not in known.sources):
             return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE root = ? AND source = ?",
@@ -116,12 +119,18 @@ class SqliteStore:
 
     def find_document_by_id(self, document_id: str) -> Document | None:
         pending = self._pending.documents.get(document_id)
-        if pending is not None or self._pending.documents_complete:
+        known = self._known_stored()
+        if pending is not None or (known is not None and document_id not in known.ids):
             return pending
         row = self._db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
         ).fetchone()
         return None if row is None else document_from_row(row)
+
+    def _known_stored(self) -> StoredKeys | None:
+        """The keys of the stored documents, inside a transaction that checked no other
+        writer wrote since they were gathered (outside one, another writer may have)."""
+        return self._stored if self._db.in_transaction else None
 
     def documents_under(self, root: str) -> list[Document]:
         if self._pending.document_rows:  # inside a batch: write them first, then read all
@@ -184,6 +193,8 @@ class SqliteStore:
             self._db.execute(
                 "UPDATE documents SET root = ? WHERE document_id = ?", (root, document_id)
             )
+            if self._stored is not None:
+                self._stored.sources.add((root, found[0]))
             generation = self._bump_generation()
             self._commit(generation)
         except BaseException:
@@ -230,12 +241,13 @@ class SqliteStore:
             return
         self._db.execute("BEGIN IMMEDIATE")
         self._pending = Pending(int(self._meta("generation") or 0))
-        stored = self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone()
-        self._pending.documents_complete = stored is None  # a first build: no lookups
         if self._pending.generation != self._cache_generation:
-            self._term_ids_cache.clear()  # another writer may have written since
+            # another writer may have written since: what this one knew is void
+            self._term_ids_cache.clear()
             empty = self._db.execute("SELECT 1 FROM terms LIMIT 1").fetchone() is None
             self._terms_complete = empty
+            none = self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
+            self._stored = StoredKeys() if none else None  # a first build: no lookups
 
     def _commit(self, generation: int) -> None:
         """Finish a document inside a batch, or the transaction (pending writes, COMMIT)."""
@@ -281,6 +293,9 @@ class SqliteStore:
 
         The writes are a savepoint of their own: if one fails, none of them is kept and the
         pending ones stay pending (a batch's commit tries again, or rolls back)."""
+        stored = self._stored
+        if stored is not None and not stored.add(self._pending.documents.values()):
+            self._stored = None  # too many to hold: lookups use SQL from now on
         if self._pending.write(self._db):
             self._pending = self._pending.written()
 
@@ -337,39 +352,45 @@ class SqliteStore:
         """Ids of ``terms`` (distinct; their document frequencies are raised by ``_flush``).
 
         Unknown terms are looked up in batches, unless the cache is known to hold every term
-        of the file; the rest get ids this writer assigns (it holds the write lock) and are
-        stored by ``_flush`` with their document frequency, instead of one upsert per term."""
+        of the file; the rest get ids this writer assigns (``_new_term_id``, as the cache's
+        lookup misses them) and are stored by ``_flush`` with their document frequency,
+        instead of one upsert per term."""
         cache = self._term_ids_cache
         if len(cache) > TERM_CACHE_LIMIT:
             cache.clear()
             self._terms_complete = False
-        ids = list(map(cache.get, terms))
-        if None not in ids:
-            return ids  # type: ignore[return-value]  # every term known: the usual case
-        pending = self._pending
-        missing = [t for t in terms if t not in cache]
         if not self._terms_complete:
-            for batch, marks in batches(missing):
-                for term, term_id in self._db.execute(
-                    f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
-                ):
-                    cache[term] = term_id
-            for term in missing:  # created earlier in this transaction, not stored yet
-                if term not in cache and term in pending.new_terms:
-                    cache[term] = pending.new_terms[term]
-        new = [t for t in missing if t not in cache]
-        if new:
-            first = pending.next_term_id
-            if first is None:
-                found = self._db.execute(
-                    "SELECT coalesce(max(term_id), 0) + 1 FROM terms"
-                ).fetchone()
-                first = max(int(found[0]), max(pending.new_terms.values(), default=0) + 1)
-            pending.next_term_id = first + len(new)
-            created = {term: first + n for n, term in enumerate(new)}
-            pending.new_terms.update(created)
-            cache.update(created)
+            ids = list(map(cache.get, terms))
+            if None not in ids:
+                return ids  # type: ignore[return-value]  # every term known: the usual case
+            self._look_up_terms([t for t in terms if t not in cache])
         return list(map(cache.__getitem__, terms))
+
+    def _look_up_terms(self, missing: list[str]) -> None:
+        """Cache the ids of those of ``missing`` that are stored, or that this transaction
+        created: each left out is new."""
+        cache, new_terms = self._term_ids_cache, self._pending.new_terms
+        for batch, marks in batches(missing):
+            for term, term_id in self._db.execute(
+                f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
+            ):
+                cache[term] = term_id
+        for term in missing:  # created earlier in this transaction, not stored yet
+            if term not in cache and term in new_terms:
+                cache[term] = new_terms[term]
+
+    def _new_term_id(self, term: str) -> int:
+        """An id for ``term``, which the file does not hold: past every stored and pending
+        one (this writer holds the write lock; the stored maximum is read once per
+        transaction)."""
+        pending = self._pending
+        term_id = pending.next_term_id
+        if term_id is None:
+            found = self._db.execute("SELECT coalesce(max(term_id), 0) + 1 FROM terms")
+            term_id = max(int(found.fetchone()[0]), max(pending.new_terms.values(), default=0) + 1)
+        pending.next_term_id = term_id + 1
+        pending.new_terms[term] = term_id
+        return term_id
 
     def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
         """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch

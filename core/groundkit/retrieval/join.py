@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.contracts import Chunk, Citation, Document, SearchResult
+from groundkit.contracts import Citation, SearchResult
 from groundkit.index.cache import BoundedCache
 from groundkit.retrieval.citations import citation_for
 from groundkit.retrieval.highlight import highlight_spans
@@ -25,9 +25,10 @@ JOINED_RECORDS_CHARS = 1 << 25
 32 Mi, tens of MB; full, it starts over (``BoundedCache``)."""
 _RECORD_COST = 256
 
-Joined = tuple[Chunk, Document, Citation, dict[str, object]]
-"""A hit's chunk, document, citation, and the chunk's metadata as a plain dict (copied into
-each result's metadata: faster than from the chunk's read-only mapping)."""
+Joined = tuple[Citation, str, str, dict[str, object]]
+"""What a hit's result is made of: its citation, document id, chunk id, and its metadata as a
+plain dict (the chunk's, its index and the document's root; the rank is set in each result's
+copy: a copy of a small dict is cheaper than building it)."""
 
 
 class JoinedRecords:
@@ -55,8 +56,14 @@ class JoinedRecords:
             for key, chunk in chunks.items():
                 document = documents.get(chunk.document_id)
                 if document is not None:
+                    metadata = {
+                        **chunk.metadata,
+                        "rank": 0,
+                        "chunk_index": chunk.chunk_index,
+                        "root": document.root,
+                    }
                     citation = citation_for(chunk, document)
-                    joined = (chunk, document, citation, dict(chunk.metadata))
+                    joined = (citation, document.document_id, chunk.chunk_id, metadata)
                     found[key] = put(key, joined, len(chunk.text) + _RECORD_COST)
         return found
 
@@ -69,21 +76,16 @@ def join_results(
     """Results with citations for (chunk key, score, rank) triples, in the given order;
     ``missing(key)`` is raised for a hit without a chunk or document record."""
     joined = records.records([key for key, _, _ in ranked])
+    of_record = SearchResult.of_record
     results: list[SearchResult] = []
     for key, score, rank in ranked:
         found = joined.get(key)
         if found is None:
             raise missing(key)
-        chunk, document, citation, chunk_metadata = found
-        metadata = {
-            **chunk_metadata,
-            "rank": rank,
-            "chunk_index": chunk.chunk_index,
-            "root": document.root,
-        }
-        results.append(
-            SearchResult.of_record(citation, score, document.document_id, chunk.chunk_id, metadata)
-        )
+        citation, document_id, chunk_id, kept = found
+        metadata = kept.copy()  # new for each result: it is frozen, not copied
+        metadata["rank"] = rank
+        results.append(of_record(citation, score, document_id, chunk_id, metadata))
     return results
 
 

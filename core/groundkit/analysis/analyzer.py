@@ -17,6 +17,7 @@ from groundkit import codec
 from groundkit.analysis.stopwords import STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
+from groundkit.memo import Memo
 
 __all__ = ["ANALYZER_NAME", "ANALYZER_VERSION", "STEMMERS", "Analyzer"]
 
@@ -41,25 +42,6 @@ def _load_stemmer(name: str) -> Callable[[str], str] | None:
     return None
 
 
-class _TermCache(dict[str, str]):
-    """Word -> index term ("" for a stopword), each word analyzed on its first lookup; the
-    cache starts over when it holds ``_CACHE_LIMIT`` words. A hit costs one C-level dict
-    lookup, so a text's words are looked up in one ``map`` with no Python loop over them."""
-
-    __slots__ = ("_analyze",)
-
-    def __init__(self, analyze: Callable[[str], str]) -> None:
-        super().__init__()
-        self._analyze = analyze
-
-    def __missing__(self, word: str) -> str:
-        term = self._analyze(word)
-        if len(self) >= _CACHE_LIMIT:
-            self.clear()
-        self[word] = term
-        return term
-
-
 @dataclass(frozen=True)
 class Analyzer:
     """Turns text into index terms. Equal identities always produce equal terms."""
@@ -68,7 +50,8 @@ class Analyzer:
     stopwords: str = "lucene-english"
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
-    _cache: _TermCache = field(init=False, repr=False, compare=False)
+    _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
+    """Word -> index term ("" for a stopword), each word analyzed on its first lookup."""
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
@@ -81,7 +64,7 @@ class Analyzer:
             )
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
-        object.__setattr__(self, "_cache", _TermCache(self._term))
+        object.__setattr__(self, "_cache", Memo(self._term, _CACHE_LIMIT))
 
     @property
     def identity(self) -> dict[str, Any]:

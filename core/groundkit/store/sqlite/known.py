@@ -1,37 +1,18 @@
-"""What the writer knows without asking SQLite: term ids, and which documents can be stored.
+"""Which documents a writer knows are not stored, without asking SQLite.
 
-Both save a query (or a Python loop) per document of a build; both are dropped when another
-writer may have written (adr/0038-ingest-speed-third-pass.md)."""
+It saves two queries per document of a first build; it is dropped when another writer may have
+written (adr/0038-ingest-speed-third-pass.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from groundkit.contracts import Document
 
-__all__ = ["STORED_KEYS_LIMIT", "StoredKeys", "TermIds"]
+__all__ = ["STORED_KEYS_LIMIT", "StoredKeys"]
 
 STORED_KEYS_LIMIT = 200_000
 """Documents whose keys ``StoredKeys`` holds at most (about 30 MB); past it, lookups use SQL."""
-
-
-class TermIds(dict[str, int]):
-    """Term -> id, of stored terms and of terms the open transaction created; a term not
-    here is given a new id by ``assign`` on its lookup (``__missing__``), so a chunk's terms
-    are looked up in one ``map``. The writer looks terms up this way only when each one not
-    here is known not to be stored (the cache holds every term of the file, or the stored
-    ones were just read)."""
-
-    __slots__ = ("_assign",)
-
-    def __init__(self, assign: Callable[[str], int]) -> None:
-        super().__init__()
-        self._assign = assign
-
-    def __missing__(self, term: str) -> int:
-        term_id = self._assign(term)
-        self[term] = term_id
-        return term_id
 
 
 class StoredKeys:

@@ -12,10 +12,11 @@ from groundkit import codec
 from groundkit.contracts import Document
 from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.memo import Memo
 from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, read_only
-from groundkit.store.sqlite.known import StoredKeys, TermIds
+from groundkit.store.sqlite.known import StoredKeys
 from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
 from groundkit.store.sqlite.pending import Pending, add_counts
 from groundkit.store.sqlite.reader import SqliteReader
@@ -64,7 +65,10 @@ class SqliteStore:
         unchanged = matches_stamp(self._path)  # as its last writer closed it (adr/0030)
         drop_stamp(self._path)
         self._db = connect(self._path, write=True)
-        self._term_ids_cache = TermIds(self._new_term_id)
+        # Term -> id of stored terms and of those this transaction created; a lookup that
+        # misses gives the term a new id, so it is made only when a miss is known to be new
+        # (every term of the file is here, or the stored ones were just read: ``_term_ids``).
+        self._term_ids_cache: Memo[str, int] = Memo(self._new_term_id)
         self._terms_complete = False  # the cache holds every term of the file
         self._stored: StoredKeys | None = None  # see ``StoredKeys``
         self._cache_generation = -1

@@ -64,7 +64,7 @@ def contained_path(root: Path, source: str) -> Path:
     return candidate
 
 
-def read_bytes(root: Path, source: str, *, max_bytes: int) -> bytes:
+def read_bytes(root: str | Path, source: str, *, max_bytes: int) -> bytes:
     """The bytes of ``root/source``, refusing escapes, non-regular and oversized files.
 
     ``source`` is how the file is named in messages. The containment check and the read are

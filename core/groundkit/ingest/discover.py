@@ -78,12 +78,12 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
     files: list[SourceFile] = []
     refused: list[Refusal] = []
     skipped: Counter[str] = Counter()
-    for here, prefix, dirnames, filenames in _walk(root, refused):
+    for here, prefix, dirnames, filenames, links in _walk(root, refused):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in list(dirnames):
             if not _named(prefix + name, refused):
                 dirnames.remove(name)
-            elif _is_link(here / name):
+            elif name in links:
                 dirnames.remove(name)
                 _check_link(root, here / name, refused)
         for name in sorted(filenames):
@@ -92,11 +92,11 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
             if not name.lower().endswith(wanted):
                 skipped[os.path.splitext(name)[1].lower()] += 1
                 continue
-            full = here / name
             source = prefix + name  # relative_source(root, full), without re-walking the path
             if not _named(source, refused):
                 continue
-            if _is_link(full) and not _check_link(root, full, refused):
+            full = here / name
+            if name in links and not _check_link(root, full, refused):
                 continue
             files.append(SourceFile(source, full))
     files.sort(key=lambda f: f.source)
@@ -114,19 +114,22 @@ def _check_link(root: Path, link: Path, refused: list[Refusal]) -> bool:
     return True
 
 
-def _walk(root: Path, refused: list[Refusal]) -> Iterator[tuple[Path, str, list[str], list[str]]]:
+def _walk(
+    root: Path, refused: list[Refusal]
+) -> Iterator[tuple[Path, str, list[str], list[str], set[str]]]:
     """``os.walk(root)`` top-down without following links, as a loop (no depth limit).
 
     Yields each folder, its source prefix (``""`` or ``"a/b/"``), its subfolder and file
-    names; like ``os.walk``, the caller may prune the subfolder list in place. A folder that
-    cannot be listed (permissions, a path over the system's limit, ...) is refused as
-    ``unreadable``.
+    names, and which of them are symlinks (from the listing: no ``lstat`` per entry); like
+    ``os.walk``, the caller may prune the subfolder list in place. A folder that cannot be
+    listed (permissions, a path over the system's limit, ...) is refused as ``unreadable``.
     """
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
         dirnames: list[str] = []
         filenames: list[str] = []
+        links: set[str] = set()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -135,6 +138,8 @@ def _walk(root: Path, refused: list[Refusal]) -> Iterator[tuple[Path, str, list[
                     except OSError:  # a symlink loop, a vanished entry: treated as a file
                         is_dir = False
                     (dirnames if is_dir else filenames).append(entry.name)
+                    if _is_link(entry):
+                        links.add(entry.name)
         except OSError as exc:
             source = printable_name(prefix.rstrip("/") or ".")
             refused.append(
@@ -146,14 +151,15 @@ def _walk(root: Path, refused: list[Refusal]) -> Iterator[tuple[Path, str, list[
                 )
             )
             continue
-        yield folder, prefix, dirnames, filenames
+        yield folder, prefix, dirnames, filenames, links
         stack.extend((folder / name, f"{prefix}{name}/") for name in reversed(dirnames))
 
 
-def _is_link(path: Path) -> bool:
-    """``path.is_symlink()``, False when it cannot be asked (the read that follows refuses it)."""
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    """``entry.is_symlink()``, False when it cannot be asked (the read that follows refuses
+    it)."""
     try:
-        return path.is_symlink()
+        return entry.is_symlink()
     except OSError:
         return False
 

@@ -244,9 +244,7 @@ class Indexer:
         existing = self.store.find_document(root, source)
         try:
             found = extractor_for_source(source)
-            data = read_bytes(
-                Path(read_root or root), source, max_bytes=self.settings.max_file_bytes
-            )
+            data = read_bytes(read_root or root, source, max_bytes=self.settings.max_file_bytes)
             extractor = None if found is None else found.identity.to_json()
             if found is not None:
                 # An extracted file is fingerprinted by its bytes, so an unchanged PDF is

@@ -118,7 +118,7 @@ def _read_up_to(fd: int, limit: int, size: int) -> bytes:
     return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
-def read_text(root: Path, source: str, *, max_bytes: int) -> str:
+def read_text(root: str | Path, source: str, *, max_bytes: int) -> str:
     """``read_bytes`` decoded by ``decode_text``: the text of a ``text`` source."""
     return decode_text(read_bytes(root, source, max_bytes=max_bytes), name=source)
 

@@ -96,3 +96,12 @@ def test_numpy_boxes_many_statements_a_slice_at_a_time_and_misses_none() -> None
     assert statements == [list(s) for s in python.full]
     assert [list(r) for r in numpy.rest] == [list(r) for r in python.rest]
     assert numpy.changes == python.changes
+
+
+@pytest.mark.parametrize("use_numpy", [False, True])
+def test_columns_of_different_lengths_are_refused_by_both_variants(use_numpy: bool) -> None:
+    """numpy would index the longer column quietly: the lengths are checked first."""
+    if use_numpy and not numpy_available():
+        pytest.skip("numpy is not installed here")
+    with pytest.raises(ValueError, match="different lengths"):
+        order_postings([1, 2], [5, 6, 7], [1, 1], use_numpy=use_numpy)

@@ -324,6 +324,14 @@ def test_a_failed_document_in_a_batch_drops_only_its_own_postings(tmp_path: Path
         assert not reader.postings("beta") and len(reader.postings("delta")) == 1
         assert (reader.chunk_count, reader.total_length) == (2, 4)
         assert reader.integrity_problems() == []
+        # each posting points at its own chunk, not at the failed document's unused keys
+        for term, texts in (
+            ("alpha", {"alpha", "alpha gamma delta"}),
+            ("gamma", {"alpha gamma delta"}),
+            ("delta", {"alpha gamma delta"}),
+        ):
+            keys = [key for key, _ in reader.postings(term)]
+            assert {chunk.text for chunk in reader.chunks(keys).values()} == texts
     store.close()
 
 

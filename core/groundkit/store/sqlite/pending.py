@@ -45,7 +45,6 @@ class Pending:
         "bound",
         "bumped",
         "chunk_rows",
-        "chunks",
         "document_rows",
         "documents",
         "generation",
@@ -63,11 +62,11 @@ class Pending:
     def __init__(self, generation: int) -> None:
         # The postings, a column each: (term_ids[i], its chunk's key, tfs[i]), in 8 bytes a
         # posting rather than a boxed int's 36 (a commit group holds hundreds of thousands);
-        # each chunk's (key, postings) in key_runs, in the order written (keys only grow).
+        # each chunk's (key, postings) in key_runs, in the order written (keys only grow),
+        # one a row of chunk_rows.
         self.term_ids = array("q")
         self.tfs = array("q")
         self.key_runs: list[tuple[int, int]] = []
-        self.chunks = 0
         self.length = 0
         self.generation = generation
         self.bumped = False
@@ -82,7 +81,7 @@ class Pending:
         self.vector_rows: list[tuple[int, bytes]] = []
         self.documents: dict[str, Document] = {}
         self.sources: dict[tuple[str, str], Document] = {}
-        self._mark: tuple[Any, ...] = (0, 0, 0, 0, generation, False, 0, 0, 0, 0)
+        self._mark: tuple[Any, ...] = (0, 0, generation, False, 0, 0, 0, 0)
 
     def add_document(self, document: Document, generation: int) -> None:
         """The row of ``document``, written at ``generation``."""
@@ -104,8 +103,6 @@ class Pending:
         """A document begins: what follows is dropped by ``undo``."""
         self._mark = (
             len(self.term_ids),
-            len(self.key_runs),
-            self.chunks,
             self.length,
             self.generation,
             self.bumped,
@@ -117,17 +114,16 @@ class Pending:
 
     def undo(self) -> None:
         """Drop what was added since ``mark`` (the document's write was rolled back)."""
-        size, runs, self.chunks, self.length, self.generation, self.bumped, terms, *rows = (
-            self._mark
-        )
-        del self.term_ids[size:], self.tfs[size:], self.key_runs[runs:]
+        size, self.length, self.generation, self.bumped, terms, *rows = self._mark
+        del self.term_ids[size:], self.tfs[size:]
         for _ in range(len(self.new_terms) - terms):
             self.new_terms.popitem()  # the newest first
         documents, chunks, vectors = rows
         for _ in range(len(self.documents) - documents):
             _, document = self.documents.popitem()
             del self.sources[document.root, document.source]
-        del self.document_rows[documents:], self.chunk_rows[chunks:], self.vector_rows[vectors:]
+        del self.document_rows[documents:], self.chunk_rows[chunks:], self.key_runs[chunks:]
+        del self.vector_rows[vectors:]
 
     def write(self, db: sqlite3.Connection) -> bool:
         """Write the documents, chunks and vectors, the new terms with their document
@@ -137,7 +133,7 @@ class Pending:
 
         The writes are a savepoint of their own: if one fails, none of them is kept and they
         stay pending (a batch's commit tries again, or rolls back)."""
-        if not self.term_ids and not self.chunks and not self.bumped:
+        if not self.term_ids and not self.chunk_rows and not self.bumped:
             return False
         db.execute("SAVEPOINT flush")
         try:
@@ -155,7 +151,7 @@ class Pending:
                 f"checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
                 changes,
             )
-            add_counts(db, self.chunks, self.length)
+            add_counts(db, len(self.chunk_rows), self.length)
             db.execute(
                 "UPDATE meta SET value = ? WHERE key = 'generation'", (str(self.generation),)
             )

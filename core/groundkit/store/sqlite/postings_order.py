@@ -49,6 +49,10 @@ def order_postings(
 
     A stable sort on the term id alone puts them in key order. ``use_numpy``: None picks
     numpy when it is importable."""
+    if not len(term_ids) == len(keys) == len(tfs):  # the numpy variant would not notice
+        raise ValueError(
+            f"postings columns of different lengths: {len(term_ids)}, {len(keys)}, {len(tfs)}"
+        )
     numpy = _numpy() if use_numpy is not False else None
     if use_numpy and numpy is None:
         raise ImportError("numpy is not installed")

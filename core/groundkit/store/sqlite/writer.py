@@ -423,7 +423,6 @@ class SqliteStore:
              item.length, pack_term_ids(term_ids))
         )  # fmt: skip
         pending.add_postings(term_ids, key, freqs.values())
-        pending.chunks += 1
         pending.length += item.length
         if item.vector is not None:
             pending.vector_rows.append((key, item.vector))

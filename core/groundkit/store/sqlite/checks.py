@@ -1,11 +1,14 @@
 """Checks of a collection file: SQLite's own (``quick_check``, ``integrity_check``) and
-groundkit's consistency (counters, orphans, missing vectors, postings against chunks)."""
+groundkit's consistency (counters, orphans, missing vectors, postings against chunks, every
+stored value decoding as a search decodes it). A writer runs all of them before it writes, so
+it never writes into a file that ``check`` (and search) would reject."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from groundkit.store.sqlite.decoding import decode_problems, meta_problems
 from groundkit.store.sqlite.guard import corrupt
 from groundkit.store.sqlite.schema import (
     CHECKSUM_MODULUS,
@@ -31,12 +34,28 @@ def sqlite_check(db: sqlite3.Connection, *, full: bool) -> list[str]:
     return [] if rows == ["ok"] else rows
 
 
-def check_before_write(db: sqlite3.Connection, path: Path) -> None:
-    """Raise ``CorruptCollectionError`` unless SQLite's ``WRITE_CHECK`` finds ``path`` sound."""
+def check_before_write(db: sqlite3.Connection, path: Path, *, version: int) -> None:
+    """Raise ``CorruptCollectionError`` unless SQLite's ``WRITE_CHECK`` and groundkit's own
+    checks (what ``groundkit check`` runs) find ``path`` sound: nothing is written then."""
     problems = sqlite_check(db, full=WRITE_CHECK == "integrity_check")
     if problems:
         shown = "; ".join(problems[:QUICK_CHECK_ROWS])
         raise corrupt(path, f"SQLite {WRITE_CHECK}: {shown}")
+    problems = meta_problems(db, str(path))
+    if not problems:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        has_vectors = version >= 2
+        problems = integrity_problems(
+            db,
+            int(meta.get("chunk_count", 0)),
+            int(meta.get("total_length", 0)),
+            has_vectors,
+            has_vectors and "embedding" in meta,
+            version=version,
+        )
+    if problems:
+        shown = "; ".join(problems[:QUICK_CHECK_ROWS])
+        raise corrupt(path, f"groundkit check: {shown}")
 
 
 def integrity_problems(
@@ -84,6 +103,7 @@ def integrity_problems(
         if count:
             problems.append(f"{name}: {count}")
     problems.extend(postings_problems(db, version=version))
+    problems.extend(decode_problems(db, version=version))
     return problems
 
 

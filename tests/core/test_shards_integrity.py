@@ -141,3 +141,17 @@ def test_a_manifest_whose_count_disagrees_with_its_records_is_refused(tmp_path: 
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ShardMismatchError, match="but records 2"):
         load_manifest(index, "many")
+
+
+def test_a_shard_reingested_without_the_embedding_is_refused(tmp_path: Path) -> None:
+    import groundkit
+
+    corpus = _corpus(tmp_path, TEXTS)
+    index = tmp_path / "index"
+    hashing = groundkit.get_embedder("hash")
+    ingest_sharded(corpus, shards=2, index_dir=index, collection="many", embedder=hashing)
+    holding = next(n for n, s in enumerate(load_manifest(index, "many").shards) if s.chunk_count)
+    collection_file(index / "many", f"shard-{holding:04d}").unlink()
+    ingest_shard(corpus, holding, 2, index_dir=index, collection="many")  # lexical only
+    with pytest.raises(ShardMismatchError, match="embedding identity"):
+        ShardedRetriever.open(index, "many", embedder=hashing)

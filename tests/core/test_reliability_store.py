@@ -344,3 +344,22 @@ def test_a_writer_refuses_a_meta_value_that_readers_refuse(
     code, _, err = run(capsys, "ingest", str(root), "--index-dir", str(index), "--quiet")
     assert code == ExitCode.DAMAGED and "meta" in err, err
     assert [path.read_bytes() for path in files if path.exists()] == before
+
+
+def test_check_and_a_writer_find_a_vector_of_the_wrong_size(
+    tmp_path: Path, write_corpus: WriteCorpus, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _corpus(write_corpus, files=4)
+    index = tmp_path / "index"
+    argv = ("--index-dir", str(index), "--embedder", "hash", "--quiet")
+    assert run(capsys, "ingest", str(root), *argv)[0] == 0
+    db = collection_file(index, "default")
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE vectors SET vector = X'0000' WHERE chunk_key = 1")
+    assert run(capsys, "search", "pump", "--index-dir", str(index), "--mode", "dense")[0] != 0
+    code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
+    assert code == ExitCode.DAMAGED
+    assert any("another size" in p for p in json.loads(out)["problems"])
+    (root / "new.md").write_text("# New\n\nhydrant\n", encoding="utf-8")
+    code, _, err = run(capsys, "ingest", str(root), *argv)
+    assert code == ExitCode.DAMAGED and "another size" in err, err

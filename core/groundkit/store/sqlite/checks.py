@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from groundkit.identities import decode_manifest
 from groundkit.store.sqlite.decoding import decode_problems, meta_problems
 from groundkit.store.sqlite.guard import corrupt
 from groundkit.store.sqlite.schema import (
@@ -44,13 +45,13 @@ def check_before_write(db: sqlite3.Connection, path: Path, *, version: int) -> N
     problems = meta_problems(db, str(path))
     if not problems:
         meta = dict(db.execute("SELECT key, value FROM meta"))
-        has_vectors = version >= 2
+        embedding = decode_manifest(meta.get("embedding"), str(path))
         problems = integrity_problems(
             db,
             int(meta.get("chunk_count", 0)),
             int(meta.get("total_length", 0)),
-            has_vectors,
-            has_vectors and "embedding" in meta,
+            version >= 2,
+            None if embedding is None else embedding.dimensions,
             version=version,
         )
     if problems:
@@ -63,11 +64,12 @@ def integrity_problems(
     chunk_count: int,
     total_length: int,
     has_vectors: bool,
-    embedded: bool,
+    dimensions: int | None,
     *,
     version: int,
 ) -> list[str]:
-    """Disagreements between documents, chunks, postings and counters; empty when sound."""
+    """Disagreements between documents, chunks, postings, vectors and counters, and stored
+    values that do not decode; empty when sound. ``dimensions``: the embedding's, if any."""
     problems: list[str] = []
     checks = {
         "chunk_count counter": ("SELECT count(*) FROM chunks", chunk_count),
@@ -93,7 +95,11 @@ def integrity_problems(
             "SELECT count(*) FROM vectors v WHERE NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.chunk_key = v.chunk_key)"
         )
-        if embedded:
+        if dimensions is not None:
+            orphans["vectors of another size than the embedding's"] = (
+                "SELECT count(*) FROM vectors WHERE typeof(vector) != 'blob' "
+                f"OR length(vector) != {4 * int(dimensions)}"
+            )
             orphans["chunks without a vector"] = (
                 "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
                 "(SELECT 1 FROM vectors v WHERE v.chunk_key = c.chunk_key)"

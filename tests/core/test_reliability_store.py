@@ -301,6 +301,7 @@ def test_a_flipped_term_frequency_fails_its_checksum_at_search_and_check(
         "UPDATE chunks SET metadata = '{\"cut' WHERE chunk_key = 3",
         "UPDATE documents SET source = source || X'FF' WHERE rowid = 1",
         "UPDATE terms SET term = term || X'FF' WHERE term = 'pump'",
+        "UPDATE chunks SET term_ids = X'010203' WHERE chunk_key = 2",
     ],
 )
 def test_check_decodes_every_stored_value_and_a_writer_refuses_what_check_rejects(
@@ -313,13 +314,13 @@ def test_check_decodes_every_stored_value_and_a_writer_refuses_what_check_reject
         connection.execute(damage)
     code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
     assert code == ExitCode.DAMAGED, out
-    assert any("do not decode" in p for p in json.loads(out)["problems"])
+    assert any("decode" in p or "disagree" in p for p in json.loads(out)["problems"])
     files = [db, Path(f"{db}-wal")]
     before = [path.read_bytes() for path in files if path.exists()]
     (root / "doc00.md").write_text("# Changed\n\npump valve\n", encoding="utf-8")
     (root / "new.md").write_text("# New\n\nhydrant\n", encoding="utf-8")
     code, out, err = run(capsys, "ingest", str(root), "--index-dir", str(index), "--quiet")
-    assert code == ExitCode.DAMAGED and "do not decode" in err, err
+    assert code == ExitCode.DAMAGED and "groundkit check:" in err, err
     assert [path.read_bytes() for path in files if path.exists()] == before  # nothing written
 
 

@@ -47,8 +47,8 @@ class ShardRecord:
     generation: int
     chunk_count: int
     total_length: int
-    documents: int = 0
-    content: str = ""
+    documents: int
+    content: str
     """SHA-256 of the shard's sorted ``document_id content_hash`` lines (``content_stamp``)."""
 
 

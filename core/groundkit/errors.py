@@ -18,6 +18,7 @@ __all__ = [
     "ReadOnlyCollectionError",
     "RerankerNotConfiguredError",
     "RetrievalError",
+    "ShardMismatchError",
     "ShardUnavailableError",
     "StorageError",
 ]
@@ -77,6 +78,11 @@ class ReadOnlyCollectionError(StorageError):
 class ShardUnavailableError(StorageError):
     """A shard of a sharded collection is missing, unreadable or out of step with its manifest:
     a sharded search refuses to answer from the other shards alone."""
+
+
+class ShardMismatchError(ShardUnavailableError, CorruptCollectionError):
+    """A sharded collection is damaged: its manifest was altered (or emptied), or a shard is
+    not the one the manifest sealed (another analyzer, embedding, content or place). Exit 6."""
 
 
 class IndexIdentityError(StorageError):

@@ -85,3 +85,37 @@ def test_a_snapshot_citation_is_read_from_the_folder_it_is_given(root: Path) -> 
     citation = Citation("a.md", "snapshot", 0, 8, TEXT[:8], 1, 1)
     assert verify_citation(citation, root).verdict == "verified"
     assert verify_citation(citation, "https://example.org/a.md").verdict == "unresolvable"
+
+
+def test_verify_reads_each_source_once_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 29 item 18: verify re-read the whole source for every chunk (O(chunks x bytes))
+    import groundkit
+    from groundkit.config import ChunkerSettings, IngestSettings
+    from groundkit.retrieval import citations
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("a.txt", "b.txt"):
+        paragraphs = [f"{name} paragraph {n} about pumps and valves." for n in range(40)]
+        (corpus / name).write_text("\n\n".join(paragraphs), encoding="utf-8")
+    (corpus / "c.txt").write_text("a single short chunk", encoding="utf-8")
+    index = tmp_path / "index"
+    settings = IngestSettings(chunker=ChunkerSettings(target_chars=64, overlap_chars=0))
+    groundkit.ingest(corpus, index_dir=index, settings=settings)
+    reads: list[str] = []
+    real = citations.read_bytes
+
+    def counting(root: str | Path, source: str, *, max_bytes: int) -> bytes:
+        reads.append(source)
+        return real(root, source, max_bytes=max_bytes)
+
+    monkeypatch.setattr(citations, "read_bytes", counting)
+    outcome = groundkit.verify_collection(index)
+    assert outcome.ok and outcome.checked > 20
+    assert sorted(reads) == ["a.txt", "b.txt", "c.txt"]
+    (corpus / "a.txt").unlink()  # a failed read is remembered for the run, not retried
+    reads.clear()
+    outcome = groundkit.verify_collection(index)
+    assert outcome.unresolvable > 10 and sorted(reads) == ["a.txt", "b.txt", "c.txt"]

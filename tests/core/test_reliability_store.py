@@ -292,3 +292,75 @@ def test_a_flipped_term_frequency_fails_its_checksum_at_search_and_check(
     code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
     assert code == ExitCode.DAMAGED
     assert any("checksum" in p for p in json.loads(out)["problems"])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE chunks SET text = text || X'FF' WHERE chunk_key = 2",
+        "UPDATE chunks SET metadata = '{\"cut' WHERE chunk_key = 3",
+        "UPDATE documents SET source = source || X'FF' WHERE rowid = 1",
+        "UPDATE terms SET term = term || X'FF' WHERE term = 'pump'",
+        "UPDATE chunks SET term_ids = X'010203' WHERE chunk_key = 2",
+    ],
+)
+def test_check_decodes_every_stored_value_and_a_writer_refuses_what_check_rejects(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    # issue 29 item 15: check said "sound" where search fails, and ingest wrote into the file
+    root, index = built
+    db = collection_file(index, "default")
+    with sqlite3.connect(db) as connection:
+        connection.execute(damage)
+    code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
+    assert code == ExitCode.DAMAGED, out
+    assert any("decode" in p or "disagree" in p for p in json.loads(out)["problems"])
+    files = [db, Path(f"{db}-wal")]
+    before = [path.read_bytes() for path in files if path.exists()]
+    (root / "doc00.md").write_text("# Changed\n\npump valve\n", encoding="utf-8")
+    (root / "new.md").write_text("# New\n\nhydrant\n", encoding="utf-8")
+    code, out, err = run(capsys, "ingest", str(root), "--index-dir", str(index), "--quiet")
+    assert code == ExitCode.DAMAGED and "groundkit check:" in err, err
+    assert [path.read_bytes() for path in files if path.exists()] == before  # nothing written
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE meta SET value = 'many' WHERE key = 'total_length'",
+        "UPDATE meta SET value = '{\"cut' WHERE key = 'analyzer'",
+    ],
+)
+def test_a_writer_refuses_a_meta_value_that_readers_refuse(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    root, index = built
+    db = collection_file(index, "default")
+    with sqlite3.connect(db) as connection:
+        connection.execute(damage)
+    assert run(capsys, "check", "--index-dir", str(index))[0] == ExitCode.DAMAGED
+    files = [db, Path(f"{db}-wal")]
+    before = [path.read_bytes() for path in files if path.exists()]
+    (root / "new.md").write_text("# New\n\nhydrant\n", encoding="utf-8")
+    code, _, err = run(capsys, "ingest", str(root), "--index-dir", str(index), "--quiet")
+    assert code == ExitCode.DAMAGED and "meta" in err, err
+    assert [path.read_bytes() for path in files if path.exists()] == before
+
+
+def test_check_and_a_writer_find_a_vector_of_the_wrong_size(
+    tmp_path: Path, write_corpus: WriteCorpus, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _corpus(write_corpus, files=4)
+    index = tmp_path / "index"
+    argv = ("--index-dir", str(index), "--embedder", "hash", "--quiet")
+    assert run(capsys, "ingest", str(root), *argv)[0] == 0
+    db = collection_file(index, "default")
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE vectors SET vector = X'0000' WHERE chunk_key = 1")
+    assert run(capsys, "search", "pump", "--index-dir", str(index), "--mode", "dense")[0] != 0
+    code, out, _ = run(capsys, "check", "--index-dir", str(index), "--json")
+    assert code == ExitCode.DAMAGED
+    assert any("another size" in p for p in json.loads(out)["problems"])
+    (root / "new.md").write_text("# New\n\nhydrant\n", encoding="utf-8")
+    code, _, err = run(capsys, "ingest", str(root), *argv)
+    assert code == ExitCode.DAMAGED and "another size" in err, err

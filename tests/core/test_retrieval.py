@@ -16,11 +16,11 @@ from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import MAX_QUERY_CHARS, MAX_TOP_K, BM25Params
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
-from groundkit.errors import IndexIdentityError, RetrievalError
+from groundkit.errors import CorruptCollectionError, IndexIdentityError, RetrievalError
 from groundkit.ingest import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.store import CollectionStore, IndexedChunk, MemoryStore
-from groundkit.store.sqlite import SqliteStore
+from groundkit.store.sqlite import SqliteReader, SqliteStore
 
 PLAIN = Analyzer(stemmer="none", stopwords="none")
 
@@ -219,7 +219,9 @@ def test_a_hit_without_a_document_record_fails_closed(tmp_path: Path) -> None:
     db.execute("DELETE FROM documents WHERE source = 'd000.txt'")
     db.commit()
     db.close()
-    with Retriever(SqliteStore(path).reader()) as retriever:
+    with pytest.raises(CorruptCollectionError, match="chunks without a document"):
+        SqliteStore(path)  # a writer never opens a file `check` rejects
+    with Retriever(SqliteReader(path)) as retriever:
         assert retriever.search("beta").total_results == 1
         with pytest.raises(RetrievalError, match="no chunk or document record") as info:
             retriever.search("alpha")

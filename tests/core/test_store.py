@@ -441,7 +441,7 @@ def test_a_writer_skips_integrity_check_only_on_the_file_its_last_writer_closed(
     stamp = Path(f"{path}-sound")
     assert stamp.is_file()
     checked: list[Path] = []
-    monkeypatch.setattr(writer, "check_before_write", lambda db, p: checked.append(p))
+    monkeypatch.setattr(writer, "check_before_write", lambda db, p, **_: checked.append(p))
     with SqliteStore(path) as store:
         assert not stamp.exists()  # dropped while a writer has the file open
         put(store, "b.md", ["beta"])

@@ -10,10 +10,10 @@ from typing import Any
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.errors import RetrievalError
 from groundkit.retrieval.citations import (
+    SourceTexts,
     Verification,
     citation_for,
     citation_root,
-    verify_citation,
     verify_max_bytes,
 )
 from groundkit.store.base import CollectionReader
@@ -67,10 +67,12 @@ class CollectionVerification:
 def verify_reader(
     reader: CollectionReader, *, chunk_id: str | None = None, root: str | Path | None = None
 ) -> CollectionVerification:
-    """Re-read each chunk's source (under ``root`` instead of its recorded root, if given)."""
+    """Re-read each chunk's source (under ``root`` instead of its recorded root, if given),
+    each source once: ``iter_chunks`` gives a document's chunks in a row."""
     problems = list(reader.integrity_problems())
     documents = {d.document_id: d for d in reader.iter_documents()}
     checks: list[Verification] = []
+    sources = SourceTexts()
     for chunk in reader.iter_chunks():
         if chunk_id is not None and chunk.chunk_id != chunk_id:
             continue
@@ -80,7 +82,7 @@ def verify_reader(
             continue
         base = citation_root(document, reader.location) if root is None else root
         checks.append(
-            verify_citation(
+            sources.verify(
                 citation_for(chunk, document), base, max_bytes=verify_max_bytes(document)
             )
         )

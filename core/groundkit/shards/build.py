@@ -31,6 +31,7 @@ from groundkit.shards.manifest import (
     shards_dir,
 )
 from groundkit.shards.routing import shard_selector
+from groundkit.shards.seal import content_stamp
 
 __all__ = [
     "ShardedIngestReport",
@@ -150,8 +151,16 @@ def seal_shards(index_dir: str | Path, collection: str, shards: int) -> ShardMan
                 subject=str(folder / name),
             )
         with open_reader(folder, name) as reader:
+            documents, content = content_stamp(reader, shard=shard, shards=shards)
             records.append(
-                ShardRecord(name, reader.generation, reader.chunk_count, reader.total_length)
+                ShardRecord(
+                    name,
+                    reader.generation,
+                    reader.chunk_count,
+                    reader.total_length,
+                    documents,
+                    content,
+                )
             )
             if reader.analyzer_identity is not None:
                 analyzer = dict(reader.analyzer_identity)

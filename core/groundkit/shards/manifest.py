@@ -2,9 +2,11 @@
 
 A sharded collection is a folder holding N ordinary collections (``shard-0000`` ...) and this
 manifest: the routing rule, the analyzer and embedding identities every shard shares, and each
-shard's generation, chunk count and total length when the manifest was sealed. A shard whose
-generation differs from its record was written outside a sharded ingest (or one that did not
-finish): opening refuses it rather than mixing statistics of different snapshots.
+shard's generation, chunk count, total length and content stamp when the manifest was sealed.
+A shard whose generation differs from its record was written outside a sharded ingest (or one
+that did not finish): opening refuses it rather than mixing statistics of different snapshots.
+The manifest carries its shard count and a seal over its own JSON (``groundkit.shards.seal``):
+an edited, truncated or emptied manifest is a damaged collection (``ShardMismatchError``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 from groundkit.collection import collection_file
 from groundkit.config import DEFAULT_INDEX_DIR
-from groundkit.errors import CollectionNotFoundError, ShardUnavailableError
+from groundkit.errors import CollectionNotFoundError, ShardMismatchError, ShardUnavailableError
 from groundkit.shards.routing import ROUTING
+from groundkit.shards.seal import manifest_seal
 
 __all__ = [
     "FORMAT",
@@ -32,17 +35,21 @@ __all__ = [
 ]
 
 MANIFEST_FILE = "shards.json"
-FORMAT = 1
+FORMAT = 2
+"""2 added each shard's content stamp, the shard count and the seal (adr/0042)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ShardRecord:
-    """One shard as the manifest was sealed: its name and snapshot statistics."""
+    """One shard as the manifest was sealed: its name, snapshot statistics and content stamp."""
 
     name: str
     generation: int
     chunk_count: int
     total_length: int
+    documents: int
+    content: str
+    """SHA-256 of the shard's sorted ``document_id content_hash`` lines (``content_stamp``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,11 @@ class ShardManifest:
         return next((n for n, shard in enumerate(self.shards) if shard.chunk_count), 0)
 
     def to_dict(self) -> dict[str, Any]:
+        data = self._body()
+        data["seal"] = manifest_seal(data)
+        return data
+
+    def _body(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "collection": self.collection,
@@ -82,12 +94,15 @@ class ShardManifest:
             "embedding": self.embedding,
             "chunk_count": self.chunk_count,
             "total_length": self.total_length,
+            "shard_count": len(self.shards),
             "shards": [
                 {
                     "name": s.name,
                     "generation": s.generation,
                     "chunk_count": s.chunk_count,
                     "total_length": s.total_length,
+                    "documents": s.documents,
+                    "content": s.content,
                 }
                 for s in self.shards
             ],
@@ -95,10 +110,12 @@ class ShardManifest:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, subject: str) -> ShardManifest:
+        """The manifest ``data`` holds; ``ShardUnavailableError`` for one this version does not
+        read, ``ShardMismatchError`` for one altered since it was sealed."""
         try:
             if data["format"] != FORMAT or data["routing"] != ROUTING:
                 raise ValueError(f"format {data['format']!r}, routing {data['routing']!r}")
-            return cls(
+            manifest = cls(
                 collection=str(data["collection"]),
                 shards=tuple(
                     ShardRecord(
@@ -106,6 +123,8 @@ class ShardManifest:
                         int(s["generation"]),
                         int(s["chunk_count"]),
                         int(s["total_length"]),
+                        int(s["documents"]),
+                        str(s["content"]),
                     )
                     for s in data["shards"]
                 ),
@@ -113,12 +132,27 @@ class ShardManifest:
                 embedding=data["embedding"],
                 generation=int(data["generation"]),
             )
+            sealed, count = data["seal"], int(data["shard_count"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ShardUnavailableError(
-                f"{subject}: not a shard manifest this groundkit reads ({exc}); rebuild it with "
-                "`groundkit shard build`",
+                f"{subject}: not a shard manifest this groundkit reads ({exc}); remove it and "
+                "re-run `groundkit shard build PATH --shards N` (unchanged files are kept)",
                 subject=subject,
             ) from None
+        names = [shard.name for shard in manifest.shards]
+        if sealed != manifest_seal(data):
+            raise ShardMismatchError(
+                f"{subject}: the shard manifest was altered after it was sealed (its seal does "
+                "not match); restore it or rebuild with `groundkit shard build`",
+                subject=subject,
+            )
+        if not names or names != [shard_name(n) for n in range(count)]:
+            raise ShardMismatchError(
+                f"{subject}: the shard manifest lists shards {names[:5]} but records {count}; "
+                "a sharded collection never answers from some of its shards: rebuild it",
+                subject=subject,
+            )
+        return manifest
 
 
 def shard_name(shard: int) -> str:
@@ -152,7 +186,18 @@ def load_manifest(index_dir: str | Path = DEFAULT_INDEX_DIR, collection: str = "
         raise ShardUnavailableError(
             f"{path}: the shard manifest is not an object", subject=str(path)
         )
-    return ShardManifest.from_dict(data, subject=str(path))
+    manifest = ShardManifest.from_dict(data, subject=str(path))
+    listed = {shard.name for shard in manifest.shards}
+    extra = sorted(
+        p.name for p in path.parent.glob("shard-*") if p.name not in listed and p.is_dir()
+    )
+    if extra:
+        raise ShardMismatchError(
+            f"{path}: the folder holds shards the manifest does not list ({', '.join(extra[:5])}); "
+            "a sharded collection never answers from some of its shards: rebuild it",
+            subject=str(path),
+        )
+    return manifest
 
 
 def save_manifest(index_dir: str | Path, manifest: ShardManifest) -> Path:

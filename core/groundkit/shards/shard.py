@@ -30,6 +30,7 @@ from groundkit.retrieval.join import JoinedRecords, join_results
 from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.shards.manifest import ShardManifest, shard_name, shards_dir
 from groundkit.shards.merge import ShardHit
+from groundkit.shards.seal import check_shard
 from groundkit.shards.stats import ShardStatistics, collection_stats, map_statistics
 from groundkit.store.base import CollectionReader
 
@@ -61,6 +62,7 @@ class ShardSearcher:
                     "with the same source",
                     subject=location,
                 )
+            check_shard(reader, shard, manifest)
             self.analyzer = bind_analyzer(location, reader.analyzer_identity, None)
             self._dense = DenseLeg(reader, embedder, location=location, vector_store=vector_store)
         except BaseException:

@@ -1,11 +1,15 @@
 """Checks of a collection file: SQLite's own (``quick_check``, ``integrity_check``) and
-groundkit's consistency (counters, orphans, missing vectors, postings against chunks)."""
+groundkit's consistency (counters, orphans, missing vectors, postings against chunks, every
+stored value decoding as a search decodes it). A writer runs all of them before it writes, so
+it never writes into a file that ``check`` (and search) would reject."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from groundkit.identities import decode_manifest
+from groundkit.store.sqlite.decoding import decode_problems, meta_problems
 from groundkit.store.sqlite.guard import corrupt
 from groundkit.store.sqlite.schema import (
     CHECKSUM_MODULUS,
@@ -31,12 +35,28 @@ def sqlite_check(db: sqlite3.Connection, *, full: bool) -> list[str]:
     return [] if rows == ["ok"] else rows
 
 
-def check_before_write(db: sqlite3.Connection, path: Path) -> None:
-    """Raise ``CorruptCollectionError`` unless SQLite's ``WRITE_CHECK`` finds ``path`` sound."""
+def check_before_write(db: sqlite3.Connection, path: Path, *, version: int) -> None:
+    """Raise ``CorruptCollectionError`` unless SQLite's ``WRITE_CHECK`` and groundkit's own
+    checks (what ``groundkit check`` runs) find ``path`` sound: nothing is written then."""
     problems = sqlite_check(db, full=WRITE_CHECK == "integrity_check")
     if problems:
         shown = "; ".join(problems[:QUICK_CHECK_ROWS])
         raise corrupt(path, f"SQLite {WRITE_CHECK}: {shown}")
+    problems = meta_problems(db, str(path))
+    if not problems:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        embedding = decode_manifest(meta.get("embedding"), str(path))
+        problems = integrity_problems(
+            db,
+            int(meta.get("chunk_count", 0)),
+            int(meta.get("total_length", 0)),
+            version >= 2,
+            None if embedding is None else embedding.dimensions,
+            version=version,
+        )
+    if problems:
+        shown = "; ".join(problems[:QUICK_CHECK_ROWS])
+        raise corrupt(path, f"groundkit check: {shown}")
 
 
 def integrity_problems(
@@ -44,11 +64,12 @@ def integrity_problems(
     chunk_count: int,
     total_length: int,
     has_vectors: bool,
-    embedded: bool,
+    dimensions: int | None,
     *,
     version: int,
 ) -> list[str]:
-    """Disagreements between documents, chunks, postings and counters; empty when sound."""
+    """Disagreements between documents, chunks, postings, vectors and counters, and stored
+    values that do not decode; empty when sound. ``dimensions``: the embedding's, if any."""
     problems: list[str] = []
     checks = {
         "chunk_count counter": ("SELECT count(*) FROM chunks", chunk_count),
@@ -74,7 +95,11 @@ def integrity_problems(
             "SELECT count(*) FROM vectors v WHERE NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.chunk_key = v.chunk_key)"
         )
-        if embedded:
+        if dimensions is not None:
+            orphans["vectors of another size than the embedding's"] = (
+                "SELECT count(*) FROM vectors WHERE typeof(vector) != 'blob' "
+                f"OR length(vector) != {4 * int(dimensions)}"
+            )
             orphans["chunks without a vector"] = (
                 "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
                 "(SELECT 1 FROM vectors v WHERE v.chunk_key = c.chunk_key)"
@@ -84,6 +109,7 @@ def integrity_problems(
         if count:
             problems.append(f"{name}: {count}")
     problems.extend(postings_problems(db, version=version))
+    problems.extend(decode_problems(db, version=version))
     return problems
 
 
@@ -123,7 +149,11 @@ def postings_problems(db: sqlite3.Connection, *, version: int) -> list[str]:
     wrong = 0
     code = term_ids_code(version)
     for key, length, blob in db.execute("SELECT chunk_key, length, term_ids FROM chunks"):
-        term_ids = unpack_term_ids(blob, code)
+        try:
+            term_ids = unpack_term_ids(blob, code)
+        except (ValueError, TypeError):  # not a packed array: it cannot match its postings
+            wrong += 1
+            continue
         expected = (len(term_ids), length, sum(term_ids)) if term_ids else None
         if by_chunk.pop(key, None) != expected:
             wrong += 1

@@ -201,13 +201,13 @@ class SqliteReader:
         damaged = sqlite_check(self._db, full=True)
         if damaged:  # the consistency queries would read damaged pages: report SQLite's view
             return [f"SQLite integrity_check: {problem}" for problem in damaged]
-        has_embedding = self._embedding is not None
+        embedding = self._embedding
         return integrity_problems(
             self._db,
             self._chunk_count,
             self._total_length,
             self._has_vectors,
-            has_embedding,
+            None if embedding is None else embedding.dimensions,
             version=self._schema_version,
         )
 

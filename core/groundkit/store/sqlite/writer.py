@@ -81,7 +81,7 @@ class SqliteStore:
                 create_schema(self._db, self._path)
             else:
                 if not unchanged:
-                    check_before_write(self._db, self._path)
+                    check_before_write(self._db, self._path, version=user_version(self._db))
                 if user_version(self._db) < SCHEMA_VERSION:
                     upgrade_schema(self._db)
             self._db.execute("PRAGMA journal_mode = WAL")

@@ -9,10 +9,15 @@ from typing import Any
 import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
 from groundkit import Reranker
-from groundkit_serve.logs import configure_logging
+from groundkit_serve.access import AccessLog
+from groundkit_serve.logs import JsonFormatter, configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
 from groundkit_serve.rest import rest_routes
 from groundkit_serve.runtime import Runtime
@@ -63,7 +68,30 @@ def create_app(
         transport_security=_transport_security(settings),
         host=settings.host,
     )
-    return Guard(app, settings), registry
+    _json_errors(app)
+    return AccessLog(Guard(app, settings), registry.count_internal_error), registry
+
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def _json_errors(app: Starlette) -> None:
+    """Starlette's own 404, 405 and 500 in the service's JSON error shape, not text/plain."""
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        headers = exc.headers if isinstance(exc, HTTPException) else None
+        code = _HTTP_CODES.get(status, "invalid" if status < 500 else "internal")
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        body = {"error": code, "message": f"{request.method} {request.url.path}: {detail}"}
+        return JSONResponse({**body, "subject": None}, status_code=status, headers=headers)
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        body = {"error": "internal", "message": "the server failed to answer this request"}
+        return JSONResponse({**body, "subject": None}, status_code=500)
+
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(Exception, internal_error)
 
 
 class _Server(uvicorn.Server):
@@ -81,9 +109,16 @@ class _Server(uvicorn.Server):
                 port = sock.getsockname()[1]
         host = self._settings.host
         shown = f"[{host}]" if ":" in host else host
+        url = f"http://{shown}:{port}"
+        if self._settings.json_logs:  # one JSON object, like every other line
+            record = logging.LogRecord(log.name, logging.INFO, __file__, 0, "listening on %s",
+                                       (url,), None)  # fmt: skip
+            record.url, record.index_dir = url, str(self._settings.index_dir)
+            print(JsonFormatter().format(record), file=sys.stderr, flush=True)
+            return
         print(
-            f"groundkit serve: listening on http://{shown}:{port} (REST /v1, MCP /mcp, "
-            f"OpenAPI /openapi.json); index {self._settings.index_dir}",
+            f"groundkit serve: listening on {url} (REST /v1, MCP /mcp, OpenAPI /openapi.json); "
+            f"index {self._settings.index_dir}",
             file=sys.stderr,
             flush=True,
         )
@@ -95,8 +130,10 @@ def run_http(
     reranker: Reranker | None = None,
     sharded: tuple[ShardedSearch, str] | None = None,
 ) -> None:
-    """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind first)."""
+    """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind or a missing
+    index folder first)."""
     settings.require_safe_bind()
+    settings.require_index_dir()
     configure_logging(settings.json_logs)
     app, registry = create_app(settings, reranker=reranker, sharded=sharded)
     config = uvicorn.Config(
@@ -121,6 +158,7 @@ def run_stdio(
     sharded: tuple[ShardedSearch, str] | None = None,
 ) -> None:
     """Serve MCP over stdin/stdout until the client closes it (logs go to stderr)."""
+    settings.require_index_dir()
     configure_logging(settings.json_logs)
     registry, server = _parts(settings, reranker, sharded)
     try:

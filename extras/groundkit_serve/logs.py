@@ -1,7 +1,8 @@
 """Logs: plain warnings by default; with ``--log-json`` one JSON object a line on stderr.
 
-Only allow-listed fields are written (tool, status, timings, collection, generation, counts):
-never the query or document text. The allowlist is held by a test.
+Only allow-listed fields are written (tool, status, timings, collection, generation, counts,
+request id, transport, method and path): never the query string, the query or document text.
+The allowlist is held by a test.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ ALLOWED_FIELDS = frozenset(
         "top_k",
         "results",
         "error",
+        "request_id",
+        "transport",
+        "method",
+        "path",
+        "url",
+        "index_dir",
     }
 )
 

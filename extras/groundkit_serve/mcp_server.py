@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from groundkit import __version__
@@ -49,15 +49,18 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
             )
         )
 
-    async def tool(**arguments: Any) -> BaseModel:
+    async def tool(**arguments: Any) -> CallToolResult:
         try:
             request = spec.request(**arguments)
         except ValidationError as exc:
             raise ToolError(str(exc)) from None
         try:
-            return await registry.call(spec, request)
+            reply = await registry.call(spec, request)
         except ServiceError as exc:
             raise ToolError(f"{exc.code}: {exc.message}") from None
+        # The text block is compact JSON (the SDK's default indents it, doubling its size).
+        text = TextContent(type="text", text=reply.model_dump_json())
+        return CallToolResult(content=[text], structured_content=reply.model_dump(mode="json"))
 
     tool.__name__ = spec.name
     tool.__doc__ = spec.description

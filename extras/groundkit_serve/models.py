@@ -6,9 +6,11 @@ Result fields carry the names of ``groundkit search --json`` (``start_offset``, 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+import types
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from groundkit import MAX_QUERY_CHARS
 
@@ -39,6 +41,7 @@ __all__ = [
     "VerifyRequest",
 ]
 
+
 MAX_TOP_K_SERVED = 100
 """The largest ``top_k`` the service accepts (the library's own cap is 1000); adr/0020."""
 COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -48,8 +51,45 @@ Mode = Literal["bm25", "dense", "hybrid"]
 Verdict = Literal["verified", "drifted", "unresolvable"]
 
 
+def _json_type_problem(kinds: tuple[Any, ...], value: object) -> str | None:
+    """Why ``value`` is not of the JSON type a field of ``kinds`` declares, or None."""
+    if value is None or isinstance(value, dict | list):
+        return None  # null and nested values are the model's own to judge
+    if kinds == (bool,) or kinds == (bool, type(None)):
+        return None if isinstance(value, bool) else "expected true or false"
+    if isinstance(value, bool | str) and (int in kinds or float in kinds):
+        return "expected a JSON number"
+    if float in kinds and isinstance(value, float) and not math.isfinite(value):
+        return "expected a finite number"
+    return None
+
+
 class _Request(BaseModel):
+    """A request: unknown fields refused by name; numbers and booleans of their JSON types
+    (pydantic's lax mode would take "3" for 3 and 0 for false, which the published schema
+    does not allow; 3.0 stays an integer, as JSON Schema reads it)."""
+
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_types(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for name, value in data.items():
+            field = cls.model_fields.get(name)
+            if field is None:
+                continue
+            annotation = field.annotation
+            kinds = (
+                get_args(annotation) if isinstance(annotation, types.UnionType) else (annotation,)
+            )
+            problem = _json_type_problem(kinds, value)
+            if problem is not None:
+                raise ValueError(f"{name}: {problem}")
+            if int in kinds and isinstance(value, float) and value.is_integer():
+                data = {**data, name: int(value)}
+        return data
 
 
 class SearchFields(_Request):

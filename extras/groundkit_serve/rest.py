@@ -7,6 +7,7 @@ Bodies and replies are the tools' pydantic models; errors are ``{"error", "messa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,15 +18,19 @@ from starlette.routing import Route
 
 from groundkit import __version__
 from groundkit_serve.errors import ServiceError
-from groundkit_serve.models import ErrorBody, NoArguments
+from groundkit_serve.models import ErrorBody, FetchChunkRequest, NoArguments, SearchRequest
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.tools import Registry
 
 __all__ = ["openapi", "rest_routes"]
 
 Handler = Callable[[Request], Awaitable[Response]]
-_INTEGER_FIELDS = {"top_k", "rrf_k", "depth", "rerank_depth"}
-_FLOAT_FIELDS = {"score_threshold", "lexical_weight", "dense_weight", "min_similarity"}
+# Query parameters are parsed by these ASCII-only shapes: ``str.isdigit`` and ``float`` also
+# take superscripts and other scripts' digits ("²", "٣"), which int() refuses or reads silently.
+_INTEGER = re.compile(r"-?[0-9]{1,18}")
+_NUMBER = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?([eE][-+]?[0-9]{1,3})?")
+_BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+_KINDS = {"integer": _INTEGER, "number": _NUMBER}
 
 
 def _error(exc: ServiceError) -> JSONResponse:
@@ -43,22 +48,54 @@ def _invalid(exc: ValidationError) -> JSONResponse:
     )
 
 
-def _from_query(request: Request) -> dict[str, Any]:
-    """GET query parameters as request fields (``q`` is short for ``query``)."""
+def _refused(name: str, why: str) -> ServiceError:
+    return ServiceError(422, "invalid", f"invalid request: {name}: {why}", name)
+
+
+def query_parameters(
+    model: type[BaseModel], exclude: frozenset[str] = frozenset()
+) -> dict[str, dict[str, Any]]:
+    """Each field of ``model`` a GET query may carry, as its OpenAPI schema (``query`` is
+    ``q``; ``where`` needs a JSON body): the types the parser and the document both use."""
+    properties = model.model_json_schema()["properties"]
+    schemas: dict[str, dict[str, Any]] = {}
+    for name, schema in properties.items():
+        if name == "where" or name in exclude:
+            continue
+        choices = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+        shape = {k: v for k, v in choices[0].items() if k != "title"}
+        if "description" in schema:
+            shape.setdefault("description", schema["description"])
+        schemas["q" if name == "query" else name] = shape
+    return schemas
+
+
+def _from_query(
+    request: Request, model: type[BaseModel], exclude: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """GET query parameters as request fields, each parsed by its declared type; an undeclared
+    parameter, a repeated one, or a value of the wrong shape is refused (422) by name."""
+    declared = query_parameters(model, exclude)
     values: dict[str, Any] = {}
-    for key, value in request.query_params.items():
-        name = "query" if key == "q" else key
-        if name in _INTEGER_FIELDS and value.lstrip("-").isdigit():
-            values[name] = int(value)
-        elif name in _FLOAT_FIELDS:
-            try:
-                values[name] = float(value)
-            except ValueError:
-                values[name] = value
-        elif name == "where":
+    for key in request.query_params:
+        if key == "where":
             raise ServiceError(400, "invalid", "send a 'where' filter in a POST body (JSON)")
-        elif name in {"verify", "rerank"}:
-            values[name] = value.lower() in {"1", "true", "yes"}
+        if key not in declared:
+            raise _refused(key, f"not a parameter here (known: {', '.join(sorted(declared))})")
+        given = request.query_params.getlist(key)
+        if len(given) > 1:
+            raise _refused(key, "given more than once")
+        value, kind = given[0], declared[key].get("type")
+        name = "query" if key == "q" else key
+        if kind in _KINDS:
+            if not _KINDS[kind].fullmatch(value):
+                what = "a whole number" if kind == "integer" else "a number"
+                raise _refused(key, f"expected {what} in ASCII digits")
+            values[name] = int(value) if kind == "integer" else float(value)
+        elif kind == "boolean":
+            if value.lower() not in _BOOLEANS:
+                raise _refused(key, "expected true or false")
+            values[name] = _BOOLEANS[value.lower()]
         else:
             values[name] = value
     return values
@@ -69,44 +106,60 @@ def _endpoint(
 ) -> Handler:
     async def handle(request: Request) -> Response:
         try:
-            arguments = await fields(request)
-            parsed = spec.request.model_validate(arguments)
-            reply = await registry.call(spec, parsed)
+            parsed = spec.request.model_validate(await fields(request))
         except ValidationError as exc:
             return _invalid(exc)
         except ServiceError as exc:
             return _error(exc)
+        try:
+            reply = await registry.call(spec, parsed)
+        except ServiceError as exc:
+            return _error(exc)
+        except Exception:  # counted and logged by registry.call; answered in the JSON shape
+            body = {"error": "internal", "message": f"{spec.name} failed", "subject": None}
+            return JSONResponse(body, status_code=500)
         return Response(reply.model_dump_json(), media_type="application/json")
 
     return handle
 
 
-async def _query_fields(request: Request) -> dict[str, Any]:
-    return _from_query(request)
+async def _search_query(request: Request) -> dict[str, Any]:
+    return _from_query(request, SearchRequest)
 
 
 async def _json_fields(request: Request) -> dict[str, Any]:
+    if request.query_params:
+        names = ", ".join(sorted(request.query_params))
+        raise _refused(names, "send every field in the JSON body, not the query string")
     try:
         body = await request.json()
-    except ValueError:
-        raise ServiceError(400, "invalid", "the request body is not JSON") from None
+    except (ValueError, RecursionError):  # RecursionError: a body nested thousands deep
+        raise ServiceError(
+            400, "invalid", "the request body is not JSON (or nested too deep)"
+        ) from None
     if not isinstance(body, dict):
         raise ServiceError(400, "invalid", "the request body must be a JSON object")
     return body
 
 
 async def _chunk_fields(request: Request) -> dict[str, Any]:
-    return {**_from_query(request), "chunk_id": request.path_params["chunk_id"]}
+    fields = _from_query(request, FetchChunkRequest, _PATH_FIELDS)
+    return {**fields, "chunk_id": request.path_params["chunk_id"]}
+
+
+_PATH_FIELDS = frozenset({"chunk_id"})
 
 
 async def _no_fields(request: Request) -> dict[str, Any]:
+    if request.query_params:
+        raise _refused(", ".join(sorted(request.query_params)), "this endpoint takes no parameters")
     return {}
 
 
 def rest_routes(registry: Registry) -> list[Route]:
     """The REST routes over ``registry``'s tools."""
     tools = registry.tools
-    search_get = _endpoint(registry, tools["search"], _query_fields)
+    search_get = _endpoint(registry, tools["search"], _search_query)
     search_post = _endpoint(registry, tools["search"], _json_fields)
 
     async def search(request: Request) -> Response:
@@ -114,6 +167,24 @@ def rest_routes(registry: Registry) -> list[Route]:
 
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(openapi(registry))
+
+    async def healthz(request: Request) -> Response:
+        await _no_fields(request)
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        await _no_fields(request)
+        listed = registry.list_collections()
+        default = next((c for c in listed.collections if c.name == listed.default_collection), None)
+        if default is None or not default.ok:
+            why = "not found" if default is None else default.error
+            message = (
+                f"the default collection {listed.default_collection!r} cannot be served: {why}"
+            )
+            body = {"error": "not_ready", "message": message, "subject": listed.default_collection}
+            return JSONResponse(body, status_code=503)
+        ready = [c.name for c in listed.collections if c.ok]
+        return JSONResponse({"status": "ready", "collections": ready})
 
     async def docs(request: Request) -> Response:
         return HTMLResponse(_DOCS)
@@ -137,6 +208,8 @@ def rest_routes(registry: Registry) -> list[Route]:
             methods=["GET"],
         ),
         Route("/v1/status", _endpoint(registry, tools["status"], _no_fields), methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
         Route("/docs", docs, methods=["GET"]),
     ]
@@ -151,6 +224,8 @@ HTTP) is at <code>/mcp</code>.</p>
 <li><code>GET /v1/chunks/{chunk_id}?collection=...</code></li>
 <li><code>POST /v1/verify</code></li>
 <li><code>GET /v1/collections</code>, <code>GET /v1/status</code></li>
+<li><code>GET /healthz</code> (liveness), <code>GET /readyz</code> (the default collection
+opens)</li>
 </ul>
 """
 
@@ -167,9 +242,11 @@ def openapi(registry: Registry) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     error = {"content": {"application/json": {"schema": _schema_ref(ErrorBody, schemas)}}}
 
-    def operation(spec: ToolSpec, *, body: bool, parameters: list[Any]) -> dict[str, Any]:
+    def operation(
+        spec: ToolSpec, *, body: bool, parameters: list[Any], operation_id: str = ""
+    ) -> dict[str, Any]:
         op: dict[str, Any] = {
-            "operationId": spec.name,
+            "operationId": operation_id or spec.name,
             "summary": spec.title,
             "description": spec.description,
             "responses": {
@@ -189,31 +266,51 @@ def openapi(registry: Registry) -> dict[str, Any]:
             op["parameters"] = parameters
         return op
 
-    def query(name: str, required: bool = False) -> dict[str, Any]:
-        return {"name": name, "in": "query", "required": required, "schema": {"type": "string"}}
+    def query(model: type[BaseModel], exclude: frozenset[str] = frozenset()) -> list[Any]:
+        return [
+            {"name": name, "in": "query", "required": name == "q", "schema": schema}
+            for name, schema in query_parameters(model, exclude).items()
+        ]
 
     tools = registry.tools
-    search_query = [query("q", True), query("collection"), query("mode"), query("top_k"),
-                    query("source_prefix"), query("verify")]  # fmt: skip
-    chunk_id = {"name": "chunk_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    chunk_id = {
+        "name": "chunk_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "pattern": FetchChunkRequest.model_fields["chunk_id"]
+                   .metadata[0].pattern},
+    }  # fmt: skip
     paths: dict[str, Any] = {
         "/v1/search": {
-            "get": operation(tools["search"], body=False, parameters=search_query),
+            "get": operation(
+                tools["search"],
+                body=False,
+                parameters=query(SearchRequest),
+                operation_id="search_get",
+            ),
             "post": operation(tools["search"], body=True, parameters=[]),
         },
         "/v1/chunks/{chunk_id}": {
             "get": operation(
-                tools["fetch_chunk"], body=False, parameters=[chunk_id, query("collection")]
+                tools["fetch_chunk"],
+                body=False,
+                parameters=[chunk_id, *query(FetchChunkRequest, _PATH_FIELDS)],
             )
         },
         "/v1/verify": {"post": operation(tools["verify"], body=True, parameters=[])},
         "/v1/collections": {"get": operation(tools["list_collections"], body=False, parameters=[])},
         "/v1/status": {"get": operation(tools["status"], body=False, parameters=[])},
+        "/healthz": {"get": _probe("healthz", "liveness: 200 while the server runs", error)},
+        "/readyz": {
+            "get": _probe("readyz", "readiness: 200 once the default collection opens", error)
+        },
     }
     if "search_sharded" in tools:
         paths["/v1/search_sharded"] = {
             "post": operation(tools["search_sharded"], body=True, parameters=[])
         }
+    _declare_top_k_cap(paths, registry.settings.max_top_k)
+    _declare_top_k_cap(schemas, registry.settings.max_top_k)
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "groundkit", "version": __version__},
@@ -226,14 +323,39 @@ def openapi(registry: Registry) -> dict[str, Any]:
     return document
 
 
+def _declare_top_k_cap(node: Any, cap: int) -> None:
+    """Every ``top_k`` in the document declares this server's cap (``--max-top-k``), not the
+    models' own ceiling, so a request the document allows is one the server answers."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "top_k" and isinstance(value, dict) and "maximum" in value:
+                value["maximum"] = cap
+            elif key == "name" and value == "top_k" and "maximum" in node.get("schema", {}):
+                node["schema"] = {**node["schema"], "maximum": cap}
+            else:
+                _declare_top_k_cap(value, cap)
+    elif isinstance(node, list):
+        for item in node:
+            _declare_top_k_cap(item, cap)
+
+
+def _probe(name: str, summary: str, error: dict[str, Any]) -> dict[str, Any]:
+    ok = {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}
+    failures = {str(s): {"description": d, **error} for s, d in _ERRORS.items()}
+    return {"operationId": name, "summary": summary, "responses": {"200": ok, **failures}}
+
+
 _ERRORS = {
     400: "the request was refused (the library's message says why)",
     401: "a bearer token is required",
     403: "the Origin is not allowed",
     404: "no such collection or chunk",
+    405: "the method is not allowed on this path",
+    411: "a chunked body without a Content-Length",
     413: "the body is over the size limit",
     421: "the Host is not one this server answers for",
-    422: "the request does not match its schema",
+    422: "the request does not match its schema (or names a parameter it does not declare)",
+    500: "the server failed (a bug: reported in the JSON shape, counted in status)",
     503: "the collection cannot be read (missing file, corrupt)",
     504: "the request ran past the server's time limit",
 }

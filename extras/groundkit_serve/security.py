@@ -3,7 +3,9 @@
 A foreign ``Host`` is answered 421 and a foreign ``Origin`` 403 (DNS-rebinding safe: a page on
 another site cannot reach a loopback server through a name it controls); with a token set,
 every request needs ``Authorization: Bearer <token>`` (401 otherwise); a body over the limit is
-answered 413 before it is read (a chunked body without a length, 411). adr/0020.
+answered 413 before it is read (a chunked body without a length, 411; both a length and a
+transfer encoding, 400), and a body is read whole, counted against the limit, before any route
+sees it, whatever its headers said. adr/0020, adr/0039.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import hmac
 import json
 from urllib.parse import urlsplit
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from groundkit_serve.settings import ServeSettings
 
-__all__ = ["Guard", "host_name"]
+__all__ = ["Guard", "host_name", "reply_error"]
 
 
 def host_name(value: str) -> str:
@@ -50,9 +52,41 @@ class Guard:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         refusal = self._refusal(headers)
         if refusal is not None:
-            await _reply(send, *refusal)
+            await reply_error(send, *refusal)
             return
-        await self.app(scope, receive, send)
+        first = await self._read_body(receive)
+        if first is None:
+            await reply_error(
+                send, 413, "too_large", f"the request body is over the {self.max_body}-byte limit"
+            )
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read_body(self, receive: Receive) -> Message | None:
+        """The whole body as one message, or None once it passes the limit (never buffered
+        past it): a length header can lie, a count of the bytes received cannot."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message  # a disconnect: hand it on as it is
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                return None
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return {"type": "http.request", "body": b"".join(parts), "more_body": False}
 
     def _refusal(self, headers: dict[str, str]) -> tuple[int, str, str] | None:
         if host_name(headers.get("host", "")) not in self.hosts:
@@ -65,14 +99,18 @@ class Guard:
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self.token):
                 return 401, "unauthorized", "a valid 'Authorization: Bearer <token>' is required"
         length = headers.get("content-length")
-        if length is None and "chunked" in headers.get("transfer-encoding", "").lower():
+        encoding = headers.get("transfer-encoding")
+        if length is not None and encoding is not None:
+            return 400, "invalid", "send a Content-Length or a Transfer-Encoding, not both"
+        if length is None and "chunked" in (encoding or "").lower():
             return 411, "length_required", "send the body with a Content-Length"
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
             return 413, "too_large", f"the request body is over the {self.max_body}-byte limit"
         return None
 
 
-async def _reply(send: Send, status: int, code: str, message: str) -> None:
+async def reply_error(send: Send, status: int, code: str, message: str) -> None:
+    """Send the service's JSON error shape with ``status`` (the response must not have begun)."""
     body = json.dumps({"error": code, "message": message, "subject": None}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:

@@ -6,7 +6,7 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundkit import ConfigurationError
+from groundkit import CollectionNotFoundError, ConfigurationError
 from groundkit.extend import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit_serve.models import MAX_TOP_K_SERVED
 
@@ -75,6 +75,15 @@ class ServeSettings:
                 f"refusing to listen on {self.host}, beyond loopback, without a bearer token: "
                 "pass --token-file FILE or set GROUNDKIT_SERVE_TOKEN (or bind 127.0.0.1)",
                 subject=self.host,
+            )
+
+    def require_index_dir(self) -> None:
+        """Refuse to start on an index folder that is not there (a typo would serve nothing)."""
+        if not self.index_dir.is_dir():
+            raise CollectionNotFoundError(
+                f"no index folder at {self.index_dir}: build one with `groundkit ingest PATH "
+                f"--index-dir {self.index_dir}`, or point --index-dir at an existing one",
+                subject=str(self.index_dir),
             )
 
     def host_patterns(self) -> tuple[str, ...]:

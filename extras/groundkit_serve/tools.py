@@ -219,6 +219,12 @@ class Registry:
                     extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
                 )
 
+    def count_internal_error(self) -> None:
+        """Count a request that failed outside any tool (answered 500 by the HTTP layer)."""
+        with self._counts_lock:
+            self._counts["requests"] += 1
+            self._counts["errors"] += 1
+
     def _run(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
         try:
             return spec.run(request)

@@ -60,8 +60,8 @@ def start_server(
         assert process.stderr is not None
         for line in process.stderr:
             server.lines.append(line)
-            if "listening on " in line:
-                server.url = line.split("listening on ", 1)[1].split()[0]
+            if "listening on " in line:  # a text line, or a JSON one under --log-json
+                server.url = line.split("listening on ", 1)[1].split()[0].rstrip('",')
                 ready.set()
         ready.set()
 

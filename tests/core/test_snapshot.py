@@ -66,6 +66,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(b"\x89PNG....", "image/png")
         elif self.path == "/big":
             self._send(b"<p>" + b"x" * 5000 + b"</p>")
+        elif self.path in ("/drip-body", "/drip-headers"):
+            head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                    b"Content-Length: 100000\r\n\r\n")  # fmt: skip
+            if self.path == "/drip-body":
+                self.wfile.write(head)
+                head = b"<p>" + b"x" * 99_996
+            for byte in head[:120]:  # one byte every 0.25 s: 30 s, far past any deadline
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.25)
+        elif self.path == "/meta-charset":
+            self._send(b'<meta charset="zlib"><p>Valves are checked.</p>', "text/html")
         elif self.path == "/drip":
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
@@ -182,6 +197,46 @@ def test_credentials_big_bodies_slow_servers_and_other_types_are_refused(server:
     assert info.value.reason == "timeout"
 
 
+@pytest.mark.parametrize("path", ["/drip-body", "/drip-headers"])
+def test_a_server_dripping_bytes_is_cut_at_the_deadline(server: str, path: str) -> None:
+    """Each byte comes well within a socket timeout; the whole fetch still ends at its
+    deadline (the bound below only catches a hang: the drip lasts 30 s)."""
+    started = time.monotonic()
+    with pytest.raises(groundkit.IngestionError, match="within 1 s") as info:
+        fetch(server + path, max_bytes=1_000_000, timeout_s=1.0, allow=ALLOW)
+    assert info.value.reason == "timeout"
+    assert time.monotonic() - started < 15
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0.0, -1.0])
+def test_a_fetch_timeout_must_be_finite_and_positive(server: str, timeout: float) -> None:
+    with pytest.raises(groundkit.ConfigurationError, match="finite number of seconds"):
+        fetch(f"{server}/page.html", max_bytes=1000, timeout_s=timeout, allow=ALLOW)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_the_cli_refuses_a_fetch_timeout_that_is_not_a_finite_positive_number(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from groundkit.cli import main
+
+    code = main(["ingest", "http://127.0.0.1:9/x.html", "--fetch-timeout", value,
+                 "--index-dir", str(tmp_path)])  # fmt: skip
+    assert code == 2
+    assert "finite number of seconds" in capsys.readouterr().err
+
+
+def test_a_page_declaring_a_codec_that_is_no_charset_is_refused_by_name(
+    server: str, tmp_path: Path
+) -> None:
+    report = groundkit.ingest(
+        f"{server}/meta-charset", index_dir=tmp_path / "index", allow_addresses=ALLOW
+    )
+    assert not report.indexed
+    [refusal] = report.refused
+    assert "zlib" in refusal.message and "no character set" in refusal.message
+
+
 @pytest.mark.parametrize(
     ("address", "kind"),
     [
@@ -231,7 +286,7 @@ def test_the_report_names_a_snapshots_extractor(server: str, tmp_path: Path) -> 
     report = groundkit.ingest(
         f"{server}/page.html", index_dir=tmp_path / "i", allow_addresses=ALLOW
     )
-    assert "written by class: snapshot 1 via html 1 (main-text) x1" in report.summary()
+    assert "written by class: snapshot 1 via html 2 (main-text) x1" in report.summary()
 
 
 def test_a_pdf_url_is_cited_with_pages_and_verified_offline(

@@ -2,12 +2,13 @@
 
 Boilerplate is dropped by a fixed rule: the subtrees of ``script``, ``style``, ``nav``,
 ``aside``, ``form`` and the other tags in ``DROPPED``, of anything marked ``hidden`` or
-``aria-hidden="true"`` or with a landmark role in ``DROPPED_ROLES`` (``navigation``,
-``banner``, ...), of ``headerlink`` anchors, and of ``header``/``footer`` outside
-``main``/``article``. What remains
-is written as Markdown-shaped text (``#`` headings, ``-`` list items, fenced ``pre`` blocks,
-blank-line paragraphs) so the Markdown chunker cuts it by its headings. The comparison with a
-full HTML5 parser is in adr/0021-extractor-identity.md.
+``aria-hidden="true"`` or hidden by its inline style (``display: none``, ``visibility:
+hidden``: text no reader sees is a prompt-injection opening, adr/0041) or with a landmark role
+in ``DROPPED_ROLES`` (``navigation``, ``banner``, ...), of ``headerlink`` anchors, and of
+``header``/``footer`` outside ``main``/``article``. What remains is written as Markdown-shaped
+text (``#`` headings, ``-`` list items, fenced ``pre`` blocks, blank-line paragraphs) so the
+Markdown chunker cuts it by its headings. The comparison with a full HTML5 parser is in
+adr/0021-extractor-identity.md.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
     "html_to_text",
 ]
 
-VERSION = "1"
+VERSION = "2"
 """Bumped whenever the text produced for some input may change."""
 
 DROPPED: frozenset[str] = frozenset(
@@ -56,6 +57,17 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _META_CHARSET = re.compile(
     rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
 )
+_HIDDEN_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*"
+    r"(?:!\s*important\s*)?(?=;|$)",
+    re.I,
+)
+# Codecs that bytes.decode accepts but that are no character set of a web page: they would
+# turn bytes into other bytes' text, or fail in ways no encoding error names.
+_NOT_CHARSETS = frozenset(
+    {"undefined", "punycode", "idna", "unicode_escape", "raw_unicode_escape", "utf-7",
+     "escape_codec", "mbcs", "oem"}
+)  # fmt: skip
 _WINDOWS_1252 = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "ascii",
                            "us-ascii", "cp1252", "windows-1252"})  # fmt: skip
 
@@ -98,14 +110,7 @@ def decode_html(data: bytes, *, name: str) -> str:
         if found is not None:
             label = found.group(1).decode("ascii").lower()
             label = "cp1252" if label in _WINDOWS_1252 else label
-    try:
-        codecs.lookup(label)
-    except LookupError:
-        raise IngestionError(
-            f"{name}: declares the unknown character set {label!r}; convert it to UTF-8",
-            subject=name,
-            reason="not_decodable",
-        ) from None
+    require_text_encoding(label, name=name)
     try:
         return data.decode(label).replace("\0", "")
     except UnicodeDecodeError as exc:
@@ -115,6 +120,28 @@ def decode_html(data: bytes, *, name: str) -> str:
             subject=name,
             reason="not_decodable",
         ) from None
+
+
+def require_text_encoding(label: str, *, name: str) -> None:
+    """Refuse ``label`` unless it names a character set: ``zlib``, ``base64``, ``rot13`` and
+    the like are codecs Python knows but no page is written in."""
+    try:
+        info = codecs.lookup(label)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        what = "unknown character set" if info is None else "codec that is no character set"
+        raise IngestionError(
+            f"{name}: declares the {what} {label!r}; convert it to UTF-8",
+            subject=name,
+            reason="not_decodable",
+        )
+
+
+def hidden_by_style(style: str) -> bool:
+    """True when an inline ``style`` hides its element (``display: none``, ``visibility:
+    hidden``, with or without ``!important``)."""
+    return _HIDDEN_STYLE.search(style) is not None
 
 
 def html_to_text(markup: str) -> str:
@@ -149,6 +176,7 @@ class _TextParser(HTMLParser):
         hidden = (
             "hidden" in found
             or (found.get("aria-hidden") or "").lower() == "true"
+            or hidden_by_style(found.get("style") or "")
             or role in DROPPED_ROLES
             or not DROPPED_CLASSES.isdisjoint((found.get("class") or "").split())
         )

@@ -11,16 +11,19 @@ deadline, so a slow server is refused too.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
+import math
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from groundkit.errors import IngestionError
+from groundkit.errors import ConfigurationError, IngestionError
 
 __all__ = ["CONTENT_TYPES", "Fetched", "address_refusal", "fetch", "is_url", "redacted"]
 
@@ -85,7 +88,13 @@ def fetch(
     timeout_s: float = 30.0,
     allow: Sequence[str] = (),
 ) -> Fetched:
-    """GET ``url`` (following up to ``MAX_REDIRECTS`` checked redirects) within ``timeout_s``."""
+    """GET ``url`` (following up to ``MAX_REDIRECTS`` checked redirects) within ``timeout_s``:
+    the whole of it, connection, headers and body, however slowly the server drips them."""
+    if not (isinstance(timeout_s, int | float) and math.isfinite(timeout_s) and timeout_s > 0):
+        raise ConfigurationError(
+            f"the fetch timeout must be a finite number of seconds > 0, got {timeout_s!r}",
+            subject="timeout_s",
+        )
     allowed = [_network(item, url) for item in allow]
     deadline = time.monotonic() + timeout_s
     current = url
@@ -93,9 +102,12 @@ def fetch(
         parts = urlsplit(current)
         address = _checked_address(current, allowed)
         connection = _connection(parts.scheme, parts.hostname or "", address, parts.port, deadline)
+        watchdog = _Watchdog(connection, deadline)
         try:
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             connection.request("GET", path, headers=_HEADERS)
+            if watchdog.fired.is_set():  # it fired while connecting, before there was a socket
+                raise TimeoutError
             response = connection.getresponse()
             if response.status in (301, 302, 303, 307, 308):
                 location = response.getheader("Location")
@@ -119,14 +131,39 @@ def fetch(
                     "unsupported_type",
                 )
             body = _read_body(url, response, max_bytes, deadline)
+            if watchdog.fired.is_set():  # the socket was cut: what was read is not the body
+                raise TimeoutError
             return Fetched(url, current, content_type, extension, body)
         except (OSError, http.client.HTTPException) as exc:
-            if isinstance(exc, TimeoutError) or time.monotonic() >= deadline:
+            if isinstance(exc, TimeoutError) or watchdog.fired.is_set():
                 raise _slow(url, timeout_s) from None
             raise _refused(url, f"{current} could not be fetched ({exc})", "fetch_failed") from None
         finally:
+            watchdog.cancel()
             connection.close()
     raise _refused(url, f"more than {MAX_REDIRECTS} redirects", "fetch_failed")
+
+
+class _Watchdog:
+    """Cuts ``connection``'s socket at ``deadline``: a socket timeout bounds each read, not a
+    server that drips one byte every half second through its headers or body."""
+
+    def __init__(self, connection: http.client.HTTPConnection, deadline: float) -> None:
+        self.connection = connection
+        self.fired = threading.Event()
+        self._timer = threading.Timer(max(deadline - time.monotonic(), 0.0), self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _cut(self) -> None:
+        self.fired.set()
+        sock = self.connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def _network(item: str, url: str) -> IPNetwork:

@@ -12,6 +12,7 @@ from groundkit.cli.options import (
     Parents,
     analyzer_from,
     positive_int,
+    positive_seconds,
     source_path,
     stemmer_option,
     vector_store_option,
@@ -115,7 +116,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     parser.add_argument(
         "--fetch-timeout",
-        type=float,
+        type=positive_seconds,
         default=30.0,
         metavar="SECONDS",
         help="for a URL PATH: the whole fetch must finish within this (default: 30)",

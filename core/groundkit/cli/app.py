@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GroundkitError as exc:
         return fail(exc, as_json=bool(getattr(args, "json", False)))
     except KeyboardInterrupt:
-        print("groundkit: interrupted; every finished file is stored", file=sys.stderr)
+        print("groundkit: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader of stdout left (`| head`): stop quietly, as cat does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -18,6 +18,7 @@ from groundkit.cli.options import (
     vector_store_option,
 )
 from groundkit.cli.render import ProgressBar, emit_json
+from groundkit.collection import collection_status
 from groundkit.config import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_BYTES,
@@ -25,6 +26,7 @@ from groundkit.config import (
     IngestSettings,
 )
 from groundkit.embedding.registry import available_embedders, resolve_embedder
+from groundkit.errors import GroundkitError
 from groundkit.ingest import ingest
 from groundkit.ingest.fetch import is_url
 
@@ -129,7 +131,7 @@ def _extensions(text: str) -> tuple[str, ...]:
     return tuple(word if word.startswith(".") else f".{word}" for word in words if word)
 
 
-def run(args: argparse.Namespace) -> ExitCode:
+def run(args: argparse.Namespace) -> int:
     settings = IngestSettings(
         max_file_bytes=args.max_file_bytes,
         extensions=_extensions(args.extensions),
@@ -138,18 +140,24 @@ def run(args: argparse.Namespace) -> ExitCode:
     # The embedder is resolved (a missing extra refused) before ingest() creates the
     # collection file, so a refused ingest leaves no empty collection behind.
     embedder = None if args.embedder is None else resolve_embedder(args.embedder)
-    report = ingest(
-        args.path if is_url(args.path) else source_path(args.path),
-        index_dir=args.index_dir,
-        collection=args.collection,
-        analyzer=analyzer_from(args),
-        settings=settings,
-        embedder=embedder,
-        vector_store=args.vector_store,
-        progress=ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
-        allow_addresses=args.allow_address,
-        fetch_timeout_s=args.fetch_timeout,
-    )
+    before = _stored_generation(args.index_dir, args.collection)
+    try:
+        report = ingest(
+            args.path if is_url(args.path) else source_path(args.path),
+            index_dir=args.index_dir,
+            collection=args.collection,
+            analyzer=analyzer_from(args),
+            settings=settings,
+            embedder=embedder,
+            vector_store=args.vector_store,
+            progress=ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
+            allow_addresses=args.allow_address,
+            fetch_timeout_s=args.fetch_timeout,
+        )
+    except KeyboardInterrupt:  # say what was stored: the groups committed before the interrupt
+        print(interrupted_message(_stored_generation(args.index_dir, args.collection) - before),
+              file=sys.stderr)  # fmt: skip
+        return 130
     if args.json:
         emit_json(report.to_dict())
     elif not args.quiet:
@@ -160,3 +168,20 @@ def run(args: argparse.Namespace) -> ExitCode:
     if report.nothing_matched and (args.quiet or args.json):
         print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
     return ExitCode.OK if report.ok and not report.nothing_matched else ExitCode.REFUSED_INPUT
+
+
+def interrupted_message(written: int) -> str:
+    """What an interrupted ingest stored: the documents of the commit groups it finished."""
+    files = f"{written} file{'s' * (written != 1)} of this run {'was' if written == 1 else 'were'}"
+    return (
+        f"groundkit: interrupted; {files} stored (the commit groups finished before the "
+        "interrupt), nothing else was written; run the same command again to finish"
+    )
+
+
+def _stored_generation(index_dir: str, collection: str) -> int:
+    """The collection's generation (one per document written), 0 before it exists."""
+    try:
+        return int(collection_status(index_dir, collection)["generation"])
+    except GroundkitError:
+        return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,6 +41,28 @@ def read_only(path: Path | str, why: str) -> ReadOnlyCollectionError:
         "--index-dir",
         subject=str(path),
     )
+
+
+def prepare_writable(path: Path) -> None:
+    """Create the collection's folder and refuse, before opening, a file or folder this process
+    cannot write; a folder that cannot be made (its name is a file's, its parent read-only) is
+    a ``StorageError`` naming it, never an ``OSError``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocking = next((p for p in (path.parent, *path.parent.parents) if p.is_file()), None)
+        why = (
+            f"{blocking} is a file, not a folder: pass --index-dir a folder"
+            if blocking is not None
+            else f"{exc.strerror or exc}: choose an --index-dir this user can write"
+        )
+        raise StorageError(
+            f"cannot create the collection folder {path.parent} ({why})", subject=str(path.parent)
+        ) from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise read_only(path, "the file is not writable")
+    if not os.access(path.parent, os.W_OK):
+        raise read_only(path, f"its folder {path.parent} is not writable")
 
 
 def storage_error(exc: sqlite3.Error, path: Path | str) -> StorageError:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from groundkit.manifest import EmbeddingIdentity
 from groundkit.memo import Memo
 from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
-from groundkit.store.sqlite.guard import guard_methods, read_only
+from groundkit.store.sqlite.guard import guard_methods, prepare_writable
 from groundkit.store.sqlite.known import StoredKeys
 from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
 from groundkit.store.sqlite.pending import Pending, add_counts
@@ -60,8 +59,7 @@ class SqliteStore:
                 f"no collection at {self._path}; create it with `groundkit ingest PATH`",
                 subject=str(self._path),
             )
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        _check_writable(self._path)
+        prepare_writable(self._path)
         unchanged = matches_stamp(self._path)  # as its last writer closed it (adr/0030)
         drop_stamp(self._path)
         self._db = connect(self._path, write=True)
@@ -493,11 +491,3 @@ class SqliteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _check_writable(path: Path) -> None:
-    """Refuse, before opening, a collection whose file or folder this process cannot write."""
-    if path.exists() and not os.access(path, os.W_OK):
-        raise read_only(path, "the file is not writable")
-    if not os.access(path.parent, os.W_OK):
-        raise read_only(path, f"its folder {path.parent} is not writable")

@@ -9,6 +9,7 @@ from groundkit.errors import ConfigurationError
 
 __all__ = [
     "DEFAULT_COLLECTION",
+    "DEFAULT_EXCLUDE",
     "DEFAULT_EXTENSIONS",
     "DEFAULT_INDEX_DIR",
     "DEFAULT_LEG_DEPTH",
@@ -44,6 +45,10 @@ MAX_QUERY_CHARS = 4096
 """Longest query accepted, in code points; longer ones are refused, never truncated."""
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+DEFAULT_EXCLUDE: tuple[str, ...] = ("_theme", "_templates", "_static", "node_modules")
+"""Folders a documentation tree holds that are not documents (Sphinx themes and templates,
+copied static assets, JavaScript dependencies); ``exclude=()`` reads them too."""
+
 DEFAULT_EXTENSIONS: tuple[str, ...] = (
     ".md",
     ".markdown",
@@ -101,6 +106,9 @@ class IngestSettings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
     chunker: ChunkerSettings = field(default_factory=ChunkerSettings)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    """Glob patterns of files and folders not read: matched against a name (``_theme``,
+    ``*.min.html``) or a path under the root (``drafts/*``, ``docs/internal``)."""
 
     def __post_init__(self) -> None:
         if self.max_file_bytes < 1:

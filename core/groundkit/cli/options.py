@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundkit.analysis.analyzer import STEMMERS, Analyzer
-from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, BM25Params
+from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.ingest.api import sample_corpus
 from groundkit.vectors.registry import available_vector_stores
 
@@ -58,6 +58,30 @@ def positive_seconds(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
     return value
+
+
+def exclude_options(parser: argparse.ArgumentParser) -> None:
+    """``--exclude GLOB`` (repeatable) and ``--no-default-exclude``, read by ``exclude_from``."""
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="also skip files and folders matching GLOB, by name (_drafts, *.min.html) or by "
+        "path under PATH (docs/internal, releases/1.*); repeatable. Skipped by default: "
+        + ", ".join(DEFAULT_EXCLUDE),
+    )
+    parser.add_argument(
+        "--no-default-exclude",
+        action="store_true",
+        help="read the folders skipped by default too (" + ", ".join(DEFAULT_EXCLUDE) + ")",
+    )
+
+
+def exclude_from(args: argparse.Namespace) -> tuple[str, ...]:
+    """The exclude patterns the flags ask for: the defaults (unless dropped) and each --exclude."""
+    defaults = () if args.no_default_exclude else DEFAULT_EXCLUDE
+    return tuple(dict.fromkeys([*defaults, *args.exclude]))
 
 
 def parents() -> Parents:

@@ -1,10 +1,11 @@
 """Finding the files an ingest reads: a sorted walk that never leaves the base directory.
 
-Hidden files and folders are skipped; symlinks that resolve outside the base are refused
-(and reported); symlinked folders inside it are not followed (their files are reached by
-their real path). The walk is iterative (any depth); a folder that cannot be listed, a name
-that is not valid UTF-8 and a symlink loop are refused by name, never skipped silently: the
-indexer keeps what it stored under a refused folder.
+Hidden files and folders are skipped, and so are those an ``exclude`` glob names (by name
+or by path under the root: ``_theme``, ``drafts/*``); symlinks that resolve outside the base
+are refused (and reported); symlinked folders inside it are not followed (their files are
+reached by their real path). The walk is iterative (any depth); a folder that cannot be
+listed, a name that is not valid UTF-8 and a symlink loop are refused by name, never skipped
+silently: the indexer keeps what it stored under a refused folder.
 """
 
 from __future__ import annotations
@@ -13,12 +14,21 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from groundkit.errors import IngestionError
 from groundkit.sources import contained_path, relative_source
 
-__all__ = ["Discovery", "Refusal", "SourceFile", "discover", "printable_name", "require_source"]
+__all__ = [
+    "Discovery",
+    "Refusal",
+    "SourceFile",
+    "discover",
+    "excluded_by",
+    "printable_name",
+    "require_source",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +56,8 @@ class Discovery:
     is_directory: bool
     skipped: tuple[tuple[str, int], ...] = ()
     """(extension, number of files) not read for their extension, sorted; ``""`` for none."""
+    excluded: tuple[str, ...] = ()
+    """Files and folders an ``exclude`` pattern named (a folder's contents are not listed)."""
 
 
 def require_source(path: str | Path) -> Path:
@@ -60,7 +72,16 @@ def require_source(path: str | Path) -> Path:
     return given
 
 
-def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
+def excluded_by(source: str, patterns: tuple[str, ...]) -> bool:
+    """True when a glob in ``patterns`` matches ``source`` (a path under the root) or its last
+    name; case-sensitive on every platform, so a collection is the same everywhere."""
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    return any(fnmatchcase(name, p) or fnmatchcase(source.rstrip("/"), p) for p in patterns)
+
+
+def discover(
+    path: str | Path, extensions: tuple[str, ...], exclude: tuple[str, ...] = ()
+) -> Discovery:
     """The files under ``path`` (or ``path`` itself) that an ingest should read, sorted."""
     given = require_source(path)
     if not given.is_dir():
@@ -78,8 +99,12 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
     files: list[SourceFile] = []
     refused: list[Refusal] = []
     skipped: Counter[str] = Counter()
+    excluded: list[str] = []
     for here, prefix, dirnames, filenames, links in _walk(root, refused):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if exclude:
+            excluded += [prefix + d + "/" for d in dirnames if excluded_by(prefix + d, exclude)]
+            dirnames[:] = [d for d in dirnames if not excluded_by(prefix + d, exclude)]
         for name in list(dirnames):
             if not _named(prefix + name, refused):
                 dirnames.remove(name)
@@ -88,6 +113,9 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
                 _check_link(root, here / name, refused)
         for name in sorted(filenames):
             if name.startswith("."):
+                continue
+            if exclude and excluded_by(prefix + name, exclude):
+                excluded.append(prefix + name)
                 continue
             if not name.lower().endswith(wanted):
                 skipped[os.path.splitext(name)[1].lower()] += 1
@@ -101,7 +129,14 @@ def discover(path: str | Path, extensions: tuple[str, ...]) -> Discovery:
             files.append(SourceFile(source, full))
     files.sort(key=lambda f: f.source)
     refused.sort(key=lambda r: r.source)
-    return Discovery(root, tuple(files), tuple(refused), True, tuple(sorted(skipped.items())))
+    return Discovery(
+        root,
+        tuple(files),
+        tuple(refused),
+        True,
+        tuple(sorted(skipped.items())),
+        tuple(sorted(excluded)),
+    )
 
 
 def _check_link(root: Path, link: Path, refused: list[Refusal]) -> bool:

@@ -102,12 +102,13 @@ class Indexer:
         """Ingest a file or folder. ``select`` (a source -> bool) limits the ingest to the
         sources it admits (one shard's share of a corpus, ``groundkit.shards``)."""
         started = time.perf_counter()
-        found = discover(path, self.settings.extensions)
+        found = discover(path, self.settings.extensions, self.settings.exclude)
         files = found.files if select is None else [f for f in found.files if select(f.source)]
         root = str(found.root)
         report = IngestReport(root=root, collection=self.store.location)
         report.refused.extend(r for r in found.refused if select is None or select(r.source))
         report.skipped = dict(found.skipped)
+        report.excluded = list(found.excluded)
         report.extensions = tuple(self.settings.extensions)
         self._in_groups(
             [f.source for f in files],

@@ -8,7 +8,11 @@ from typing import Any
 
 from groundkit.ingest.discover import Refusal
 
-__all__ = ["IngestReport"]
+__all__ = ["UNSUPPORTED_REASONS", "IngestReport"]
+
+UNSUPPORTED_REASONS = frozenset({"extractor_missing"})
+"""Refusals of a file type this installation cannot read (a PDF without the pdf extra): the
+file is fine, the set-up lacks a part. Any other refusal is a file that could not be read."""
 
 
 @dataclass
@@ -33,10 +37,24 @@ class IngestReport:
     """Each source written (indexed or replaced) -> its source class (``text``, ``extracted``)."""
     extractors: dict[str, str] = field(default_factory=dict)
     """Each extracted source written -> its extractor (``pdf 1+pypdf-7.1.1 (plain)``)."""
+    excluded: list[str] = field(default_factory=list)
+    """Files and folders (``name/``) not read because an exclude pattern named them."""
 
     @property
     def ok(self) -> bool:
         return not self.refused
+
+    @property
+    def unsupported(self) -> list[Refusal]:
+        """The refusals of file types this installation cannot read (``UNSUPPORTED_REASONS``)."""
+        return [r for r in self.refused if r.reason in UNSUPPORTED_REASONS]
+
+    @property
+    def complete(self) -> bool:
+        """True when every readable file of a supported type was indexed and something matched:
+        what the command line's exit 0 means (a refused unsupported type alone is not a failure
+        of the ingest)."""
+        return len(self.unsupported) == len(self.refused) and not self.nothing_matched
 
     @property
     def nothing_matched(self) -> bool:
@@ -55,6 +73,9 @@ class IngestReport:
                 {"source": r.source, "reason": r.reason, "message": r.message} for r in self.refused
             ],
             "skipped": dict(self.skipped),
+            "excluded": list(self.excluded),
+            "unsupported": len(self.unsupported),
+            "complete": self.complete,
             "extensions": list(self.extensions),
             "nothing_matched": self.nothing_matched,
             "classes": dict(self.classes),
@@ -69,7 +90,8 @@ class IngestReport:
         line = (
             f"{len(self.indexed)} indexed, {len(self.unchanged)} unchanged, "
             f"{len(self.replaced)} replaced, {len(self.removed)} removed, "
-            f"{len(self.refused)} refused, {skipped} skipped by extension "
+            f"{len(self.refused)} refused, {skipped} skipped by extension, "
+            f"{len(self.excluded)} excluded "
             f"({self.chunks_written} chunks written, "
             f"generation {self.generation}, {self.elapsed_s:.2f} s)"
         )
@@ -79,7 +101,21 @@ class IngestReport:
             line += f"\n{self.nothing_matched_message()}"
         elif skipped:
             line += f"\nskipped by extension: {self.skipped_text()} (--extensions to read them)"
+        if self.excluded:
+            shown = ", ".join(self.excluded[:5]) + (", ..." if len(self.excluded) > 5 else "")
+            line += f"\nexcluded: {shown} (--exclude and --no-default-exclude choose)"
+        if self.unsupported:
+            line += f"\n{self.unsupported_text()}"
         return line
+
+    def unsupported_text(self) -> str:
+        """One line on the refused unsupported types: how many, and that the rest was indexed."""
+        kinds = sorted({r.source.rsplit(".", 1)[-1].lower() for r in self.unsupported})
+        return (
+            f"{len(self.unsupported)} file(s) of a type this installation cannot read "
+            f"({', '.join('.' + k for k in kinds)}: see each refusal for the extra to install); "
+            "everything else readable was indexed"
+        )
 
     def classes_text(self) -> str:
         """``text 2, extracted 3 via html 1 (main-text) x2, pdf 1+pypdf-7.1.1 (plain) x1``."""

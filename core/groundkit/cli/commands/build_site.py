@@ -7,9 +7,17 @@ import sys
 from typing import Any
 
 from groundkit.cli.exits import ExitCode
-from groundkit.cli.options import SAMPLE_NAME, Parents, analyzer_from, source_path, stemmer_option
+from groundkit.cli.options import (
+    SAMPLE_NAME,
+    Parents,
+    analyzer_from,
+    exclude_from,
+    exclude_options,
+    source_path,
+    stemmer_option,
+)
 from groundkit.cli.render import ProgressBar, emit_json
-from groundkit.config import DEFAULT_COLLECTION
+from groundkit.config import DEFAULT_COLLECTION, IngestSettings
 from groundkit.embedding.registry import available_embedders, get_embedder
 
 NAME = "build-site"
@@ -93,6 +101,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "semantic search, embedded in the page (fetched only then: about 38 MB; adr/0035)",
     )
     stemmer_option(parser, "stemmer (default: porter)")
+    exclude_options(parser)
     parser.add_argument(
         "--force",
         action="store_true",
@@ -111,6 +120,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         pyodide_url=args.pyodide_url,
         pyodide_dir=args.pyodide_dir,
         analyzer=analyzer_from(args),
+        settings=IngestSettings(exclude=exclude_from(args)),
         embedder=None if args.embedder is None else get_embedder(args.embedder),
         force=args.force,
         snapshot=args.snapshot,
@@ -140,6 +150,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         for refusal in report.ingest.refused:
             print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
         print(f"serve it with: python3 -m http.server --directory {report.out}")
+    if report.ingest.unsupported:
+        print(f"groundkit: {report.ingest.unsupported_text()}", file=sys.stderr)
     if report.citations_failed:
         return ExitCode.NOT_VERIFIED
-    return ExitCode.OK if report.ingest.ok else ExitCode.REFUSED_INPUT
+    return ExitCode.OK if report.ingest.complete else ExitCode.REFUSED_INPUT

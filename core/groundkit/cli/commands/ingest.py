@@ -11,6 +11,8 @@ from groundkit.cli.options import (
     SAMPLE_NAME,
     Parents,
     analyzer_from,
+    exclude_from,
+    exclude_options,
     positive_int,
     positive_seconds,
     source_path,
@@ -74,6 +76,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="LIST",
         help=f"comma-separated file extensions to read (default: {','.join(DEFAULT_EXTENSIONS)})",
     )
+    exclude_options(parser)
     defaults = ChunkerSettings()
     parser.add_argument(
         "--chunk-size",
@@ -136,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         max_file_bytes=args.max_file_bytes,
         extensions=_extensions(args.extensions),
         chunker=ChunkerSettings(target_chars=args.chunk_size, overlap_chars=args.chunk_overlap),
+        exclude=exclude_from(args),
     )
     # The embedder is resolved (a missing extra refused) before ingest() creates the
     # collection file, so a refused ingest leaves no empty collection behind.
@@ -167,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
     if report.nothing_matched and (args.quiet or args.json):
         print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
-    return ExitCode.OK if report.ok and not report.nothing_matched else ExitCode.REFUSED_INPUT
+    if report.unsupported:
+        print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
+    # exit 4 only for a readable type refused or nothing matched (README: exit codes)
+    return ExitCode.OK if report.complete else ExitCode.REFUSED_INPUT
 
 
 def interrupted_message(written: int) -> str:

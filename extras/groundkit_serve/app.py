@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from typing import Any
 
@@ -143,7 +144,7 @@ def run_http(
         log_level="warning",
         access_log=False,  # access lines would carry GET query strings: the query text
         server_header=False,
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
     )
     try:
         _Server(config, settings).run()

@@ -8,14 +8,18 @@ library's message.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
+import anyio.from_thread
+from annotated_types import Le
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from groundkit import __version__
 from groundkit_serve.errors import ServiceError
@@ -35,12 +39,17 @@ READ_ONLY = ToolAnnotations(
 )
 
 
-def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitable[BaseModel]]:
-    """An async function whose keyword parameters are the request model's fields."""
+def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitable[CallToolResult]]:
+    """An async function whose keyword parameters are the request model's fields (``top_k``
+    capped at the server's ``--max-top-k``), and the SDK's ``Context`` for progress."""
     parameters = []
     for name, info in spec.request.model_fields.items():
+        metadata = list(info.metadata)
+        if name == "top_k":  # declare the limit the server enforces, not the model's ceiling
+            metadata = [m for m in metadata if not hasattr(m, "le")]
+            metadata.append(Le(registry.settings.max_top_k))
         annotation: Any = Annotated[
-            (info.annotation, *info.metadata, Field(description=info.description))
+            (info.annotation, *metadata, Field(description=info.description))
         ]
         default = inspect.Parameter.empty if info.is_required() else info.default
         parameters.append(
@@ -49,13 +58,17 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
             )
         )
 
-    async def tool(**arguments: Any) -> CallToolResult:
+    parameters.append(
+        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context, default=None)
+    )
+
+    async def tool(ctx: Context[Any] | None = None, **arguments: Any) -> CallToolResult:
         try:
             request = spec.request(**arguments)
         except ValidationError as exc:
             raise ToolError(str(exc)) from None
         try:
-            reply = await registry.call(spec, request)
+            reply = await registry.call(spec, request, progress=_progress_to(ctx))
         except ServiceError as exc:
             raise ToolError(f"{exc.code}: {exc.message}") from None
         # The text block is compact JSON (the SDK's default indents it, doubling its size).
@@ -64,8 +77,34 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
 
     tool.__name__ = spec.name
     tool.__doc__ = spec.description
+    tool.__annotations__ = {"ctx": Context, "return": spec.reply}  # the SDK finds ctx by type
     setattr(tool, "__signature__", inspect.Signature(parameters, return_annotation=spec.reply))  # noqa: B010
     return tool
+
+
+def _progress_to(ctx: Context[Any] | None) -> Callable[[int, int], None] | None:
+    """A worker thread's progress, sent as MCP ``notifications/progress`` on the request's
+    event loop (the SDK sends it only to a client that gave a progress token)."""
+    if ctx is None:
+        return None
+
+    def report(done: int, total: int) -> None:
+        with contextlib.suppress(Exception):  # a client gone mid-call: the work ends anyway
+            anyio.from_thread.run(ctx.report_progress, float(done), float(total))
+
+    return report
+
+
+def _refuse_unknown_arguments(server: MCPServer[Any], name: str) -> None:
+    """Declare ``additionalProperties: false`` and make the SDK's own argument model refuse an
+    unknown argument by name, instead of dropping it silently."""
+    tool = server._tool_manager.get_tool(name)  # the SDK has no public door to its tools
+    if tool is None:
+        return
+    model = tool.fn_metadata.arg_model
+    model.model_config["extra"] = "forbid"
+    model.model_rebuild(force=True)
+    tool.parameters["additionalProperties"] = False
 
 
 def build_mcp_server(registry: Registry) -> MCPServer[Any]:
@@ -83,6 +122,7 @@ def build_mcp_server(registry: Registry) -> MCPServer[Any]:
             annotations=READ_ONLY,
             structured_output=True,
         )
+        _refuse_unknown_arguments(server, spec.name)
 
     @server.resource(
         CHUNK_URI,
@@ -96,8 +136,12 @@ def build_mcp_server(registry: Registry) -> MCPServer[Any]:
             request = FetchChunkRequest(chunk_id=chunk_id, collection=collection)
             reply = await registry.call(registry.tools["fetch_chunk"], request)
         except ValidationError as exc:
-            raise ResourceError(f"not a chunk address: {exc.error_count()} invalid parts") from None
+            raise ResourceNotFoundError(
+                f"not a chunk address: {exc.error_count()} invalid parts"
+            ) from None
         except ServiceError as exc:
+            if exc.status == 404:  # the protocol's not-found, not an internal error
+                raise ResourceNotFoundError(f"{exc.code}: {exc.message}") from None
             raise ResourceError(f"{exc.code}: {exc.message}") from None
         return reply.model_dump_json()
 

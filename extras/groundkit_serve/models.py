@@ -297,6 +297,14 @@ class ServiceStatus(BaseModel):
     timeout_s: float
     requests: int
     errors: int
+    threads: int = Field(description="the server's threads now (bounded by --workers)")
+    verifications_running: int = Field(
+        description="whole-collection verifies running now, each in its own process"
+    )
+    verifications_cancelled: int = Field(
+        description="whole-collection verifies stopped because their request timed out or was "
+        "cancelled (their process ended at once)"
+    )
     refreshes: int
     refresh_errors: dict[str, str] = Field(
         description="collection -> why its newer generation could not be opened (the older "

@@ -40,6 +40,7 @@ class ServeSettings:
     max_body_bytes: int = 64 * 1024
     timeout_s: float = 10.0
     verify_timeout_s: float = 300.0
+    grace_s: float = 5.0
     workers: int = 4
     max_open_collections: int = 8
     connector: bool = False
@@ -56,6 +57,8 @@ class ServeSettings:
                 raise ConfigurationError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not (self.timeout_s > 0 and self.verify_timeout_s > 0):
             raise ConfigurationError("timeouts must be > 0 seconds")
+        if not 0 <= self.grace_s < float("inf"):
+            raise ConfigurationError(f"grace_s must be a finite number >= 0, got {self.grace_s}")
         if not 0 <= self.port <= 65535:
             raise ConfigurationError(f"port must be from 0 to 65535, got {self.port}")
         if self.token is not None and len(self.token) < 16:

@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 import anyio
 import anyio.to_thread
@@ -33,7 +34,6 @@ from groundkit.extend import (
     citation_for,
     collection_status,
     verify_document_citation,
-    verify_reader,
 )
 from groundkit.shards import load_manifest
 from groundkit_serve import telemetry
@@ -56,6 +56,8 @@ from groundkit_serve.runtime import Lease, Runtime
 from groundkit_serve.searching import search_arguments, search_reply, verification_out
 from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
+from groundkit_serve.verifying import running_verifications, verify_in_child
+from groundkit_serve.work import Work, current_work, reset_work, set_work
 
 __all__ = ["Registry"]
 
@@ -73,20 +75,6 @@ def _trace_reply(span: Span, reply: BaseModel) -> None:
     )
     if isinstance(reply, SearchReply):
         telemetry.stage_spans(reply.metadata.get("timings_ms", {}))
-
-
-def _summed(audits: list[CollectionVerification]) -> CollectionVerification:
-    """The shards' whole-collection checks as one (a single collection's is itself)."""
-    if len(audits) == 1:
-        return audits[0]
-    return CollectionVerification(
-        checked=sum(a.checked for a in audits),
-        verified=sum(a.verified for a in audits),
-        drifted=sum(a.drifted for a in audits),
-        unresolvable=sum(a.unresolvable for a in audits),
-        integrity_problems=tuple(p for a in audits for p in a.integrity_problems),
-        failures=tuple(f for a in audits for f in a.failures),
-    )
 
 
 def _audit(checks: list[Verification]) -> CollectionVerification:
@@ -172,8 +160,18 @@ class Registry:
 
     # --- calling -------------------------------------------------------------------------
 
-    async def call(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
-        """Run ``spec`` in a worker thread, bounded in number and time; errors as ServiceError."""
+    async def call(
+        self,
+        spec: ToolSpec,
+        request: BaseModel,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> BaseModel:
+        """Run ``spec`` in a worker thread, bounded in number and time; errors as ServiceError.
+
+        A request that times out or is cancelled (an MCP client's ``notifications/cancelled``
+        cancels this coroutine) has its ``Work`` cancelled, so the worker stops at its next
+        check rather than running on unseen; ``progress`` receives a long tool's progress."""
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.settings.workers)
         limit = self.settings.verify_timeout_s if spec.long_running else self.settings.timeout_s
@@ -187,6 +185,8 @@ class Registry:
                 top_k=getattr(request, "top_k", None),
                 chunk_id=getattr(request, "chunk_id", None),
             )
+            work = Work(progress=progress)
+            token = set_work(work)  # the worker thread runs in a copy of this context
             try:
                 with anyio.fail_after(limit):
                     reply = await anyio.to_thread.run_sync(
@@ -209,6 +209,8 @@ class Registry:
                 status, code = 500, "internal"
                 raise
             finally:
+                work.cancel.set()  # done or not, nothing more of this request may run
+                reset_work(token)
                 elapsed = round((time.perf_counter() - started) * 1000, 3)
                 telemetry.record(span, status=status, error=code, duration_ms=elapsed)
                 with self._counts_lock:
@@ -305,19 +307,23 @@ class Registry:
     def verify(self, request: VerifyRequest) -> VerifyReply:
         if request.chunk_id is not None and request.citation is not None:
             raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
-        with self.runtime.lease(request.collection) as lease:
-            if request.chunk_id is not None:
-                chunk, document, reader = self._chunk(lease, request.chunk_id)
-                location = reader.location
-                check = verify_document_citation(citation_for(chunk, document), document, location)
-                audit = _audit([check])
-            elif request.citation is not None:
-                audit = _audit([self._verify_citation(lease, request)])
-            else:  # the library's whole-collection check, on this request's snapshot (shards)
-                audit = _summed([verify_reader(reader) for reader in lease.readers])
+        if request.chunk_id is None and request.citation is None:
+            # the whole collection: in a child process, holding no snapshot (adr/0040)
+            collection = self.runtime.name(request.collection)
+            self.runtime.probe(collection)  # a missing or damaged collection fails here
+            generation, audit = verify_in_child(self.settings.index_dir, collection, current_work())
+        else:
+            with self.runtime.lease(request.collection) as lease:
+                collection, generation = lease.collection, lease.generation
+                if request.chunk_id is not None:
+                    chunk, document, reader = self._chunk(lease, request.chunk_id)
+                    citation, location = citation_for(chunk, document), reader.location
+                else:
+                    citation, document, location = self._cited(lease, request)
+            audit = _audit([verify_document_citation(citation, document, location)])
         return VerifyReply(
-            collection=lease.collection,
-            generation=lease.generation,
+            collection=collection,
+            generation=generation,
             checked=audit.checked,
             verified=audit.verified,
             drifted=audit.drifted,
@@ -336,8 +342,9 @@ class Registry:
             failures_total=len(audit.failures),
         )
 
-    def _verify_citation(self, lease: Lease, request: VerifyRequest) -> Verification:
-        """A client's citation, checked only against a document of this collection."""
+    def _cited(self, lease: Lease, request: VerifyRequest) -> tuple[Citation, Document, str]:
+        """A client's citation as one of this collection's documents would cite it (checked
+        only against a document of this collection), that document, and its store."""
         cited = request.citation
         assert cited is not None
         candidates: list[tuple[Document, CollectionReader]] = []
@@ -378,7 +385,7 @@ class Registry:
             end_line=1,
             extractor=document.extractor,  # an extracted source is re-extracted, same identity
         )
-        return verify_document_citation(citation, document, reader.location)
+        return citation, document, reader.location
 
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []
@@ -428,6 +435,7 @@ class Registry:
     def status(self, _: NoArguments | None = None) -> ServiceStatus:
         with self._counts_lock:
             counts = dict(self._counts)
+        running, cancelled = running_verifications()
         return ServiceStatus(
             version=__version__,
             index_dir=str(self.settings.index_dir),
@@ -439,6 +447,9 @@ class Registry:
             timeout_s=self.settings.timeout_s,
             requests=counts["requests"],
             errors=counts["errors"],
+            threads=threading.active_count(),
+            verifications_running=running,
+            verifications_cancelled=cancelled,
             refreshes=self.runtime.refreshes,
             refresh_errors=dict(self.runtime.refresh_errors),
             uptime_s=round(time.monotonic() - self.runtime.started, 3),

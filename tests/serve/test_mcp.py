@@ -51,10 +51,14 @@ def library_results(index_dir: Path) -> list[dict[str, Any]]:
     return [result.to_dict() for result in response.results]
 
 
-async def exercise_registry(session: ClientSession, expected: list[dict[str, Any]]) -> None:
+async def exercise_registry(
+    session: ClientSession, expected: list[dict[str, Any]], max_top_k: int
+) -> None:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(tools) == TOOLS
-    assert tools["search"].input_schema["properties"]["top_k"]["maximum"] == 100
+    # the schema declares the limit the server enforces (--max-top-k), and no other argument
+    assert tools["search"].input_schema["properties"]["top_k"]["maximum"] == max_top_k
+    assert tools["search"].input_schema["additionalProperties"] is False
     assert "results" in (tools["search"].output_schema or {})["properties"]
     assert tools["search"].annotations is not None and tools["search"].annotations.read_only_hint
 
@@ -108,13 +112,13 @@ async def exercise_registry(session: ClientSession, expected: list[dict[str, Any
 
 def test_stdio_serves_the_registry(index_dir: Path) -> None:
     expected = library_results(index_dir)
-    run_session(stdio(index_dir), lambda session: exercise_registry(session, expected))
+    run_session(stdio(index_dir), lambda session: exercise_registry(session, expected, 50))
 
 
 def test_streamable_http_serves_the_registry(server: Server, index_dir: Path) -> None:
     expected = library_results(index_dir)
     transport = streamable_http_client(server.url + "/mcp")
-    run_session(transport, lambda session: exercise_registry(session, expected))
+    run_session(transport, lambda session: exercise_registry(session, expected, 20))
 
 
 def test_the_two_tool_connector_shape(index_dir: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,16 +65,28 @@ class CollectionVerification:
         }
 
 
+PROGRESS_EVERY = 500
+"""Chunks between two ``progress`` calls of ``verify_reader``."""
+
+
 def verify_reader(
-    reader: CollectionReader, *, chunk_id: str | None = None, root: str | Path | None = None
+    reader: CollectionReader,
+    *,
+    chunk_id: str | None = None,
+    root: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> CollectionVerification:
     """Re-read each chunk's source (under ``root`` instead of its recorded root, if given),
-    each source once: ``iter_chunks`` gives a document's chunks in a row."""
+    each source once: ``iter_chunks`` gives a document's chunks in a row. ``progress(done,
+    total)`` is called every ``PROGRESS_EVERY`` chunks and at the end (it may raise to stop)."""
     problems = list(reader.integrity_problems())
     documents = {d.document_id: d for d in reader.iter_documents()}
     checks: list[Verification] = []
     sources = SourceTexts()
-    for chunk in reader.iter_chunks():
+    total = reader.chunk_count
+    for done, chunk in enumerate(reader.iter_chunks(), 1):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, total)
         if chunk_id is not None and chunk.chunk_id != chunk_id:
             continue
         document = documents.get(chunk.document_id)
@@ -92,6 +105,8 @@ def verify_reader(
             "`groundkit search --json` shows chunk ids",
             subject=chunk_id,
         )
+    if progress is not None:
+        progress(total, total)
     counts = Counter(check.verdict for check in checks)
     return CollectionVerification(
         checked=len(checks),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -53,8 +54,18 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text}")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
+    return value
+
+
+def _grace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text}")
     return value
 
 
@@ -108,7 +119,22 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "--timeout", type=_seconds, default=10.0, metavar="S", help="per request (default: 10)"
     )
     limits.add_argument(
+        "--verify-timeout",
+        type=_seconds,
+        default=300.0,
+        metavar="S",
+        help="per whole-collection verify, which runs in its own process (default: 300)",
+    )
+    limits.add_argument(
         "--workers", type=_count, default=4, help="threads for search work (default: 4)"
+    )
+    limits.add_argument(
+        "--grace",
+        type=_grace,
+        default=5.0,
+        metavar="S",
+        help="on SIGTERM or Ctrl-C, let requests in flight (REST and MCP) finish for up to S "
+        "seconds before stopping (default: 5; 0 stops at once)",
     )
     limits.add_argument(
         "--max-open",
@@ -188,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
         max_top_k=args.max_top_k,
         max_body_bytes=args.max_body,
         timeout_s=args.timeout,
+        verify_timeout_s=args.verify_timeout,
+        grace_s=args.grace,
         workers=args.workers,
         max_open_collections=args.max_open,
         connector=args.connector,

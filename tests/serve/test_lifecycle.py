@@ -1,0 +1,181 @@
+"""The service's work under time limits, cancellation and concurrency (issue 29, items 3, 4
+and 8): a whole-collection verify runs beside searches, reports MCP progress, and stops when
+its request times out or is cancelled; MCP tool schemas say what the server enforces."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from serving import Server, start_server
+
+import groundkit
+
+TIMEOUT = 60
+WORDS = [a + b + c for a in "bdfgklmnprst" for b in "aeiou" for c in ("ra", "lo", "ven", "mis")]
+
+
+@pytest.fixture(scope="module")
+def big_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,000 files, over 8,000 chunks: a whole-collection verify takes a while and reports
+    progress many times."""
+    root = tmp_path_factory.mktemp("big")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    rng = random.Random(5)
+    for n in range(3000):
+        paragraphs = [f"# File {n}"] + [" ".join(rng.choices(WORDS, k=90)) + "." for _ in range(4)]
+        (corpus / f"f{n:04}.md").write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=root / "index")
+    return root / "index"
+
+
+@pytest.fixture(scope="module")
+def big_server(big_index: Path) -> Iterator[Server]:
+    running = start_server("--index-dir", str(big_index), "--workers", "2")
+    yield running
+    running.stop()
+
+
+def status(server: Server) -> dict[str, Any]:
+    reply = httpx.get(server.url + "/v1/status", timeout=TIMEOUT)
+    reply.raise_for_status()
+    body: dict[str, Any] = reply.json()
+    return body
+
+
+def wait_until_idle(server: Server, seconds: float = 10.0) -> dict[str, Any]:
+    """The status once no verify runs (bounded: a hang fails, nothing is timed)."""
+    done = threading.Event()
+    for _ in range(int(seconds / 0.1)):
+        now = status(server)
+        if now["verifications_running"] == 0:
+            return now
+        done.wait(0.1)
+    raise AssertionError(f"a verify is still running: {now}")
+
+
+def session_call(server: Server, body: Any) -> Any:
+    async def main() -> Any:
+        async with (
+            streamable_http_client(server.url + "/mcp") as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            return await body(session)
+
+    return anyio.run(main)
+
+
+def test_searches_answer_while_a_whole_collection_verify_runs(big_server: Server) -> None:
+    seen: dict[str, Any] = {"progress": [], "during": []}
+
+    async def body(session: ClientSession) -> Any:
+        finished = anyio.Event()
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            seen["progress"].append((done, total))
+
+        async def search_until_verified() -> None:
+            async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+                while not finished.is_set():
+                    reply = await client.get(big_server.url + "/v1/search", params={"q": "bara"})
+                    running = (await client.get(big_server.url + "/v1/status")).json()
+                    seen["during"].append((reply.status_code, running["verifications_running"]))
+
+        async def verify() -> None:
+            seen["verify"] = await session.call_tool("verify", {}, progress_callback=progress)
+            finished.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(verify)
+            group.start_soon(search_until_verified)
+
+    session_call(big_server, body)
+    answered_during = [code for code, running in seen["during"] if running == 1]
+    assert len(answered_during) >= 3 and set(answered_during) == {200}  # none waited for it
+    collections = httpx.get(big_server.url + "/v1/collections", timeout=TIMEOUT).json()
+    chunks = collections["collections"][0]["chunks"]
+    result = seen["verify"].structured_content
+    assert result["checked"] == chunks and result["verified"] == chunks
+    dones = [done for done, _ in seen["progress"]]
+    assert len(dones) > 3 and dones == sorted(dones) and seen["progress"][-1] == (chunks, chunks)
+
+
+def test_a_cancelled_verify_stops_its_work(big_server: Server) -> None:
+    before = status(big_server)["verifications_cancelled"]
+
+    async def body(session: ClientSession) -> None:
+        started = anyio.Event()
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            started.set()
+
+        async with anyio.create_task_group() as group:
+            scope = anyio.CancelScope()  # cancelled at the first progress: before the end
+
+            async def call() -> None:
+                with scope:
+                    await session.call_tool("verify", {}, progress_callback=progress)
+
+            group.start_soon(call)
+            await started.wait()
+            scope.cancel()  # the client abandons the call: the SDK tells the server
+
+    session_call(big_server, body)
+    idle = wait_until_idle(big_server)
+    assert idle["verifications_cancelled"] == before + 1  # stopped, not run to its end
+    assert idle["threads"] <= idle["workers"] + 8
+
+
+def test_timed_out_verifies_leave_no_work_running(big_index: Path) -> None:
+    server = start_server(
+        "--index-dir", str(big_index), "--workers", "2", "--verify-timeout", "0.2"
+    )
+    try:
+
+        def verify(_: int) -> int:
+            return httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT).status_code
+
+        threads = [threading.Thread(target=lambda: codes.append(verify(0))) for _ in range(6)]
+        codes: list[int] = []
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(TIMEOUT)
+        assert codes == [504] * 6
+        idle = wait_until_idle(server, seconds=5)
+        # each that had started was stopped at its deadline (those still waiting for a worker
+        # never started)
+        assert idle["verifications_cancelled"] >= 1
+        assert idle["threads"] <= idle["workers"] + 8
+    finally:
+        server.stop()
+
+
+def test_unknown_tool_arguments_are_refused_by_name(server: Server) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("search", {"query": "leak", "shoe_size": 9})
+
+    result = session_call(server, body)
+    assert result.is_error and "shoe_size" in result.content[0].text
+
+
+def test_a_missing_chunk_resource_is_the_protocols_not_found(server: Server) -> None:
+    async def body(session: ClientSession) -> Any:
+        with pytest.raises(MCPError) as raised:
+            await session.read_resource(f"groundkit://chunks/default/chk_{'0' * 32}")
+        return raised.value
+
+    error = session_call(server, body)
+    assert error.error.code == -32602  # the current protocol's not-found (ResourceNotFoundError)
+    assert "not_found" in error.error.message

@@ -32,6 +32,7 @@ from groundkit.retrieval.citations import citation_for, citation_root, verify_do
 from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
 from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
 from groundkit.store.base import CollectionReader, TieKey
+from groundkit.store.sqlite.stamp import altered_since_stamp
 from groundkit.vectors import TieKeys, VectorStore, pack_vector, unpack_vector
 from groundkit.vectors.registry import VectorStoreLoader, register_vector_store
 
@@ -60,6 +61,7 @@ __all__ = [
     "TieKeys",
     "VectorStore",
     "VectorStoreLoader",
+    "altered_since_stamp",
     "citation_for",
     "citation_root",
     "collection_file",

@@ -20,10 +20,11 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from groundkit import ConfigurationError, GroundkitError, Reranker, Retriever
-from groundkit.errors import ShardUnavailableError
-from groundkit.extend import CollectionReader, collection_file, open_reader
+from groundkit.errors import CorruptCollectionError, ShardUnavailableError
+from groundkit.extend import CollectionReader, altered_since_stamp, collection_file, open_reader
 from groundkit.shards import ShardedRetriever, load_manifest, shard_name
 from groundkit.shards.manifest import MANIFEST_FILE, shards_dir
 from groundkit_serve.settings import ServeSettings
@@ -58,6 +59,17 @@ class Lease:
         """The snapshot's stores: the collection's, or each shard's in shard order."""
         found = self.retriever
         return found.readers if isinstance(found, ShardedRetriever) else (found.reader,)
+
+
+def _refuse_altered(path: Path, what: str) -> None:
+    """A file changed outside any writer since its last one stamped it is not served from an
+    older snapshot: the request fails closed (503) until ``groundkit check`` says why."""
+    if altered_since_stamp(path):
+        raise CorruptCollectionError(
+            f"{what} ({path}) was changed outside groundkit since its last ingest; it is not "
+            "served until `groundkit check` passes (re-ingest, or restore the file)",
+            subject=str(path),
+        )
 
 
 class Runtime:
@@ -103,6 +115,7 @@ class Runtime:
             folder = shards_dir(index_dir, collection)
             for shard in range(len(manifest.shards)):
                 path = collection_file(folder, shard_name(shard))
+                _refuse_altered(path, f"shard {shard_name(shard)} of {collection!r}")
                 if not path.is_file():
                     raise ShardUnavailableError(
                         f"shard {shard_name(shard)} of sharded collection {collection!r} is "
@@ -111,6 +124,7 @@ class Runtime:
                         subject=str(path),
                     )
             return manifest.generation
+        _refuse_altered(collection_file(index_dir, collection), f"collection {collection!r}")
         with open_reader(index_dir, collection) as reader:
             return reader.generation
 

@@ -394,6 +394,7 @@ class Registry:
                 infos.append(self._sharded_info(name))
                 continue
             try:
+                self.runtime.probe(name)  # a file changed outside groundkit is not ok either
                 status = collection_status(self.settings.index_dir, name)
             except GroundkitError as exc:
                 infos.append(CollectionInfo(name=name, ok=False, error=exc.message))

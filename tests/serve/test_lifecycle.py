@@ -5,6 +5,9 @@ its request times out or is cancelled; MCP tool schemas say what the server enfo
 from __future__ import annotations
 
 import random
+import shutil
+import signal
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from serving import Server, start_server
+from serving import Server, serve_command, start_server
 
 import groundkit
 
@@ -179,3 +182,64 @@ def test_a_missing_chunk_resource_is_the_protocols_not_found(server: Server) -> 
     error = session_call(server, body)
     assert error.error.code == -32602  # the current protocol's not-found (ResourceNotFoundError)
     assert "not_found" in error.error.message
+
+
+def test_a_collection_file_changed_outside_groundkit_is_not_served(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(groundkit.sample_corpus(), corpus)
+    index = tmp_path / "index"
+    groundkit.ingest(corpus, index_dir=index)
+    server = start_server("--index-dir", str(index))
+    try:
+        found = httpx.get(server.url + "/v1/search", params={"q": "leak"}, timeout=TIMEOUT)
+        assert found.status_code == 200  # the snapshot is open and cached
+        path = index / "default" / "collection.sqlite"
+        with path.open("r+b") as handle:  # damage a page in the middle, size unchanged
+            handle.seek(path.stat().st_size // 2)
+            handle.write(b"\x00" * 512)
+        for route in ("/v1/search?q=leak", "/readyz"):
+            refused = httpx.get(server.url + route, timeout=TIMEOUT)
+            assert refused.status_code == 503, refused.text
+            assert "changed outside groundkit" in refused.json()["message"]
+    finally:
+        server.stop()
+
+
+def _verify_then_sigterm(index: Path, grace: str) -> tuple[Any, int]:
+    """An MCP-over-HTTP verify, with SIGTERM sent to the server at its first progress: the
+    call's outcome (its result, or the exception that lost it) and the server's exit."""
+    server = start_server("--index-dir", str(index), "--grace", grace)
+
+    async def body(session: ClientSession) -> Any:
+        await session.list_tools()  # as a client does first (it checks results against them)
+        sent = threading.Event()
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            if not sent.is_set():
+                sent.set()
+                server.process.send_signal(signal.SIGTERM)
+
+        return await session.call_tool("verify", {}, progress_callback=progress)
+
+    try:
+        outcome: Any = session_call(server, body)
+    except Exception as exc:  # the call was lost with the server
+        outcome = exc
+    code = server.process.wait(TIMEOUT)
+    server.stop()
+    return outcome, code
+
+
+def test_sigterm_lets_an_mcp_call_in_flight_finish_within_the_grace(big_index: Path) -> None:
+    outcome, _ = _verify_then_sigterm(big_index, "30")
+    assert not isinstance(outcome, Exception), outcome
+    assert outcome.structured_content["verified"] == outcome.structured_content["checked"] > 0
+
+
+@pytest.mark.parametrize("grace", ["-1", "nan", "inf", "soon"])
+def test_a_grace_that_is_not_a_finite_number_of_seconds_is_refused(grace: str) -> None:
+    done = subprocess.run(
+        serve_command("--http", "--grace", grace), capture_output=True, text=True, timeout=60,
+        check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--grace" in done.stderr

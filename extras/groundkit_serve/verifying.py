@@ -10,7 +10,9 @@ its progress and its result through a pipe.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -26,6 +28,7 @@ from groundkit_serve.work import CancelledError, Work
 __all__ = ["running_verifications", "verify_in_child"]
 
 _POLL_S = 0.05
+_NICENESS = 10
 
 
 class _Counts:
@@ -77,7 +80,10 @@ def _verify(index_dir: str, collection: str, send: Connection) -> tuple[int, Any
 
 
 def _child(index_dir: str, collection: str, send: Connection) -> None:
-    """The child's whole life: verify, send ("done", generation, audit) or ("error", ...)."""
+    """The child's whole life: verify, send ("done", generation, audit) or ("error", ...).
+    It runs at a lower CPU priority: searches are waited for, a collection's audit is not."""
+    with contextlib.suppress(AttributeError, OSError):  # no nice() on every platform
+        os.nice(_NICENESS)
     try:
         generation, audit = _verify(index_dir, collection, send)
         send.send(("done", generation, audit))

@@ -14,8 +14,15 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 BROWSER="${CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$BROWSER" ] && [ "$BROWSER" = /usr/bin/chromium ] && [ "$(id -u)" = 0 ] \
+    && command -v apt-get >/dev/null; then
+  # README command 2 on a fresh Debian machine: the test env installs its own browser
+  echo "web/e2e/run.sh: installing Debian's chromium (apt-get install -y chromium)" >&2
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 if [ ! -x "$BROWSER" ]; then
-  echo "web/e2e/run.sh: no browser at $BROWSER; install Debian's: apt-get install -y chromium" >&2
+  echo "web/e2e/run.sh: no browser at $BROWSER; install Debian's as root: apt-get install -y" \
+    "chromium (or set CHROMIUM to another Chromium)" >&2
   exit 2
 fi
 cd "$HERE"
@@ -33,5 +40,13 @@ rm -rf build/snap
 rm -rf build/sem
 "$PYTHON" -m groundkit build-site sample -o build/sem --pyodide-dir node_modules/pyodide \
   --embedder minilm --ort-dir node_modules/onnxruntime-web
+# sources named with URL syntax (?, #, %2F, %2e): each is found, shown and verified as itself
+rm -rf build/odd build/odd-src && mkdir -p build/odd-src
+for pair in "what?now.md:quokkaquery" "see#here.md:quokkafragment" "a%2Fb.md:quokkaslash" \
+    "%2e%2e.md:quokkadots"; do
+  printf '# Odd name\n\nThis page holds the word %s.\n\nA second paragraph.\n' "${pair##*:}" \
+    > "build/odd-src/${pair%%:*}"
+done
+"$PYTHON" -m groundkit build-site build/odd-src -o build/odd --pyodide-dir node_modules/pyodide
 node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap \
-  --semantic-site build/sem --out build "$@"
+  --semantic-site build/sem --odd-site build/odd --out build "$@"

@@ -29,6 +29,10 @@ const PYTHON = opt("--python", process.env.PYTHON || "python3");
 const BENCH_ONLY = opt("--bench-only", null);
 const SNAPSHOT_SITE = opt("--snapshot-site", null); // a site built with --snapshot
 const SEMANTIC_SITE = opt("--semantic-site", null); // built with --embedder minilm --ort-dir
+const ODD_SITE = opt("--odd-site", null); // sources named with ?, #, %2F, %2e (ODD_NAMES)
+// Each file of the odd site holds one word of its own (run.sh writes them).
+const ODD_NAMES = { "what?now.md": "quokkaquery", "see#here.md": "quokkafragment",
+  "a%2Fb.md": "quokkaslash", "%2e%2e.md": "quokkadots" };
 const MEASURE = argv.includes("--measure") || BENCH_ONLY !== null;
 const TIMEOUT = 120_000;
 
@@ -162,6 +166,45 @@ async function showAndVerify(page, index) {
     .includes(document.querySelector(s).dataset.verdict), verdictSel);
   const verdict = await page.$eval(verdictSel, (v) => ({ verdict: v.dataset.verdict, reason: v.title }));
   return { cited, verdict };
+}
+
+// Sources whose names hold URL syntax are searched, shown and verified as themselves (every
+// URL the page and its worker build is encoded), and an edited copy of a source on the site
+// is drifted, not verified, even where the cited text is unchanged (issue 29, item 13).
+async function checkOddNames(browser, dir, offsite) {
+  const site = JSON.parse(fs.readFileSync(path.join(dir, "site.json"), "utf-8"));
+  const s = await startServer(dir);
+  const origin = `http://127.0.0.1:${s.port}`;
+  try {
+    const open = async () => {
+      const page = await openPage(browser, origin, offsite);
+      await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+      await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), null, { timeout: TIMEOUT });
+      return page;
+    };
+    const page = await open();
+    for (const [name, word] of Object.entries(ODD_NAMES)) {
+      const found = await search(page, word);
+      check(found.length >= 1 && found[0].source === name, `odd names: "${word}" finds ${name} (got ${found[0]?.source})`);
+      const v = await showAndVerify(page, 0);
+      check(v.cited.text.includes(word), `odd names: ${name}'s cited text is shown from its own file`);
+      check(v.verdict.verdict === "verified", `odd names: ${name} verifies (${v.verdict.verdict}: ${v.verdict.reason})`);
+    }
+    check(page.consoleErrors.length === 0, `odd names: no console error (${page.consoleErrors.join("; ")})`);
+    await page.context().close();
+    // Edit the site's copy of one source below its cited paragraph: the span still matches.
+    const copy = path.join(dir, site.sources.url, "what?now.md");
+    fs.appendFileSync(copy, "\nA line added to the site's copy after the build.\n");
+    const again = await open();
+    const found = await search(again, "quokkaquery");
+    check(found[0]?.source === "what?now.md", "drift: the edited source is still found");
+    const v = await showAndVerify(again, 0);
+    check(v.verdict.verdict === "drifted" && v.verdict.reason.includes("not the file that was indexed"),
+      `drift: an edited copy is drifted, not verified (${v.verdict.verdict}: ${v.verdict.reason})`);
+    await again.context().close();
+  } finally {
+    s.srv.kill();
+  }
 }
 
 // The renderer processes' resident memory (Linux /proc): the JS heap figures leave out
@@ -582,6 +625,7 @@ try {
   }
 
   if (SEMANTIC_SITE) await checkSemantic(browser, path.resolve(SEMANTIC_SITE), offsite);
+  if (ODD_SITE) await checkOddNames(browser, path.resolve(ODD_SITE), offsite);
 
   check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
   console.log(`browser: chromium ${browser.version()}`);

@@ -16,6 +16,10 @@ const t0 = performance.now();
 const mark = (name) => (timings[name] = Math.round(performance.now() - t0));
 const progress = (phase, text, fraction = null) => self.postMessage({ type: "progress", phase, text, fraction });
 
+// A site-relative path as a URL path: each segment encoded, so a file named "a?b.md",
+// "x#y.md" or "a%2Fb.md" is fetched as itself, never as a query, a fragment or another path.
+const encodePath = (path) => path.split("/").map(encodeURIComponent).join("/");
+
 async function fetchBytes(url, label, phase) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${label}: HTTP ${response.status} for ${response.url}`);
@@ -271,7 +275,24 @@ def verify(index):
             return json.dumps({"verdict": "unresolvable",
                                "reason": f"document root {stored} is not the one this site ships"})
         check = verify_citation(result.citation, _state["sources_root"])
+        if check.verdict == "verified":  # the span alone is not enough: is it the same file?
+            changed = _changed_copy(r.document_of(result), result.citation)
+            if changed is not None:
+                return json.dumps({"verdict": "drifted", "reason": changed})
     return json.dumps({"verdict": check.verdict, "reason": check.reason})
+
+def _changed_copy(document, citation):
+    """Why the site's copy of a source is not the file that was indexed (its text's hash
+    differs from the recorded one), or None when it is the same."""
+    from groundkit.contracts import content_hash
+    try:
+        text = source_text(_state["sources_root"], citation.source, extractor=citation.extractor)
+    except groundkit.GroundkitError as exc:
+        return exc.message
+    if content_hash(text) == document.content_hash:
+        return None
+    return (f"the site's copy of {citation.source} is not the file that was indexed (its "
+            "content hash differs from the recorded one), although the cited text is still there")
 
 def cited_source(index):
     """The text an extracted (HTML, PDF) result's offsets index: its file, re-extracted."""
@@ -423,7 +444,7 @@ const ops = {
     if (semantic?.active && mode !== "bm25") await semantic.give(query);
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
-    const base = (u) => new URL(u, boot.siteUrl).href;
+    const base = (u) => new URL(encodePath(u), boot.siteUrl).href;
     const fetchAll = async (list) => {
       const got = await Promise.all(list.map((p) => fetchBytes(base(p), "index", null)));
       list.forEach((p, i) => gk.put(p, got[i]));

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from groundkit import Retriever
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
@@ -111,7 +112,7 @@ def test_cli_eval_prints_the_metric_keys_and_writes_per_query(
         ["eval", str(write_dataset(tmp_path / "tiny")), "--json", "--per-query", str(per_query)]
     )
     assert code == 0
-    assert set(json.loads(capsys.readouterr().out)) == METRIC_KEYS
+    assert set(json.loads(capsys.readouterr().out)) == {*METRIC_KEYS, "mode"}
     lines = [json.loads(line) for line in per_query.read_text("utf-8").splitlines()]
     assert [line["query_id"] for line in lines] == ["q1", "q2"]
 
@@ -184,3 +185,33 @@ def test_an_unregistered_embedder_evaluates_dense_and_hybrid(tmp_path: Path, kep
             dataset, mode=mode, embedder=Unregistered(), index_dir=index, min_similarity=-1
         )
         assert result.metrics["queries"] == 2
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_eval_scores_the_mode_search_uses_by_default_and_says_which(
+    tmp_path: Path, kept: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A collection bound to a semantic embedder searches hybrid by default: eval scores
+    hybrid too unless asked otherwise (issue 32, item 3)."""
+    from dataclasses import replace
+
+    from groundkit.embedding import HashEmbedder
+    from groundkit.manifest import EmbeddingIdentity
+
+    class Meaningful(HashEmbedder):  # a stand-in for a semantic model (MiniLM)
+        @property
+        def identity(self) -> EmbeddingIdentity:
+            return replace(super().identity, model="meaningful", semantic=True)
+
+    dataset = write_dataset(tmp_path / "tiny")
+    index = tmp_path / "index" if kept else None
+    semantic = evaluate_dataset(dataset, embedder=Meaningful(), index_dir=index, min_similarity=-1)
+    assert semantic.mode == "hybrid" and semantic.to_dict()["mode"] == "hybrid"
+    if kept:
+        with Retriever.open(tmp_path / "index", "beir-tiny", embedder=Meaningful()) as retriever:
+            assert retriever.default_mode == semantic.mode  # the mode search picks
+    assert evaluate_dataset(write_dataset(tmp_path / "lexical")).mode == "bm25"
+    asked = evaluate_dataset(dataset, embedder=Meaningful(), mode="bm25")
+    assert asked.mode == "bm25"
+    main(["eval", str(write_dataset(tmp_path / "cli"))])
+    assert capsys.readouterr().out.splitlines()[0].split() == ["mode", "bm25"]

@@ -45,9 +45,12 @@ class EvaluationResult:
 
     metrics: dict[str, float]
     per_query: dict[str, dict[str, float]]
+    mode: SearchMode = "bm25"
+    """The mode that was scored: the one asked for, else the collection's default (as
+    ``search`` picks it: hybrid on a collection with a semantic embedder, bm25 otherwise)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.metrics)
+        return {"mode": self.mode, **self.metrics}
 
     def write_per_query(self, path: str | Path) -> None:
         """One JSON line per query: its id and metrics, sorted by id."""
@@ -123,7 +126,7 @@ def evaluate(
     sources: dict[str, str],
     *,
     bm25: BM25Params | None = None,
-    mode: SearchMode = "bm25",
+    mode: SearchMode | None = None,
     top_k: int = 100,
     cutoffs: Sequence[int] = (10, 100),
     vector_store: str | None = None,
@@ -133,6 +136,7 @@ def evaluate(
 ) -> EvaluationResult:
     """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries.
 
+    ``mode``: default the collection's own, exactly as ``Retriever.search`` chooses it;
     ``min_similarity``: the dense floor for modes dense and hybrid (default: the collection's);
     ``search_options``: more keyword arguments of ``Retriever.search`` (``rrf_k``, ``depth``);
     ``embedder``: the one the collection was built with, where no registered name reproduces
@@ -141,15 +145,16 @@ def evaluate(
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     depth = min(MAX_TOP_K, max(top_k * 10, top_k))
-    # A BM25 ranking at a smaller depth is a prefix of the deeper one (ties break on content
-    # keys), so it is asked for first: one chunk per document, as here, needs no more.
-    depths = (top_k + 1, depth) if mode == "bm25" and top_k + 1 < depth else (depth,)
     small, large = min(cutoffs), max(cutoffs)
     options: dict[str, Any] = dict(search_options or {})
     if min_similarity is not None:
         options["min_similarity"] = min_similarity
     reader = store.reader()
     with Retriever(reader, bm25=bm25, embedder=embedder, vector_store=vector_store) as retriever:
+        mode = retriever.default_mode if mode is None else mode
+        # A BM25 ranking at a smaller depth is a prefix of the deeper one (ties break on
+        # content keys), so it is asked for first: one chunk per document needs no more.
+        depths = (top_k + 1, depth) if mode == "bm25" and top_k + 1 < depth else (depth,)
         for query_id, text in sorted(dataset.queries.items()):
             started = time.perf_counter()
             run: dict[str, float] = {}
@@ -180,7 +185,7 @@ def evaluate(
     ordered = sorted(latencies)
     summary["latency_p50_ms"] = statistics.median(ordered) if ordered else 0.0
     summary["latency_p95_ms"] = ordered[round(0.95 * (len(ordered) - 1))] if ordered else 0.0
-    return EvaluationResult(summary, per_query)
+    return EvaluationResult(summary, per_query, mode)
 
 
 def evaluate_dataset(
@@ -188,7 +193,7 @@ def evaluate_dataset(
     *,
     index_dir: str | Path | None = None,
     collection: str | None = None,
-    mode: SearchMode = "bm25",
+    mode: SearchMode | None = None,
     top_k: int = 100,
     bm25: BM25Params | None = None,
     analyzer: Analyzer | None = None,
@@ -197,7 +202,8 @@ def evaluate_dataset(
     vector_store: str | None = None,
     min_similarity: float | None = None,
 ) -> EvaluationResult:
-    """Index a BEIR dataset and score ``mode`` on its judged test queries.
+    """Index a BEIR dataset and score ``mode`` (default: the collection's, as ``search``
+    picks it) on its judged test queries.
 
     With ``embedder`` the corpus is embedded too (for ``dense`` and ``hybrid``; a kept
     collection reuses its own), searched through ``vector_store`` (default: exact).

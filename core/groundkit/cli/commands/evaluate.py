@@ -54,7 +54,13 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="NAME",
         help="collection name under --index-dir (default: beir-<dataset folder name>)",
     )
-    parser.add_argument("--mode", choices=MODES, default="bm25", help="search mode (default: bm25)")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="search mode (default: the collection's, as `groundkit search` picks it: hybrid "
+        "with a semantic --embedder, else bm25); the output names the mode scored",
+    )
     parser.add_argument(
         "--top-k",
         type=int,
@@ -108,6 +114,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.json:
         emit_json(result.to_dict())
     else:
+        print(f"{'mode':<16} {result.mode}")
         for key, value in result.metrics.items():
             shown = value if isinstance(value, int) else f"{value:.4f}"
             print(f"{key:<16} {shown}")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundkit import codec
+from groundkit.analysis.languages import LANGUAGES, fold_diacritics, language_stemmer
+from groundkit.analysis.languages import resolve_language as _resolve_language
 from groundkit.analysis.stopwords import STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
@@ -25,7 +27,14 @@ ANALYZER_NAME = "groundkit.standard"
 ANALYZER_VERSION = 2
 """Bumped whenever the terms produced for some text change."""
 
-STEMMERS: tuple[str, ...] = ("porter", "snowball-english", "none")
+STEMMERS: tuple[str, ...] = (
+    "porter",
+    "snowball-english",
+    "none",
+    *(f"snowball-{name}" for name in sorted(LANGUAGES.values()) if name != "english"),
+)
+_ASCII_ONLY = frozenset(("porter", "snowball-english"))
+"""Stemmers that leave a non-ASCII word as it is (so existing identities keep their terms)."""
 _CACHE_LIMIT = 1 << 19
 _POSSESSIVE = ("'s", "\u2019s")
 
@@ -35,10 +44,8 @@ def _load_stemmer(name: str) -> Callable[[str], str] | None:
         from groundkit.analysis import porter
 
         return porter.stem
-    if name == "snowball-english":
-        from groundkit.analysis import snowball
-
-        return snowball.stem
+    if name.startswith("snowball-"):
+        return language_stemmer(name.removeprefix("snowball-"))
     return None
 
 
@@ -48,6 +55,8 @@ class Analyzer:
 
     stemmer: str = "porter"
     stopwords: str = "lucene-english"
+    fold: bool = False
+    """Fold diacritics off each term (``zahne`` finds ``Zähne``)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
@@ -66,15 +75,33 @@ class Analyzer:
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
         object.__setattr__(self, "_cache", Memo(self._term, _CACHE_LIMIT))
 
+    @classmethod
+    def for_language(cls, tag: str, *, fold: bool = False) -> Analyzer:
+        """The analyzer of a language (``de``, ``pt-BR``, ``german``): its Snowball stemmer and
+        stop words (none where Snowball has no list)."""
+        algorithm = _resolve_language(tag)
+        if algorithm is None:
+            codes = ", ".join(sorted(LANGUAGES))
+            raise ConfigurationError(f"unknown language {tag!r}; choose one of {codes}")
+        stopwords = f"snowball-{algorithm}"
+        return cls(
+            stemmer=f"snowball-{algorithm}",
+            stopwords=stopwords if stopwords in STOPWORD_SETS else "none",
+            fold=fold,
+        )
+
     @property
     def identity(self) -> dict[str, Any]:
-        return {
+        identity: dict[str, Any] = {
             "name": ANALYZER_NAME,
             "version": ANALYZER_VERSION,
             "stemmer": self.stemmer,
             "stopwords": self.stopwords,
             "cjk": "bigram",
         }
+        if self.fold:  # absent when off: identities from before folding existed stay equal
+            identity["fold"] = "diacritics"
+        return identity
 
     @property
     def identity_json(self) -> str:
@@ -86,7 +113,8 @@ class Analyzer:
         stored = codec.encode(dict(identity))
         stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
         if stemmer in STEMMERS and stopwords in STOPWORD_SETS:
-            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords))
+            fold = identity.get("fold") == "diacritics"
+            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords), fold=fold)
             if candidate.identity_json == stored:
                 return candidate
         raise IndexIdentityError(
@@ -135,6 +163,8 @@ class Analyzer:
         token = word[:-2] if word.endswith(_POSSESSIVE) else word
         if token in self._stop:
             return ""
-        if self._stem is None or not token.isascii():
-            return token
-        return self._stem(token)
+        if self._stem is None or (self.stemmer in _ASCII_ONLY and not token.isascii()):
+            term = token
+        else:
+            term = self._stem(token)
+        return fold_diacritics(term) if self.fold else term

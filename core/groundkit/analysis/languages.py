@@ -1,0 +1,102 @@
+"""Languages: ISO 639-1 codes, their Snowball stemmers and stop word lists, and folding.
+
+The English stemmer is the core's own (``snowball.py``); every other language's comes from the
+pure-Python ``snowballstemmer`` package (generated from the Snowball sources, BSD), imported
+only when a collection asks for it, so a missing package is a ``ConfigurationError`` naming
+the ``languages`` extra. Stop word lists are Snowball's, generated into the core
+(``snowball_stopwords.py``); a language Snowball has no list for has none. See adr/0045.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from functools import cache
+
+from groundkit.errors import ConfigurationError
+from groundkit.plugins import install_hint
+
+__all__ = [
+    "LANGUAGES",
+    "fold_diacritics",
+    "language_stemmer",
+    "resolve_language",
+]
+
+LANGUAGES: dict[str, str] = {
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "no": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+"""ISO 639-1 code -> Snowball algorithm: Pagefind's set of stemmed languages."""
+
+_DIACRITICS = re.compile("[\u0300-\u036f]")
+_ALIASES = {"nb": "no", "nn": "no"}
+
+
+def resolve_language(tag: str) -> str | None:
+    """The Snowball algorithm for a language tag (``de``, ``de-AT``, ``German``), or None.
+
+    The primary subtag decides (BCP 47: ``pt-BR`` is Portuguese); a full algorithm name is
+    accepted as well."""
+    primary = tag.strip().replace("_", "-").split("-", 1)[0].casefold()
+    primary = _ALIASES.get(primary, primary)
+    if primary in LANGUAGES:
+        return LANGUAGES[primary]
+    return primary if primary in LANGUAGES.values() else None
+
+
+@cache
+def language_stemmer(algorithm: str) -> Callable[[str], str]:
+    """The stem function of a Snowball algorithm (English: the core's own)."""
+    if algorithm == "english":
+        from groundkit.analysis import snowball
+
+        return snowball.stem
+    try:
+        import snowballstemmer
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"the {algorithm} stemmer needs the snowballstemmer package: "
+            + install_hint("languages")
+        ) from exc
+    stem: Callable[[str], str] = snowballstemmer.stemmer(algorithm).stemWord
+    return stem
+
+
+def fold_diacritics(term: str) -> str:
+    """``term`` with its diacritics removed (``zähne`` -> ``zahne``), recomposed.
+
+    Like Lucene's ASCIIFoldingFilter for accented letters: NFKD, then the combining diacritical
+    marks (U+0300-U+036F) dropped. Other marks (Devanagari vowel signs, the virama) stay, as
+    do letters that do not decompose (``ø``, ``ß``)."""
+    if term.isascii():
+        return term
+    decomposed = unicodedata.normalize("NFKD", term)
+    return unicodedata.normalize("NFC", _DIACRITICS.sub("", decomposed))

@@ -1,0 +1,100 @@
+"""Every shipped language's stemmer against its official Snowball vocabulary, line by line.
+
+The vocabularies (tests/data/snowball, packed by tools/snowball_data.py) come from
+snowballstem/snowball-data; Arabic and Tamil have none there to check against (adr/0045).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from groundkit.analysis import languages
+from groundkit.analysis.analyzer import STEMMERS, Analyzer
+from groundkit.analysis.languages import LANGUAGES, language_stemmer, resolve_language
+from groundkit.errors import ConfigurationError
+
+VOCABULARIES = Path(__file__).resolve().parent.parent / "data" / "snowball"
+UNCHECKED = {"arabic", "tamil"}  # no vocabulary in snowball-data's mirror (Git LFS)
+DEPARTURES = {"finnish": 103}
+"""Words where snowballstemmer 3.1.1 (and PyStemmer 3.1.0, generated from the same release)
+disagree with snowball-data's newer Finnish vocabulary (-hVn illatives such as ``abachan``);
+pinned so that any other change fails."""
+
+
+def _vocabulary(algorithm: str) -> list[tuple[str, str]]:
+    with gzip.open(VOCABULARIES / f"{algorithm}.txt.gz", "rt", encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    pairs = []
+    for line in lines:
+        word, _, packed = line.partition("\t")
+        if not packed:
+            pairs.append((word, word))
+        elif packed.startswith("="):
+            pairs.append((word, packed[1:]))
+        else:
+            pairs.append((word, word[: len(word) - int(packed)]))
+    return pairs
+
+
+def test_every_language_has_a_vocabulary_or_is_named_unchecked() -> None:
+    shipped = set(LANGUAGES.values())
+    packed = {path.name.removesuffix(".txt.gz") for path in VOCABULARIES.glob("*.txt.gz")}
+    assert packed == shipped - UNCHECKED
+    assert {f"snowball-{name}" for name in shipped} <= set(STEMMERS)
+
+
+@pytest.mark.parametrize("algorithm", sorted(set(LANGUAGES.values()) - UNCHECKED))
+def test_stemmer_reproduces_the_snowball_vocabulary(algorithm: str) -> None:
+    if algorithm != "english":
+        pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
+    stem = language_stemmer(algorithm)
+    pairs = _vocabulary(algorithm)
+    assert len(pairs) > 1000
+    mismatches = [(word, want, got) for word, want in pairs if (got := stem(word)) != want]
+    assert len(mismatches) == DEPARTURES.get(algorithm, 0), (
+        f"{algorithm}: {len(mismatches)} of {len(pairs)} words stem differently; "
+        f"first 20 (word, expected, got): {mismatches[:20]}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tag", "algorithm"),
+    [
+        ("de", "german"),
+        ("de-AT", "german"),
+        ("pt_BR", "portuguese"),
+        ("nb", "norwegian"),
+        ("French", "french"),
+        ("xx", None),
+        ("", None),
+    ],
+)
+def test_language_tags_resolve_by_their_primary_subtag(tag: str, algorithm: str | None) -> None:
+    assert resolve_language(tag) == algorithm
+
+
+def test_unknown_language_is_refused_with_the_choices() -> None:
+    with pytest.raises(ConfigurationError, match=r"unknown language 'klingon'.*de, el"):
+        Analyzer.for_language("klingon")
+
+
+def test_missing_snowballstemmer_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    language_stemmer.cache_clear()
+    monkeypatch.setitem(sys.modules, "snowballstemmer", None)
+    try:
+        with pytest.raises(ConfigurationError, match=r"snowballstemmer.*\[languages\]"):
+            Analyzer.for_language("de")
+    finally:
+        language_stemmer.cache_clear()
+
+
+def test_folding_strips_diacritics_but_keeps_other_marks() -> None:
+    assert languages.fold_diacritics("zähne") == "zahne"
+    assert languages.fold_diacritics("élève") == "eleve"
+    assert languages.fold_diacritics("øß") == "øß"
+    assert languages.fold_diacritics("नमस्ते") == "नमस्ते"  # virama and vowel signs stay

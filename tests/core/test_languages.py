@@ -98,3 +98,20 @@ def test_folding_strips_diacritics_but_keeps_other_marks() -> None:
     assert languages.fold_diacritics("élève") == "eleve"
     assert languages.fold_diacritics("øß") == "øß"
     assert languages.fold_diacritics("नमस्ते") == "नमस्ते"  # virama and vowel signs stay
+
+
+def test_identities_before_languages_are_unchanged_and_new_ones_round_trip() -> None:
+    """Existing collections keep their identity bytes; fold and language are bound in."""
+    base = (
+        '{"cjk":"bigram","name":"groundkit.standard","stemmer":"%s","stopwords":"%s","version":2}'
+    )
+    assert Analyzer().identity_json == base % ("porter", "lucene-english")
+    assert Analyzer(stemmer="snowball-english").identity_json == base % (
+        "snowball-english",
+        "lucene-english",
+    )
+    folded = Analyzer.for_language("en", fold=True)
+    assert folded.identity["fold"] == "diacritics"
+    assert folded.stopwords == "snowball-english"
+    rebuilt = Analyzer.from_identity(folded.identity, subject="c")
+    assert rebuilt == folded and rebuilt.terms("Élèves running") == ["eleves", "run"]

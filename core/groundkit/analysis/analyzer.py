@@ -91,6 +91,16 @@ class Analyzer:
         )
 
     @property
+    def language(self) -> str | None:
+        """The Snowball language ``for_language`` made this analyzer for, else None."""
+        algorithm = self.stemmer.removeprefix("snowball-")
+        if algorithm == self.stemmer:  # porter, none
+            return None
+        if algorithm == "english" and self.stopwords != "snowball-english":
+            return None  # --stemmer snowball-english, from before languages
+        return algorithm
+
+    @property
     def identity(self) -> dict[str, Any]:
         identity: dict[str, Any] = {
             "name": ANALYZER_NAME,

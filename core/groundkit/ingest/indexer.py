@@ -22,13 +22,13 @@ from groundkit.chunking import Span, chunk_text, kind_for
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.embedding.base import Embedder
-from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
 from groundkit.extract.registry import extractor_for_source
-from groundkit.identities import bind_analyzer, bind_embedder
+from groundkit.identities import bind_analyzer, bound_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
 from groundkit.ingest.fetch import fetch
+from groundkit.ingest.language import check_language
 from groundkit.ingest.report import IngestReport
 from groundkit.ingest.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
@@ -75,7 +75,7 @@ class Indexer:
         self.analyzer = bind_analyzer(store.location, store.analyzer_identity(), analyzer)
         self._analyzer_identity = self.analyzer.identity  # built once, not per document
         self.settings = settings or IngestSettings()
-        self.embedder = _bound_embedder(store, embedder)
+        self.embedder = bound_embedder(store, embedder)
         chunker = codec.encode(self.settings.chunker.identity())
         self._fingerprint_salt = f"{chunker}\0{self.analyzer.identity_json}"
         if self.embedder is not None:  # lexical fingerprints stay as they were before vectors
@@ -257,6 +257,7 @@ class Indexer:
             else:
                 decoded = decode_text(data, name=source)
                 extraction = Extraction(decoded, kind_for(source, decoded))
+            check_language(extraction, self.analyzer, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
@@ -275,10 +276,11 @@ class Indexer:
         """Ingest one in-memory text as the text file ``root/source`` (``ingest_texts``)."""
         try:
             checked = check_text(text, name=source, max_bytes=self.settings.max_file_bytes)
+            extraction = Extraction(checked, kind_for(source, checked))
+            check_language(extraction, self.analyzer, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
-        extraction = Extraction(checked, kind_for(source, checked))
         existing = self.store.find_document(root, source)
         return self._ingest_extraction(root, source, extraction, existing, report)
 
@@ -433,18 +435,3 @@ def _under_any(source: str, refused: set[str]) -> bool:
         return True
     parts = source.split("/")
     return any("/".join(parts[:n]) in refused for n in range(1, len(parts)))
-
-
-def _bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
-    """``embedder``, checked against the collection's manifest; or the one the manifest names."""
-    manifest = store.embedding_identity()
-    if manifest is None or embedder is not None:
-        return bind_embedder(store.location, manifest, embedder)
-    found = embedder_for(manifest)
-    if found is None:
-        raise ConfigurationError(
-            f"collection {store.location} is bound to embedding {manifest.to_json()}, which no "
-            "registered embedder reproduces; pass that embedder (embedder= in Python)",
-            subject=store.location,
-        )
-    return found

@@ -14,7 +14,7 @@ import pytest
 from groundkit.analysis import languages
 from groundkit.analysis.analyzer import STEMMERS, Analyzer
 from groundkit.analysis.languages import LANGUAGES, language_stemmer, resolve_language
-from groundkit.errors import ConfigurationError
+from groundkit.errors import ConfigurationError, IndexIdentityError
 
 VOCABULARIES = Path(__file__).resolve().parent.parent / "data" / "snowball"
 UNCHECKED = {"arabic", "tamil"}  # no vocabulary in snowball-data's mirror (Git LFS)
@@ -86,6 +86,7 @@ def test_missing_snowballstemmer_names_the_extra(monkeypatch: pytest.MonkeyPatch
 
     language_stemmer.cache_clear()
     monkeypatch.setitem(sys.modules, "snowballstemmer", None)
+    monkeypatch.setitem(sys.modules, "snowballstemmer.german_stemmer", None)
     try:
         with pytest.raises(ConfigurationError, match=r"snowballstemmer.*\[languages\]"):
             Analyzer.for_language("de")
@@ -115,3 +116,21 @@ def test_identities_before_languages_are_unchanged_and_new_ones_round_trip() -> 
     assert folded.stopwords == "snowball-english"
     rebuilt = Analyzer.from_identity(folded.identity, subject="c")
     assert rebuilt == folded and rebuilt.terms("Élèves running") == ["eleves", "run"]
+
+
+def test_the_pure_python_stemmer_is_used_even_beside_pystemmer() -> None:
+    """snowballstemmer.stemmer() would hand out PyStemmer's C stemmer where installed, which may
+    come from another Snowball release: the collection's identity names the pure one's."""
+    pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
+    stem = language_stemmer("german")
+    assert type(stem.__self__).__module__ == "snowballstemmer.german_stemmer"  # type: ignore[attr-defined]
+    assert Analyzer.for_language("de").identity["release"].startswith("snowballstemmer ")
+
+
+def test_a_collection_stemmed_by_another_release_is_refused_with_the_pin() -> None:
+    pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
+    identity = {**Analyzer.for_language("de").identity, "release": "snowballstemmer 2.2.0"}
+    with pytest.raises(
+        IndexIdentityError, match=r'stemmed by snowballstemmer 2\.2\.0.*"snowballstemmer==2\.2\.0"'
+    ):
+        Analyzer.from_identity(identity, subject="c")

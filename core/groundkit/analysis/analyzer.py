@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundkit import codec
-from groundkit.analysis.languages import LANGUAGES, fold_diacritics, language_stemmer
+from groundkit.analysis.languages import (
+    LANGUAGES,
+    fold_diacritics,
+    language_stemmer,
+    stemmer_release,
+)
 from groundkit.analysis.languages import resolve_language as _resolve_language
 from groundkit.analysis.stopwords import STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
@@ -111,6 +116,8 @@ class Analyzer:
         }
         if self.fold:  # absent when off: identities from before folding existed stay equal
             identity["fold"] = "diacritics"
+        if self.stemmer.startswith("snowball-") and self.stemmer != "snowball-english":
+            identity["release"] = stemmer_release()
         return identity
 
     @property
@@ -127,6 +134,16 @@ class Analyzer:
             candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords), fold=fold)
             if candidate.identity_json == stored:
                 return candidate
+            built, have = identity.get("release"), candidate.identity.get("release")
+            if built != have and isinstance(built, str):
+                raise IndexIdentityError(
+                    f"collection {subject} was stemmed by {built}, this environment has {have}"
+                    f", which may stem some words differently; pip install "
+                    f'"{built.replace(" ", "==")}", or re-ingest into a new collection',
+                    subject=subject,
+                    expected=stored,
+                    found=candidate.identity_json,
+                )
         raise IndexIdentityError(
             f"collection {subject} was built with analyzer {stored}, which this version of "
             f"groundkit cannot reproduce (it has {ANALYZER_NAME} version {ANALYZER_VERSION}); "

@@ -9,10 +9,12 @@ the ``languages`` extra. Stop word lists are Snowball's, generated into the core
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable
 from functools import cache
+from importlib import metadata
 
 from groundkit.errors import ConfigurationError
 from groundkit.plugins import install_hint
@@ -22,6 +24,7 @@ __all__ = [
     "fold_diacritics",
     "language_stemmer",
     "resolve_language",
+    "stemmer_release",
 ]
 
 LANGUAGES: dict[str, str] = {
@@ -74,20 +77,37 @@ def resolve_language(tag: str) -> str | None:
 
 @cache
 def language_stemmer(algorithm: str) -> Callable[[str], str]:
-    """The stem function of a Snowball algorithm (English: the core's own)."""
+    """The stem function of a Snowball algorithm (English: the core's own).
+
+    snowballstemmer's own generated Python class, never ``snowballstemmer.stemmer()``, which
+    hands out PyStemmer's C stemmers when that is installed: they may come from another
+    Snowball release and stem some words differently (adr/0045)."""
     if algorithm == "english":
         from groundkit.analysis import snowball
 
         return snowball.stem
     try:
-        import snowballstemmer
+        module = importlib.import_module(f"snowballstemmer.{algorithm}_stemmer")
     except ImportError as exc:
         raise ConfigurationError(
             f"the {algorithm} stemmer needs the snowballstemmer package: "
             + install_hint("languages")
         ) from exc
-    stem: Callable[[str], str] = snowballstemmer.stemmer(algorithm).stemWord
+    stem: Callable[[str], str] = getattr(module, f"{algorithm.title()}Stemmer")().stemWord
     return stem
+
+
+@cache
+def stemmer_release() -> str:
+    """``snowballstemmer X.Y.Z``: recorded in the identity of every collection it stems, since
+    another release may stem some words differently."""
+    try:
+        return f"snowballstemmer {metadata.version('snowballstemmer')}"
+    except metadata.PackageNotFoundError as exc:
+        raise ConfigurationError(
+            "snowballstemmer is importable but has no package metadata, so the release that "
+            f"stems this collection cannot be recorded: {install_hint('languages')}"
+        ) from exc
 
 
 def fold_diacritics(term: str) -> str:

@@ -10,9 +10,11 @@ from language_corpus import FRENCH, GERMAN
 from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.cli import ExitCode, main
+from groundkit.collection import open_reader
 from groundkit.errors import IndexIdentityError
 from groundkit.ingest import ingest
 from groundkit.retrieval import Retriever
+from groundkit.store.static_export import export_static
 
 pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
 
@@ -88,3 +90,48 @@ def test_fold_diacritics_lets_unaccented_queries_find_accented_words(
     refused = main(["search", "eleve", "--index-dir", str(tmp_path / "index"), "--language", "de"])
     assert refused != ExitCode.OK
     assert "snowball-french" in capsys.readouterr().err
+
+
+def _mixed_corpus() -> dict[str, str | bytes]:
+    """The German paragraphs as HTML declaring ``lang="de"``, the French as Markdown with
+    ``lang: fr`` front matter."""
+    files: dict[str, str | bytes] = {}
+    for name, text, _ in GERMAN:
+        page = f'<!doctype html><html lang="de"><body><p>{text}</p></body></html>'
+        files[f"de/{name.removesuffix('.txt')}.html"] = page.encode()
+    for name, text, _ in FRENCH:
+        files[f"fr/{name.removesuffix('.txt')}.md"] = f"---\nlang: fr\n---\n{text}\n"
+    return files
+
+
+def test_a_mixed_collection_ranks_each_document_with_its_own_language(
+    write_corpus: WriteCorpus, tmp_path: Path
+) -> None:
+    """20 known items in one collection made with ``--language de,fr``: each found first (a
+    German-only analysis of the same documents refuses the French ones)."""
+    root = write_corpus(_mixed_corpus())
+    index = tmp_path / "index"
+    report = ingest(root, index_dir=index, analyzer=Analyzer.for_languages("de,fr"))
+    assert len(report.indexed) == 20 and not report.refused
+    wanted = [(f"de/{n.removesuffix('.txt')}.html", q) for n, _, q in GERMAN]
+    wanted += [(f"fr/{n.removesuffix('.txt')}.md", q) for n, _, q in FRENCH]
+    with Retriever.open(index) as retriever:  # the collection's own analysis, both languages
+        assert retriever.analyzer.identity["languages"] == ["de", "fr"]
+        firsts = [retriever.search(query, top_k=1).results[0] for _, query in wanted]
+    assert sum(hit.source == source for hit, (source, _) in zip(firsts, wanted, strict=True)) >= 19
+    assert all(hit.highlights for hit in firsts)  # highlighted in the document's own language
+    assert {hit.metadata["language"] for hit in firsts} == {"de", "fr"}
+    with open_reader(index, "default") as reader:  # re-analyzes each chunk by its language
+        export_static(reader, tmp_path / "site", root)
+    german_only = ingest(root, index_dir=tmp_path / "de", analyzer=Analyzer.for_language("de"))
+    assert len(german_only.refused) == 10
+
+
+def test_per_document_terms_carry_their_language() -> None:
+    analyzer = Analyzer.for_languages("de, fr", fold=True)
+    assert analyzer.document_terms("Die Zähne", None) == ["de:zahn"]  # the first by default
+    assert analyzer.document_terms("Les élèves", "fr-CA") == ["fr:elev"]
+    assert analyzer.terms("élèves") == ["de:eleves", "fr:elev"]
+    assert analyzer.matched_spans("Les élèves répètent", {"fr:elev", "de:zahn"}) == [(4, 10)]
+    rebuilt = Analyzer.from_identity(analyzer.identity, subject="c")
+    assert rebuilt == analyzer and rebuilt.identity["fold"] == "diacritics"

@@ -95,6 +95,29 @@ class Analyzer:
             fold=fold,
         )
 
+    @classmethod
+    def for_languages(cls, tags: str, *, fold: bool = False) -> Analyzer:
+        """``for_language`` of one tag; of several (``de,fr,en``), per-document analysis: each
+        document analyzed with its declared language, the first for those declaring none."""
+        if "," not in tags:
+            return cls.for_language(tags, fold=fold)
+        from groundkit.analysis.multilingual import Multilingual
+
+        return Multilingual.of(tuple(tag.strip() for tag in tags.split(",")), fold=fold)
+
+    def document_terms(self, text: str, language: str | None) -> list[str]:
+        """The index terms of a document's ``text``, which declares ``language`` (or None)."""
+        return self.terms(text)
+
+    def accepts(self, declared: str) -> bool:
+        """Whether a document declaring ``declared`` can be analyzed as its language says."""
+        return self.language is None or _resolve_language(declared) == self.language
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The Snowball languages documents may declare; empty: any."""
+        return () if self.language is None else (self.language,)
+
     @property
     def language(self) -> str | None:
         """The Snowball language ``for_language`` made this analyzer for, else None."""
@@ -128,6 +151,10 @@ class Analyzer:
     def from_identity(cls, identity: Mapping[str, Any], *, subject: str) -> Analyzer:
         """Rebuild the analyzer a collection was built with, or refuse one we do not have."""
         stored = codec.encode(dict(identity))
+        if "languages" in identity:
+            from groundkit.analysis.multilingual import Multilingual
+
+            return Multilingual.from_stored(identity, subject=subject)
         stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
         if stemmer in STEMMERS and stopwords in STOPWORD_SETS:
             fold = identity.get("fold") == "diacritics"

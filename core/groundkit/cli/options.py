@@ -102,8 +102,9 @@ def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument(
         "--language",
         default=None,
-        metavar="CODE",
-        help="analyze with this language's Snowball stemmer and stop words (ISO 639-1: de, "
+        metavar="CODE[,CODE...]",
+        help="analyze with this language's Snowball stemmer and stop words; several (de,fr): "
+        "each document with the language it declares, the first by default (ISO 639-1: de, "
         f'fr, ...; all but en need pip install ".[languages]"): {", ".join(sorted(LANGUAGES))}',
     )
     parser.add_argument(
@@ -127,7 +128,7 @@ def analyzer_from(args: argparse.Namespace) -> Analyzer | None:
     if language is not None:
         if args.stemmer is not None:
             raise ConfigurationError("give --language or --stemmer, not both")
-        return Analyzer.for_language(language, fold=fold)
+        return Analyzer.for_languages(language, fold=fold)
     if args.stemmer is None and not fold:
         return None
     return Analyzer(stemmer=args.stemmer or "porter", fold=fold)

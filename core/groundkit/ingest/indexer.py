@@ -24,6 +24,7 @@ from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, doc
 from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError, IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.language import declared_language
 from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bound_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
@@ -363,6 +364,7 @@ class Indexer:
         else:
             spans = self._extracted_spans(extraction)
         vectors = self._vectors([text[span.start : span.end] for span in spans])
+        language = None if extraction is None else declared_language(extraction)
         chunks: list[IndexedChunk] = []
         for index, span in enumerate(spans):
             start_line, end_line = lines.span(span.start, span.end)
@@ -374,6 +376,8 @@ class Indexer:
             pages = None if extraction is None else extraction.pages_of(span.start, span.end)
             if pages is not None:
                 metadata["pages"] = list(pages)
+            if language is not None:
+                metadata["language"] = language
             chunk = Chunk(
                 chunk_id=chunk_id_for(document_id, index, span.start, span.end),
                 document_id=document_id,
@@ -385,7 +389,7 @@ class Indexer:
                 end_line=end_line,
                 metadata=metadata,
             )
-            terms = self.analyzer.terms(passage)
+            terms = self.analyzer.document_terms(passage, language)
             chunks.append(IndexedChunk(chunk, Counter(terms), len(terms), vectors[index]))
         document = Document(
             document_id=document_id,

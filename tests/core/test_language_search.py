@@ -14,6 +14,7 @@ from groundkit.collection import open_reader
 from groundkit.errors import IndexIdentityError
 from groundkit.ingest import ingest
 from groundkit.retrieval import Retriever
+from groundkit.retrieval.request import SearchFilter
 from groundkit.store.static_export import export_static
 
 pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
@@ -118,6 +119,8 @@ def test_a_mixed_collection_ranks_each_document_with_its_own_language(
     with Retriever.open(index) as retriever:  # the collection's own analysis, both languages
         assert retriever.analyzer.identity["languages"] == ["de", "fr"]
         firsts = [retriever.search(query, top_k=1).results[0] for _, query in wanted]
+        french = retriever.search("Installation", where=SearchFilter(metadata={"language": "fr"}))
+    assert [hit.source[:3] for hit in french.results] == ["fr/", "fr/"]  # not de/installation
     assert sum(hit.source == source for hit, (source, _) in zip(firsts, wanted, strict=True)) >= 19
     assert all(hit.highlights for hit in firsts)  # highlighted in the document's own language
     assert {hit.metadata["language"] for hit in firsts} == {"de", "fr"}

@@ -98,7 +98,13 @@ def vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None
 
 def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     """``--stemmer``, ``--language`` and ``--fold-diacritics``: the analyzer's flags."""
-    parser.add_argument("--stemmer", choices=STEMMERS, default=None, help=help_text)
+    parser.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        default=None,
+        metavar="NAME",
+        help=f"{help_text}: porter, snowball-english, none, or snowball-LANGUAGE (see --language)",
+    )
     parser.add_argument(
         "--language",
         default=None,

@@ -138,3 +138,17 @@ def test_per_document_terms_carry_their_language() -> None:
     assert analyzer.matched_spans("Les élèves répètent", {"fr:elev", "de:zahn"}) == [(4, 10)]
     rebuilt = Analyzer.from_identity(analyzer.identity, subject="c")
     assert rebuilt == analyzer and rebuilt.identity["fold"] == "diacritics"
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "terms"),
+    [
+        ("fr", "L'installation d\u2019erreur qu'il", ["install", "erreur"]),  # "il": a stop word
+        ("it", "dell'applicazione", ["applic"]),
+        ("ca", "l'aplicació", ["aplic"]),
+        ("fr", "aujourd'hui", ["aujourd'hui"]),  # "aujourd" is no elided article
+        ("de", "l'installation", ["l'installation"]),  # German elides nothing
+    ],
+)
+def test_elided_articles_are_dropped_as_lucene_does(code: str, text: str, terms: list[str]) -> None:
+    assert Analyzer.for_language(code).terms(text) == terms

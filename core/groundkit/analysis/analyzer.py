@@ -15,6 +15,7 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.analysis.languages import (
+    ELISIONS,
     LANGUAGES,
     fold_diacritics,
     language_stemmer,
@@ -66,6 +67,7 @@ class Analyzer:
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
     """Word -> index term ("" for a stopword), each word analyzed on its first lookup."""
+    _elided: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
@@ -79,6 +81,8 @@ class Analyzer:
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
         object.__setattr__(self, "_cache", Memo(self._term, _CACHE_LIMIT))
+        elided = ELISIONS.get(self.stemmer.removeprefix("snowball-"), frozenset())
+        object.__setattr__(self, "_elided", elided)
 
     @classmethod
     def for_language(cls, tag: str, *, fold: bool = False) -> Analyzer:
@@ -215,6 +219,10 @@ class Analyzer:
     def _term(self, word: str) -> str:
         """The index term of one token; "" for a stopword (a cached "drop it")."""
         token = word[:-2] if word.endswith(_POSSESSIVE) else word
+        if self._elided:
+            head, _, rest = token.replace("\u2019", "'").partition("'")
+            if rest and head in self._elided:
+                token = rest
         if token in self._stop:
             return ""
         if self._stem is None or (self.stemmer in _ASCII_ONLY and not token.isascii()):

@@ -20,6 +20,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.plugins import install_hint
 
 __all__ = [
+    "ELISIONS",
     "LANGUAGES",
     "fold_diacritics",
     "language_stemmer",
@@ -58,6 +59,42 @@ LANGUAGES: dict[str, str] = {
     "yi": "yiddish",
 }
 """ISO 639-1 code -> Snowball algorithm: Pagefind's set of stemmed languages."""
+
+ELISIONS: dict[str, frozenset[str]] = {
+    "french": frozenset(
+        ["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"]
+    ),
+    "italian": frozenset(
+        [
+            "c",
+            "l",
+            "all",
+            "dall",
+            "dell",
+            "nell",
+            "sull",
+            "coll",
+            "pell",
+            "gl",
+            "agl",
+            "dagl",
+            "degl",
+            "negl",
+            "sugl",
+            "un",
+            "m",
+            "t",
+            "s",
+            "v",
+            "d",
+        ]
+    ),
+    "catalan": frozenset(["d", "l", "m", "n", "s", "t"]),
+    "irish": frozenset(["d", "m", "b"]),
+}
+"""Articles and pronouns elided before an apostrophe (``l'installation``), dropped before
+stemming: the lists of Lucene's FrenchAnalyzer, ItalianAnalyzer, CatalanAnalyzer and
+IrishAnalyzer (ElisionFilter)."""
 
 _DIACRITICS = re.compile("[\u0300-\u036f]")
 _ALIASES = {"nb": "no", "nn": "no"}

@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.errors import IndexIdentityError, StorageError
+from groundkit.errors import ConfigurationError, IndexIdentityError, StorageError
 from groundkit.manifest import EmbeddingIdentity, ManifestError
 
 if TYPE_CHECKING:
     from groundkit.embedding.base import Embedder
-    from groundkit.store.base import IndexedChunk
+    from groundkit.store.base import CollectionStore, IndexedChunk
 
 __all__ = [
     "bind_analyzer",
     "bind_embedder",
+    "bound_embedder",
     "check_analyzer_write",
     "check_embedding_write",
     "decode_manifest",
@@ -148,3 +149,20 @@ def check_embedding_write(
                 f"{size} bytes (pack with groundkit.vectors.pack_vector)"
             )
     return wanted if stored is None else None
+
+
+def bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
+    """``embedder``, checked against the collection's manifest; or the one the manifest names."""
+    from groundkit.embedding.registry import embedder_for  # the registry imports extras' names
+
+    manifest = store.embedding_identity()
+    if manifest is None or embedder is not None:
+        return bind_embedder(store.location, manifest, embedder)
+    found = embedder_for(manifest)
+    if found is None:
+        raise ConfigurationError(
+            f"collection {store.location} is bound to embedding {manifest.to_json()}, which no "
+            "registered embedder reproduces; pass that embedder (embedder= in Python)",
+            subject=store.location,
+        )
+    return found

@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundkit import codec
+from groundkit.analysis.languages import (
+    ELISIONS,
+    LANGUAGES,
+    fold_diacritics,
+    language_stemmer,
+    stemmer_release,
+)
+from groundkit.analysis.languages import resolve_language as _resolve_language
 from groundkit.analysis.stopwords import STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
@@ -25,7 +33,14 @@ ANALYZER_NAME = "groundkit.standard"
 ANALYZER_VERSION = 2
 """Bumped whenever the terms produced for some text change."""
 
-STEMMERS: tuple[str, ...] = ("porter", "snowball-english", "none")
+STEMMERS: tuple[str, ...] = (
+    "porter",
+    "snowball-english",
+    "none",
+    *(f"snowball-{name}" for name in sorted(LANGUAGES.values()) if name != "english"),
+)
+_ASCII_ONLY = frozenset(("porter", "snowball-english"))
+"""Stemmers that leave a non-ASCII word as it is (so existing identities keep their terms)."""
 _CACHE_LIMIT = 1 << 19
 _POSSESSIVE = ("'s", "\u2019s")
 
@@ -35,10 +50,8 @@ def _load_stemmer(name: str) -> Callable[[str], str] | None:
         from groundkit.analysis import porter
 
         return porter.stem
-    if name == "snowball-english":
-        from groundkit.analysis import snowball
-
-        return snowball.stem
+    if name.startswith("snowball-"):
+        return language_stemmer(name.removeprefix("snowball-"))
     return None
 
 
@@ -48,10 +61,13 @@ class Analyzer:
 
     stemmer: str = "porter"
     stopwords: str = "lucene-english"
+    fold: bool = False
+    """Fold diacritics off each term (``zahne`` finds ``Zähne``)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
     """Word -> index term ("" for a stopword), each word analyzed on its first lookup."""
+    _elided: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
@@ -65,16 +81,71 @@ class Analyzer:
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
         object.__setattr__(self, "_cache", Memo(self._term, _CACHE_LIMIT))
+        elided = ELISIONS.get(self.stemmer.removeprefix("snowball-"), frozenset())
+        object.__setattr__(self, "_elided", elided)
+
+    @classmethod
+    def for_language(cls, tag: str, *, fold: bool = False) -> Analyzer:
+        """The analyzer of a language (``de``, ``pt-BR``, ``german``): its Snowball stemmer and
+        stop words (none where Snowball has no list)."""
+        algorithm = _resolve_language(tag)
+        if algorithm is None:
+            codes = ", ".join(sorted(LANGUAGES))
+            raise ConfigurationError(f"unknown language {tag!r}; choose one of {codes}")
+        stopwords = f"snowball-{algorithm}"
+        return cls(
+            stemmer=f"snowball-{algorithm}",
+            stopwords=stopwords if stopwords in STOPWORD_SETS else "none",
+            fold=fold,
+        )
+
+    @classmethod
+    def for_languages(cls, tags: str, *, fold: bool = False) -> Analyzer:
+        """``for_language`` of one tag; of several (``de,fr,en``), per-document analysis: each
+        document analyzed with its declared language, the first for those declaring none."""
+        if "," not in tags:
+            return cls.for_language(tags, fold=fold)
+        from groundkit.analysis.multilingual import Multilingual
+
+        return Multilingual.of(tuple(tag.strip() for tag in tags.split(",")), fold=fold)
+
+    def document_terms(self, text: str, language: str | None) -> list[str]:
+        """The index terms of a document's ``text``, which declares ``language`` (or None)."""
+        return self.terms(text)
+
+    def accepts(self, declared: str) -> bool:
+        """Whether a document declaring ``declared`` can be analyzed as its language says."""
+        return self.language is None or _resolve_language(declared) == self.language
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The Snowball languages documents may declare; empty: any."""
+        return () if self.language is None else (self.language,)
+
+    @property
+    def language(self) -> str | None:
+        """The Snowball language ``for_language`` made this analyzer for, else None."""
+        algorithm = self.stemmer.removeprefix("snowball-")
+        if algorithm == self.stemmer:  # porter, none
+            return None
+        if algorithm == "english" and self.stopwords != "snowball-english":
+            return None  # --stemmer snowball-english, from before languages
+        return algorithm
 
     @property
     def identity(self) -> dict[str, Any]:
-        return {
+        identity: dict[str, Any] = {
             "name": ANALYZER_NAME,
             "version": ANALYZER_VERSION,
             "stemmer": self.stemmer,
             "stopwords": self.stopwords,
             "cjk": "bigram",
         }
+        if self.fold:  # absent when off: identities from before folding existed stay equal
+            identity["fold"] = "diacritics"
+        if self.stemmer.startswith("snowball-") and self.stemmer != "snowball-english":
+            identity["release"] = stemmer_release()
+        return identity
 
     @property
     def identity_json(self) -> str:
@@ -84,11 +155,26 @@ class Analyzer:
     def from_identity(cls, identity: Mapping[str, Any], *, subject: str) -> Analyzer:
         """Rebuild the analyzer a collection was built with, or refuse one we do not have."""
         stored = codec.encode(dict(identity))
+        if "languages" in identity:
+            from groundkit.analysis.multilingual import Multilingual
+
+            return Multilingual.from_stored(identity, subject=subject)
         stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
         if stemmer in STEMMERS and stopwords in STOPWORD_SETS:
-            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords))
+            fold = identity.get("fold") == "diacritics"
+            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords), fold=fold)
             if candidate.identity_json == stored:
                 return candidate
+            built, have = identity.get("release"), candidate.identity.get("release")
+            if built != have and isinstance(built, str):
+                raise IndexIdentityError(
+                    f"collection {subject} was stemmed by {built}, this environment has {have}"
+                    f", which may stem some words differently; pip install "
+                    f'"{built.replace(" ", "==")}", or re-ingest into a new collection',
+                    subject=subject,
+                    expected=stored,
+                    found=candidate.identity_json,
+                )
         raise IndexIdentityError(
             f"collection {subject} was built with analyzer {stored}, which this version of "
             f"groundkit cannot reproduce (it has {ANALYZER_NAME} version {ANALYZER_VERSION}); "
@@ -133,8 +219,14 @@ class Analyzer:
     def _term(self, word: str) -> str:
         """The index term of one token; "" for a stopword (a cached "drop it")."""
         token = word[:-2] if word.endswith(_POSSESSIVE) else word
+        if self._elided:
+            head, _, rest = token.replace("\u2019", "'").partition("'")
+            if rest and head in self._elided:
+                token = rest
         if token in self._stop:
             return ""
-        if self._stem is None or not token.isascii():
-            return token
-        return self._stem(token)
+        if self._stem is None or (self.stemmer in _ASCII_ONLY and not token.isascii()):
+            term = token
+        else:
+            term = self._stem(token)
+        return fold_diacritics(term) if self.fold else term

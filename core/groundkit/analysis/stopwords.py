@@ -1,6 +1,9 @@
-"""Stopword sets. ``LUCENE_ENGLISH`` is Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``."""
+"""Stopword sets. ``LUCENE_ENGLISH`` is Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``;
+the ``snowball-*`` sets are Snowball's lists (``snowball_stopwords.py``)."""
 
 from __future__ import annotations
+
+from groundkit.analysis.snowball_stopwords import SNOWBALL_STOPWORDS
 
 __all__ = ["LUCENE_ENGLISH", "STOPWORD_SETS"]
 
@@ -42,4 +45,9 @@ LUCENE_ENGLISH: frozenset[str] = frozenset(
     ]
 )
 
-STOPWORD_SETS: dict[str, frozenset[str]] = {"lucene-english": LUCENE_ENGLISH, "none": frozenset()}
+STOPWORD_SETS: dict[str, frozenset[str]] = {
+    "lucene-english": LUCENE_ENGLISH,
+    "none": frozenset(),
+    **{f"snowball-{name}": frozenset(words.split()) for name, words in SNOWBALL_STOPWORDS.items()},
+}
+"""Every stop word set by name; ``snowball-<language>`` are Snowball's lists (adr/0045)."""

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundkit.analysis.analyzer import STEMMERS, Analyzer
+from groundkit.analysis.languages import LANGUAGES
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
+from groundkit.errors import ConfigurationError
 from groundkit.ingest.api import sample_corpus
 from groundkit.vectors.registry import available_vector_stores
 
@@ -131,7 +133,27 @@ def vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None
 
 
 def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
-    parser.add_argument("--stemmer", choices=STEMMERS, default=None, help=help_text)
+    """``--stemmer``, ``--language`` and ``--fold-diacritics``: the analyzer's flags."""
+    parser.add_argument(
+        "--stemmer",
+        choices=STEMMERS,
+        default=None,
+        metavar="NAME",
+        help=f"{help_text}: porter, snowball-english, none, or snowball-LANGUAGE (see --language)",
+    )
+    parser.add_argument(
+        "--language",
+        default=None,
+        metavar="CODE[,CODE...]",
+        help="analyze with this language's Snowball stemmer and stop words; several (de,fr): "
+        "each document with the language it declares, the first by default (ISO 639-1: de, "
+        f'fr, ...; all but en need pip install ".[languages]"): {", ".join(sorted(LANGUAGES))}',
+    )
+    parser.add_argument(
+        "--fold-diacritics",
+        action="store_true",
+        help="fold accents off every term, so zahne finds Zähne (part of the analyzer identity)",
+    )
 
 
 def bm25_options(parser: argparse.ArgumentParser) -> None:
@@ -141,8 +163,17 @@ def bm25_options(parser: argparse.ArgumentParser) -> None:
 
 
 def analyzer_from(args: argparse.Namespace) -> Analyzer | None:
-    """The analyzer ``--stemmer`` asks for, or None to keep the collection's own."""
-    return None if args.stemmer is None else Analyzer(stemmer=args.stemmer)
+    """The analyzer ``--stemmer``/``--language``/``--fold-diacritics`` ask for, or None to keep
+    the collection's own (a collection built otherwise then refuses it)."""
+    fold = bool(getattr(args, "fold_diacritics", False))
+    language = getattr(args, "language", None)
+    if language is not None:
+        if args.stemmer is not None:
+            raise ConfigurationError("give --language or --stemmer, not both")
+        return Analyzer.for_languages(language, fold=fold)
+    if args.stemmer is None and not fold:
+        return None
+    return Analyzer(stemmer=args.stemmer or "porter", fold=fold)
 
 
 def source_path(given: str) -> Path:

@@ -68,12 +68,14 @@ class Extraction:
 
     ``structure`` tells the chunker how to cut ``text`` (``"markdown"`` or ``"rst"``: headings
     and blocks; ``"text"``: paragraphs). ``page_starts`` holds the offset where each page
-    begins (PDF), empty for formats without pages.
+    begins (PDF), empty for formats without pages. ``language`` is the tag the source declares
+    (HTML's ``<html lang>``), None when it declares none.
     """
 
     text: str
     structure: Structure = "text"
     page_starts: tuple[int, ...] = ()
+    language: str | None = None
 
     def pages_of(self, start: int, end: int) -> tuple[int, int] | None:
         """1-based first and last page of ``text[start:end]``, or None without pages."""

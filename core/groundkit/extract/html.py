@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 
 from groundkit.errors import IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.language import html_language
 
 __all__ = [
     "DROPPED",
@@ -90,7 +91,9 @@ class HtmlExtractor:
         )
 
     def extract(self, data: bytes, *, name: str) -> Extraction:
-        return Extraction(html_to_text(decode_html(data, name=name)), structure="markdown")
+        markup = decode_html(data, name=name)
+        language = html_language(markup)
+        return Extraction(html_to_text(markup), structure="markdown", language=language)
 
 
 def decode_html(data: bytes, *, name: str) -> str:

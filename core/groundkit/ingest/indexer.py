@@ -22,13 +22,14 @@ from groundkit.chunking import Span, chunk_text, kind_for
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.embedding.base import Embedder
-from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IngestionError
 from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.language import declared_language
 from groundkit.extract.registry import extractor_for_source
-from groundkit.identities import bind_analyzer, bind_embedder
+from groundkit.identities import bind_analyzer, bound_embedder
 from groundkit.ingest.discover import Refusal, SourceFile, discover
 from groundkit.ingest.fetch import fetch
+from groundkit.ingest.language import check_language
 from groundkit.ingest.report import IngestReport
 from groundkit.ingest.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
@@ -75,7 +76,7 @@ class Indexer:
         self.analyzer = bind_analyzer(store.location, store.analyzer_identity(), analyzer)
         self._analyzer_identity = self.analyzer.identity  # built once, not per document
         self.settings = settings or IngestSettings()
-        self.embedder = _bound_embedder(store, embedder)
+        self.embedder = bound_embedder(store, embedder)
         chunker = codec.encode(self.settings.chunker.identity())
         self._fingerprint_salt = f"{chunker}\0{self.analyzer.identity_json}"
         if self.embedder is not None:  # lexical fingerprints stay as they were before vectors
@@ -258,6 +259,7 @@ class Indexer:
             else:
                 decoded = decode_text(data, name=source)
                 extraction = Extraction(decoded, kind_for(source, decoded))
+            check_language(extraction, self.analyzer, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
@@ -276,10 +278,11 @@ class Indexer:
         """Ingest one in-memory text as the text file ``root/source`` (``ingest_texts``)."""
         try:
             checked = check_text(text, name=source, max_bytes=self.settings.max_file_bytes)
+            extraction = Extraction(checked, kind_for(source, checked))
+            check_language(extraction, self.analyzer, source)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, source))
             return "refused"
-        extraction = Extraction(checked, kind_for(source, checked))
         existing = self.store.find_document(root, source)
         return self._ingest_extraction(root, source, extraction, existing, report)
 
@@ -362,6 +365,7 @@ class Indexer:
         else:
             spans = self._extracted_spans(extraction)
         vectors = self._vectors([text[span.start : span.end] for span in spans])
+        language = None if extraction is None else declared_language(extraction)
         chunks: list[IndexedChunk] = []
         for index, span in enumerate(spans):
             start_line, end_line = lines.span(span.start, span.end)
@@ -373,6 +377,8 @@ class Indexer:
             pages = None if extraction is None else extraction.pages_of(span.start, span.end)
             if pages is not None:
                 metadata["pages"] = list(pages)
+            if language is not None:
+                metadata["language"] = language
             chunk = Chunk(
                 chunk_id=chunk_id_for(document_id, index, span.start, span.end),
                 document_id=document_id,
@@ -384,7 +390,7 @@ class Indexer:
                 end_line=end_line,
                 metadata=metadata,
             )
-            terms = self.analyzer.terms(passage)
+            terms = self.analyzer.document_terms(passage, language)
             chunks.append(IndexedChunk(chunk, Counter(terms), len(terms), vectors[index]))
         document = Document(
             document_id=document_id,
@@ -434,18 +440,3 @@ def _under_any(source: str, refused: set[str]) -> bool:
         return True
     parts = source.split("/")
     return any("/".join(parts[:n]) in refused for n in range(1, len(parts)))
-
-
-def _bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
-    """``embedder``, checked against the collection's manifest; or the one the manifest names."""
-    manifest = store.embedding_identity()
-    if manifest is None or embedder is not None:
-        return bind_embedder(store.location, manifest, embedder)
-    found = embedder_for(manifest)
-    if found is None:
-        raise ConfigurationError(
-            f"collection {store.location} is bound to embedding {manifest.to_json()}, which no "
-            "registered embedder reproduces; pass that embedder (embedder= in Python)",
-            subject=store.location,
-        )
-    return found

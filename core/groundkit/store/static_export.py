@@ -101,7 +101,10 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
             )
             doc_of.append(position[chunk.document_id])
             index_of.append(chunk.chunk_index)
-            terms = analyzer.terms(chunk.text)
+            language = chunk.metadata.get("language")
+            terms = analyzer.document_terms(
+                chunk.text, language if isinstance(language, str) else None
+            )
             if len(terms) != lengths[key]:
                 raise StorageError(
                     f"chunk {chunk.chunk_id}: {len(terms)} terms, the store says {lengths[key]}; "

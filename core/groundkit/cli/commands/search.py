@@ -6,7 +6,14 @@ import argparse
 from typing import Any
 
 from groundkit.cli.exits import ExitCode
-from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
+from groundkit.cli.options import (
+    Parents,
+    analyzer_from,
+    bm25_options,
+    positive_int,
+    stemmer_option,
+    vector_store_option,
+)
 from groundkit.cli.render import show_search
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
@@ -136,6 +143,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "other model is refused",
     )
     vector_store_option(parser, "vector store for dense/hybrid (default: the collection's)")
+    stemmer_option(parser, "expected stemmer (default: the collection's; another is refused)")
     parser.add_argument(
         "--verify", action="store_true", help="re-check each result's citation against its source"
     )
@@ -173,6 +181,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         embedder=None if args.embedder is None else resolve_embedder(args.embedder),
         reranker=reranker,
         vector_store=args.vector_store,
+        analyzer=analyzer_from(args),
     ) as retriever:
         hybrid: dict[str, Any] = {}
         if (args.mode or retriever.default_mode) == "hybrid":

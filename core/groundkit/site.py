@@ -277,6 +277,20 @@ def _tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def _check_page_languages(analyzer: Analyzer | None) -> None:
+    """Refuse, before any work, a collection the page could not search: its Snowball stemmers
+    (the languages extra) are not shipped to Pyodide yet (adr/0045)."""
+    others = [name for name in (analyzer.languages if analyzer else ()) if name != "english"]
+    if others:
+        raise ConfigurationError(
+            f"the search page cannot stem {', '.join(others)} yet (it does not ship the "
+            "languages extra's stemmers to the browser), so it could not search this "
+            "collection: build the site without --language, or serve the collection with "
+            "`groundkit serve`",
+            subject="language",
+        )
+
+
 def build_site(
     path: str | Path,
     out: str | Path,
@@ -323,6 +337,7 @@ def build_site(
     if ort_dir is not None:
         check_semantic(embedder, Path(ort_dir))
     check_precompress(precompress_with)
+    _check_page_languages(analyzer)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_builds(target)
     work = Path(

@@ -264,3 +264,19 @@ def test_snapshot_needs_the_runtime_copied_in_and_node(
     with pytest.raises(ConfigurationError, match=r"Node\.js"):
         _site(tmp_path, write_corpus, snapshot=True, pyodide_dir=runtime)
     assert not (tmp_path / "site").exists()
+
+
+def test_a_site_of_a_language_the_page_cannot_stem_is_refused_before_any_work(
+    tmp_path: Path,
+) -> None:
+    """The page does not ship the Snowball stemmers yet: a German collection is refused at
+    build time, never built into a page that fails at its first search (adr/0045)."""
+    from groundkit.analysis.analyzer import Analyzer
+    from groundkit.errors import ConfigurationError
+    from groundkit.site import build_site
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Zähne\n\nDie Zähne putzen.\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="cannot stem german"):
+        build_site(tmp_path / "docs", tmp_path / "site", analyzer=Analyzer.for_language("de"))
+    assert not (tmp_path / "site").exists()

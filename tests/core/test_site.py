@@ -271,6 +271,7 @@ def test_a_site_of_a_language_the_page_cannot_stem_is_refused_before_any_work(
 ) -> None:
     """The page does not ship the Snowball stemmers yet: a German collection is refused at
     build time, never built into a page that fails at its first search (adr/0045)."""
+    pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
     from groundkit.analysis.analyzer import Analyzer
     from groundkit.errors import ConfigurationError
     from groundkit.site import build_site

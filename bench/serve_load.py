@@ -14,13 +14,9 @@ equal its metadata's). Nothing is asserted here; the exit status is 1 when a che
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
-import textwrap
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,6 +31,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 import groundkit
+from serve_common import run_and_report, start_ingest, start_server
 from synthetic import queries, write_corpus
 
 TOP_K = 10
@@ -83,38 +80,6 @@ class Tally:
             "generation_went_backwards": self.backwards,
             "generation_mismatched_metadata": self.mismatched,
         }
-
-
-def start_server(index: Path, workers: int) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "groundkit", "serve", "--http", "--port", "0",
-               "--index-dir", str(index), "--workers", str(workers), "--timeout", "30"]  # fmt: skip
-    process = subprocess.Popen(
-        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
-    )
-    stderr = process.stderr
-    assert stderr is not None
-    for line in stderr:
-        if "listening on " in line:
-            threading.Thread(target=stderr.read, daemon=True).start()  # drain it
-            return process, line.split("listening on ", 1)[1].split()[0]
-    raise SystemExit(f"the server did not start (exit {process.wait()})")
-
-
-INGEST = """
-import sys, time
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-import groundkit
-from synthetic import write_corpus
-extra, index, deadline, batch = Path(sys.argv[2]), sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
-added = batches = 0
-while time.time() < deadline:
-    folder = extra / f"batch{batches:04}"
-    write_corpus(folder, batch, seed=1000 + batches)
-    added += len(groundkit.ingest(folder, index_dir=index).indexed)
-    batches += 1
-print(added)
-"""
 
 
 def rest_client(url: str, texts: list[str], deadline: float, tally: Tally, offset: int) -> None:
@@ -189,11 +154,11 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         httpx.get(url + "/v1/search", params={"q": texts[0]}, timeout=60).raise_for_status()
         rest, mcp = Tally(), Tally()
         ingest_deadline = time.time() + args.seconds
-        ingest = None if args.no_ingest else subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(INGEST), str(Path(__file__).parent),
-             str(extra), str(index), str(ingest_deadline), str(args.batch)],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+        ingest = (
+            None
+            if args.no_ingest
+            else start_ingest(extra, index, ingest_deadline, args.batch, seed=1000)
+        )
         deadline = time.perf_counter() + args.seconds
         threads = [
             threading.Thread(
@@ -257,17 +222,7 @@ def main() -> None:
     parser.add_argument("--no-ingest", action="store_true", help="the same load, no ingest")
     parser.add_argument("--workdir", type=Path, default=None, help="keep (and reuse) data here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
-    args = parser.parse_args()
-    if args.workdir:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        result = run(args, args.workdir)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            result = run(args, Path(tmp))
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    result = run_and_report(run, parser.parse_args())
     failed = any(
         result[t]["errors"] or result[t]["generation_went_backwards"]
         or result[t]["generation_mismatched_metadata"]

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import platform
 import subprocess
 import sys
-import tempfile
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -33,40 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx
 
 import groundkit
+from serve_common import HERE, run_and_report, start_ingest, start_server
 from synthetic import write_corpus
-
-HERE = Path(__file__).resolve().parent
-
-INGEST = """
-import sys, time
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-import groundkit
-from synthetic import write_corpus
-extra, index, deadline, batch = Path(sys.argv[2]), sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
-added = batches = 0
-while time.time() < deadline:
-    folder = extra / f"batch{batches:04}"
-    write_corpus(folder, batch, seed=5000 + batches)
-    added += len(groundkit.ingest(folder, index_dir=index).indexed)
-    batches += 1
-print(added)
-"""
-
-
-def start_server(index: Path, workers: int) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "groundkit", "serve", "--http", "--port", "0",
-               "--index-dir", str(index), "--workers", str(workers), "--timeout", "60"]  # fmt: skip
-    process = subprocess.Popen(
-        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
-    )
-    stderr = process.stderr
-    assert stderr is not None
-    for line in stderr:
-        if "listening on " in line:
-            threading.Thread(target=stderr.read, daemon=True).start()  # drain it
-            return process, line.split("listening on ", 1)[1].split()[0].rstrip('",')
-    raise SystemExit(f"the server did not start (exit {process.wait()})")
 
 
 def locust_phase(url: str, args: argparse.Namespace, prefix: Path) -> dict[str, Any]:
@@ -123,17 +88,13 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         write_corpus(corpus, args.files)
         groundkit.ingest(corpus, index_dir=index)
     load = os.getloadavg()
-    server, url = start_server(index, args.workers)
+    server, url = start_server(index, args.workers, timeout_s=60)
     try:
         httpx.get(url + "/v1/search", params={"q": "warm"}, timeout=60).raise_for_status()
         quiet = locust_phase(url, args, workdir / "quiet")
         verify = VerifyLoop(url)
         deadline = time.time() + args.seconds + 5
-        ingest = subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(INGEST), str(HERE), str(extra), str(index),
-             str(deadline), str(args.batch)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+        ingest = start_ingest(extra, index, deadline, args.batch, seed=5000)
         verify.start()
         loaded = locust_phase(url, args, workdir / "loaded")
         verify.stop.set()
@@ -181,16 +142,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="keep (and reuse) data here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     args = parser.parse_args()
-    if args.workdir:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        result = run(args, args.workdir)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            result = run(args, Path(tmp))
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    result = run_and_report(run, args)
     failed = (
         result["quiet"]["failures"] or result["loaded"]["failures"] or result["verify_errors"]
         or result["ingest_exit"] != 0 or result["loaded_p99_over_quiet_p99"] > args.p99_ratio

@@ -51,15 +51,25 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_seconds(text: str) -> float:
-    """A finite number of seconds > 0 (``nan``, ``inf``, 0 and negatives are refused)."""
+def _seconds(text: str, *, zero: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
+    if not (math.isfinite(value) and (value >= 0 if zero else value > 0)):
+        bound = ">= 0" if zero else "> 0"
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds {bound}, got {text}")
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0 (``nan``, ``inf``, 0 and negatives are refused)."""
+    return _seconds(text, zero=False)
+
+
+def seconds_or_zero(text: str) -> float:
+    """A finite number of seconds >= 0 (``nan``, ``inf`` and negatives are refused)."""
+    return _seconds(text, zero=True)
 
 
 def exclude_options(parser: argparse.ArgumentParser) -> None:

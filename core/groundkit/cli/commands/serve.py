@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from groundkit.cli.exits import ExitCode
-from groundkit.cli.options import Parents
+from groundkit.cli.options import Parents, positive_seconds, seconds_or_zero
 from groundkit.errors import ConfigurationError
 from groundkit.plugins import load_extra
 from groundkit.retrieval.rerankers import resolve_reranker
@@ -46,26 +45,6 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
-    return value
-
-
-def _grace(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text}")
     return value
 
 
@@ -116,11 +95,15 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "--max-body", type=_count, default=64 * 1024, metavar="BYTES", help="request body cap"
     )
     limits.add_argument(
-        "--timeout", type=_seconds, default=10.0, metavar="S", help="per request (default: 10)"
+        "--timeout",
+        type=positive_seconds,
+        default=10.0,
+        metavar="S",
+        help="per request (default: 10)",
     )
     limits.add_argument(
         "--verify-timeout",
-        type=_seconds,
+        type=positive_seconds,
         default=300.0,
         metavar="S",
         help="per whole-collection verify, which runs in its own process (default: 300)",
@@ -130,7 +113,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     limits.add_argument(
         "--grace",
-        type=_grace,
+        type=seconds_or_zero,
         default=5.0,
         metavar="S",
         help="on SIGTERM or Ctrl-C, let requests in flight (REST and MCP) finish for up to S "

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import sys
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
+import anyio
 import uvicorn
 from mcp.server import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from sse_starlette.sse import AppStatus
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -30,6 +35,8 @@ from groundkit_serve.tools import Registry
 __all__ = ["create_app", "run_http", "run_stdio"]
 
 log = logging.getLogger("groundkit.serve")
+_SETTLE_S = 0.5
+"""After the last call in flight returns: the time its answer has to be written out."""
 
 
 def _transport_security(settings: ServeSettings) -> TransportSecuritySettings:
@@ -96,13 +103,43 @@ def _json_errors(app: Starlette) -> None:
 
 
 class _Server(uvicorn.Server):
-    """Says where it listens once the socket is bound (port 0 picks a free one)."""
+    """Says where it listens once the socket is bound (port 0 picks a free one), and on
+    SIGTERM or Ctrl-C lets the tool calls in flight answer before the event streams close.
 
-    def __init__(self, config: uvicorn.Config, settings: ServeSettings) -> None:
+    sse-starlette (under the MCP SDK's streamable HTTP) ends every event stream the moment
+    uvicorn is told to exit, and with it the answer of an MCP call still running. Its automatic
+    drain is turned off here; the streams are ended once no call is in flight (or ``--grace``
+    has passed), after which uvicorn's own graceful shutdown finishes (adr/0040)."""
+
+    def __init__(
+        self, config: uvicorn.Config, settings: ServeSettings, busy: Callable[[], int]
+    ) -> None:
         super().__init__(config)
         self._settings = settings
+        self._busy = busy
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ending: asyncio.Task[None] | None = None
+        AppStatus.enable_automatic_graceful_drain = False  # ended by _end_streams instead
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._schedule_end)
+
+    def _schedule_end(self) -> None:
+        if self._ending is None and self._loop is not None:
+            self._ending = self._loop.create_task(self._end_streams())
+
+    async def _end_streams(self) -> None:
+        """End the event streams once no tool call is in flight, or at the grace's end."""
+        with anyio.move_on_after(self._settings.grace_s):
+            while self._busy():
+                await anyio.sleep(0.05)
+            await anyio.sleep(_SETTLE_S)  # the last answer is written before its stream ends
+        AppStatus.should_exit = True
 
     async def startup(self, sockets: Any = None) -> None:
+        self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
         port = self._settings.port
         for server in self.servers:
@@ -147,7 +184,7 @@ def run_http(
         timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
     )
     try:
-        _Server(config, settings).run()
+        _Server(config, settings, registry.in_flight).run()
     finally:
         registry.runtime.close()
 

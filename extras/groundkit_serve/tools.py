@@ -100,7 +100,7 @@ class Registry:
         self.runtime = runtime
         self.settings = runtime.settings
         self._limiter: anyio.CapacityLimiter | None = None
-        self._counts = {"requests": 0, "errors": 0}
+        self._counts = {"requests": 0, "errors": 0, "in_flight": 0}
         self._counts_lock = threading.Lock()
         self.tools: dict[str, ToolSpec] = {
             spec.name: spec
@@ -187,6 +187,8 @@ class Registry:
             )
             work = Work(progress=progress)
             token = set_work(work)  # the worker thread runs in a copy of this context
+            with self._counts_lock:
+                self._counts["in_flight"] += 1
             try:
                 with anyio.fail_after(limit):
                     reply = await anyio.to_thread.run_sync(
@@ -214,12 +216,17 @@ class Registry:
                 elapsed = round((time.perf_counter() - started) * 1000, 3)
                 telemetry.record(span, status=status, error=code, duration_ms=elapsed)
                 with self._counts_lock:
+                    self._counts["in_flight"] -= 1
                     self._counts["requests"] += 1
                     self._counts["errors"] += status >= 400
                 log.info(
                     "request",
                     extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
                 )
+
+    def in_flight(self) -> int:
+        """Tool calls under way now (the shutdown drain waits for them)."""
+        return self._counts["in_flight"]
 
     def count_internal_error(self) -> None:
         """Count a request that failed outside any tool (answered 500 by the HTTP layer)."""

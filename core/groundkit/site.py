@@ -307,6 +307,8 @@ def build_site(
     ort_dir: str | Path | None = None,
     precompress_with: str | None = None,
     progress: ProgressCallback | None = None,
+    debug_ui: bool = False,
+    allow_local_files: bool = False,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
 
@@ -318,6 +320,9 @@ def build_site(
     so a visitor can turn on semantic search, embedded in the page (ADR 0035).
     ``precompress_with`` ('gzip' or 'brotli') writes ``.gz`` (and ``.br``) siblings of the
     runtime and app files for hosts that serve them (ADR 0033).
+    The page shows visitors a search box and results only: ``debug_ui`` adds the mode menu and
+    each result's score, ``allow_local_files`` the panel that indexes a visitor's own files.
+    ``title`` defaults to "Search".
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -349,7 +354,8 @@ def build_site(
             source,
             work,
             collection=collection,
-            title=title or source.name,
+            title=title or "Search",
+            ui={"debug": debug_ui, "local_files": allow_local_files},
             pyodide_url=pyodide_url,
             pyodide_dir=None if pyodide_dir is None else Path(pyodide_dir),
             pyodide_version=pyodide_version,
@@ -410,6 +416,7 @@ def _write_site(
     ort_dir: Path | None,
     precompress_with: str | None,
     progress: ProgressCallback | None,
+    ui: dict[str, bool],
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
     ingest = ingest_path(
@@ -479,6 +486,7 @@ def _write_site(
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",
         "title": title,
+        "ui": ui,
         "pyodide": {
             "url": pyodide,
             "version": pyodide_version or PYODIDE_VERSION,

@@ -30,16 +30,20 @@ npm ci --no-audit --no-fund --loglevel=error
 node --test "$REPO/tests/web/"
 rm -rf build/site
 # --embedder hash: the page then offers bm25, dense and hybrid, and step 4 checks all three
-"$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide --embedder hash
+# --debug-ui --allow-local-files: the mode menu, the scores and the drop panel, which step 4
+# drives; the odd-name site below is built without them and checks what a visitor sees
+"$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide --embedder hash \
+  --debug-ui --allow-local-files
 # --snapshot: the same sample with Pyodide's memory snapshot (made with node here); step 4 checks
 # that the page restores it and answers the same
 rm -rf build/snap
-"$PYTHON" -m groundkit build-site sample -o build/snap --pyodide-dir node_modules/pyodide --snapshot
+"$PYTHON" -m groundkit build-site sample -o build/snap --pyodide-dir node_modules/pyodide --snapshot \
+  --debug-ui --allow-local-files
 # --embedder minilm --ort-dir: vectors by the native ONNX embedder, and the model plus
 # onnxruntime-web for the page (ADR 0035); step 4 turns semantic search on and compares
 rm -rf build/sem
 "$PYTHON" -m groundkit build-site sample -o build/sem --pyodide-dir node_modules/pyodide \
-  --embedder minilm --ort-dir node_modules/onnxruntime-web
+  --embedder minilm --ort-dir node_modules/onnxruntime-web --debug-ui
 # sources named with URL syntax (?, #, %2F, %2e): each is found, shown and verified as itself
 rm -rf build/odd build/odd-src && mkdir -p build/odd-src
 for pair in "what?now.md:quokkaquery" "see#here.md:quokkafragment" "a%2Fb.md:quokkaslash" \

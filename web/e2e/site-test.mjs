@@ -191,6 +191,24 @@ async function checkOddNames(browser, dir, offsite) {
       check(v.verdict.verdict === "verified", `odd names: ${name} verifies (${v.verdict.verdict}: ${v.verdict.reason})`);
     }
     check(page.consoleErrors.length === 0, `odd names: no console error (${page.consoleErrors.join("; ")})`);
+    // A site built without --debug-ui and --allow-local-files shows a visitor's page only.
+    const visitor = await page.evaluate(() => ({
+      title: document.title,
+      modeShown: !document.querySelector("#mode").hidden,
+      scoresShown: [...document.querySelectorAll("#results .score")].some((e) => !e.hidden),
+      dropShown: !document.querySelector("#drop-panel").hidden,
+      words: document.body.innerText,
+      status: document.querySelector("#progress-text").textContent,
+      state: document.body.dataset.state,
+    }));
+    check(visitor.title === "Search", `visitor page: titled "Search" by default (${visitor.title})`);
+    check(!visitor.modeShown && !visitor.scoresShown && !visitor.dropShown,
+      `visitor page: no mode menu, scores or drop panel (${JSON.stringify([visitor.modeShown, visitor.scoresShown, visitor.dropShown])})`);
+    const internal = ["bm25", "Pyodide", "Python", "score ", "passages"].filter((w) => visitor.words.includes(w));
+    check(internal.length === 0, `visitor page: no internal words on screen (${internal.join(", ")})`);
+    check(visitor.state === "ready" && !/Downloading|KiB/.test(visitor.status),
+      `visitor page: the status line ends ready after results and Verify ("${visitor.status}")`);
+    await page.screenshot({ path: path.join(OUT, "site-visitor.png") });
     await page.context().close();
     // Edit the site's copy of one source below its cited paragraph: the span still matches.
     const copy = path.join(dir, site.sources.url, "what?now.md");
@@ -600,6 +618,11 @@ try {
         `the --snapshot site answers as CPython does (${gotSnap.length} results)`);
       const vs = await showAndVerify(snap, 0);
       check(vs.cited.text === wantSnap[0].text && vs.verdict.verdict === "verified", "the --snapshot site highlights and verifies");
+      // The engine's files download after the first result; the visitor's status line stays
+      // "Ready." (it used to end on "Downloading the search engine: 250 KiB").
+      const snapStatus = await snap.evaluate(() => [document.body.dataset.state, document.querySelector("#progress-text").textContent]);
+      check(snapStatus[0] === "ready" && !/Downloading|KiB/.test(snapStatus[1]),
+        `the --snapshot site's status line ends ready after results and Verify ("${snapStatus[1]}")`);
       // Files dropped on the restored page index with the trimmed standard library (ADR 0033):
       // an HTML file takes the extractor's imports (html.parser), which the snapshot lacks.
       await snap.click("#drop-panel summary");

@@ -45,6 +45,9 @@ function ask(op, args, transfer = []) {
 // ---------- status ----------
 const setState = (state) => (document.body.dataset.state = state);
 function progress(phase, text, fraction = null) {
+  // The rest of the engine downloads in the background after the first results: the visitor
+  // is not told, and the status line keeps saying the search is ready.
+  if (phase === "download" && document.body.dataset.state === "ready") return;
   if (phases.at(-1) !== phase) phases.push(phase);
   $("#progress-text").textContent = text;
   const bar = $("#progress-bar");
@@ -95,14 +98,18 @@ const earlyRuntime = [...document.querySelectorAll("link[rel=preload][data-runti
 
 async function start() {
   setState("loading");
-  progress("site", "Loading the search index…");
+  progress("site", "Loading search…");
   siteUrl = new URL(sameOrigin("site", "site.json"), location.href);
   const pyodideParam = sameOrigin("pyodide", null);
   const response = await fetch(siteUrl);
   if (!response.ok) throw new Error(`cannot fetch ${siteUrl}: HTTP ${response.status}`);
   site = await response.json();
-  document.title = `${site.title} · search`;
+  document.title = site.title;
   $("#title").textContent = site.title;
+  const ui = site.ui ?? { debug: true, local_files: true }; // a site from before the flags
+  document.body.dataset.debugUi = ui.debug ? "on" : "off";
+  $("#mode").hidden = !ui.debug;
+  $("#drop-panel").hidden = !ui.local_files;
   let pyodideUrl = pyodideParam ?? site.pyodide.url; // the build's URL, or a same-origin override
   if (!pyodideUrl.endsWith("/")) pyodideUrl += "/";
   pyodideUrl = new URL(pyodideUrl, pyodideParam === null ? siteUrl : location.href).href;
@@ -125,10 +132,12 @@ async function start() {
 
 function showCollection(info) {
   current = info.kind;
-  const what = info.kind === "bundled" ? site.title : "your dropped files";
+  const what = info.kind === "bundled" ? "" : "your dropped files: ";
+  const debug = document.body.dataset.debugUi === "on"; // passages and models: the owner's words
   $("#collection-info").textContent =
-    `Searching ${what}: ${info.documents} documents, ${info.chunks} passages` +
-    (info.embedder ? `, vectors by ${info.embedder.model ?? info.embedder.provider}` : "");
+    `Searching ${what}${info.documents} documents` +
+    (debug ? `, ${info.chunks} passages` : "") +
+    (debug && info.embedder ? `, vectors by ${info.embedder.model ?? info.embedder.provider}` : "");
   const modes = $("#mode");
   modes.replaceChildren(...info.modes.map((m) => new Option(m, m)));
   modes.disabled = info.modes.length < 2;
@@ -211,6 +220,7 @@ function resultItem(r, i) {
   const score = document.createElement("span");
   score.className = "score";
   score.textContent = `score ${r.score.toFixed(4)}`;
+  score.hidden = document.body.dataset.debugUi !== "on"; // an owner's number, not a visitor's
   const verdict = document.createElement("span");
   verdict.className = "verdict";
   verdict.setAttribute("aria-live", "polite");

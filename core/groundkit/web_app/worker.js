@@ -37,7 +37,8 @@ async function fetchBytes(url, label, phase) {
     got += value.length;
     if (!phase || performance.now() - shown < 100) continue;
     shown = performance.now();
-    progress(phase, `Downloading the ${label}: ${(got / 1024).toFixed(0)} KiB`, Math.min(got / total, 1));
+    const what = phase === "semantic" ? `Downloading the ${label}` : "Loading search…";
+    progress(phase, `${what} ${(got / 1024).toFixed(0)} KiB`, Math.min(got / total, 1));
   }
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(got);
@@ -376,7 +377,7 @@ const ops = {
     boot = args;
     const { site, pyodideUrl } = args;
     const base = (u) => new URL(u, args.siteUrl).href;
-    progress("runtime", `Downloading the Python runtime (Pyodide ${site.pyodide.version})…`);
+    progress("runtime", "Loading search…");
     // Every download starts before Pyodide's own script is imported (ADR 0033): the snapshot
     // (Python's memory with groundkit already imported, build-site --snapshot, ADR 0019; the
     // site's python_stdlib.zip then holds only the modules the worker can import), the wasm,
@@ -411,7 +412,7 @@ const ops = {
     mark("pyodideMs");
     timings.handed = [...handed].sort();
 
-    progress("install", "Installing the search engine…");
+    progress("install", "Loading search…");
     if (!site.pyodide.snapshot) await installWheel();
     py.runPython("import sys; sys.dont_write_bytecode = True");
     writeFile("/gkapp/gk_app.py", GLUE);
@@ -421,7 +422,7 @@ const ops = {
     if (head) gk.prefetched(headPath, head);
     mark("wheelMs");
 
-    progress("collection", "Opening the index…");
+    progress("collection", "Loading search…");
     const info = await withWheelIfNeeded("opening the index", () => ops.openBundled());
     mark("collectionMs");
     return { info, timings };

@@ -52,7 +52,17 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="NAME",
         help=f"name of the collection inside the site (default: {DEFAULT_COLLECTION})",
     )
-    parser.add_argument("--title", default=None, help="page title (default: PATH's folder name)")
+    parser.add_argument("--title", default=None, help='page title (default: "Search")')
+    parser.add_argument(
+        "--debug-ui",
+        action="store_true",
+        help="also show the search-mode menu and each result's score (for the site's owner)",
+    )
+    parser.add_argument(
+        "--allow-local-files",
+        action="store_true",
+        help="also offer visitors a panel that indexes their own files in the page",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--pyodide-url",
@@ -127,6 +137,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         ort_dir=args.ort_dir,
         precompress_with=args.precompress,
         progress=ProgressBar(sys.stderr, enabled=not args.json),
+        debug_ui=args.debug_ui,
+        allow_local_files=args.allow_local_files,
     )
     if args.json:
         emit_json(report.to_dict())

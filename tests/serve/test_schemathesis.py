@@ -15,7 +15,7 @@ from serving import start_server
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 
-def test_the_api_answers_as_its_document_says(index_dir: Path) -> None:
+def test_the_api_answers_as_its_document_says(index_dir: Path, tmp_path: Path) -> None:
     server = start_server("--index-dir", str(index_dir), "--max-top-k", "20")
     command = shutil.which("schemathesis") or str(Path(sys.executable).with_name("schemathesis"))
     try:
@@ -23,7 +23,7 @@ def test_the_api_answers_as_its_document_says(index_dir: Path) -> None:
             [command, "--config-file", str(CONFIG), "run", server.url + "/openapi.json",
              "--checks", "all", "--max-examples", "40", "--seed", "1",
              "--generation-database", "none", "--no-color"],
-            capture_output=True, text=True, timeout=300, check=False,
+            capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path,
         )  # fmt: skip
     finally:
         server.stop()

@@ -85,7 +85,15 @@ PYODIDE_FILES = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
-APP_FILES = ("index.html", "app.js", "worker.js", "semantic.js", "offsets.js", "style.css")
+APP_FILES = (
+    "index.html",
+    "app.js",
+    "worker.js",
+    "semantic.js",
+    "offsets.js",
+    "style.css",
+    "theme.css",
+)
 SITE_JSON = "site.json"
 _SITE_ENTRIES = frozenset(
     (*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)
@@ -309,6 +317,7 @@ def build_site(
     progress: ProgressCallback | None = None,
     debug_ui: bool = False,
     allow_local_files: bool = False,
+    theme: str | Path | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
 
@@ -322,7 +331,8 @@ def build_site(
     runtime and app files for hosts that serve them (ADR 0033).
     The page shows visitors a search box and results only: ``debug_ui`` adds the mode menu and
     each result's score, ``allow_local_files`` the panel that indexes a visitor's own files.
-    ``title`` defaults to "Search".
+    ``title`` defaults to "Search". ``theme``: a CSS file shipped as ``theme.css``, loaded
+    after the page's own, to set its custom properties (colours, marks).
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -343,6 +353,8 @@ def build_site(
         check_semantic(embedder, Path(ort_dir))
     check_precompress(precompress_with)
     _check_page_languages(analyzer)
+    if theme is not None and not Path(theme).is_file():
+        raise ConfigurationError(f"--theme {theme}: no such CSS file", subject=str(theme))
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_builds(target)
     work = Path(
@@ -356,6 +368,7 @@ def build_site(
             collection=collection,
             title=title or "Search",
             ui={"debug": debug_ui, "local_files": allow_local_files},
+            theme=None if theme is None else Path(theme),
             pyodide_url=pyodide_url,
             pyodide_dir=None if pyodide_dir is None else Path(pyodide_dir),
             pyodide_version=pyodide_version,
@@ -417,6 +430,7 @@ def _write_site(
     precompress_with: str | None,
     progress: ProgressCallback | None,
     ui: dict[str, bool],
+    theme: Path | None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
     ingest = ingest_path(
@@ -454,6 +468,8 @@ def _write_site(
     app = package_dir() / "web_app"
     for name in APP_FILES:
         shutil.copyfile(app / name, work / name)
+    if theme is not None:  # before any precompression, so theme.css.gz is of this file
+        shutil.copyfile(theme, work / "theme.css")
     if pyodide_dir is not None:
         (work / "pyodide").mkdir()
         for name in PYODIDE_FILES:

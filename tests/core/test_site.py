@@ -5,6 +5,7 @@ The browser itself is exercised by ``tox -e web`` (web/e2e, ADR 0011).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import zipfile
@@ -281,3 +282,20 @@ def test_a_site_of_a_language_the_page_cannot_stem_is_refused_before_any_work(
     with pytest.raises(ConfigurationError, match="cannot stem german"):
         build_site(tmp_path / "docs", tmp_path / "site", analyzer=Analyzer.for_language("de"))
     assert not (tmp_path / "site").exists()
+
+
+def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -> None:
+    theme = tmp_path / "brand.css"
+    rules = "".join(f".r{n} {{ color: var(--accent); }}\n" for n in range(40))  # gzip pays
+    theme.write_text(":root { --accent: #8b1e3f; }\n" + rules, encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(groundkit.sample_corpus(), out, theme=theme, precompress_with="gzip")
+    assert (out / "theme.css").read_text(encoding="utf-8") == theme.read_text(encoding="utf-8")
+    assert gzip.decompress((out / "theme.css.gz").read_bytes()) == theme.read_bytes()
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert page.index('href="style.css"') < page.index('href="theme.css"')
+    plain = tmp_path / "plain"
+    build_site(groundkit.sample_corpus(), plain)
+    assert "--accent" not in (plain / "theme.css").read_text(encoding="utf-8").split("*/")[-1]
+    with pytest.raises(ConfigurationError, match="no such CSS file"):
+        build_site(groundkit.sample_corpus(), tmp_path / "x", theme=tmp_path / "missing.css")

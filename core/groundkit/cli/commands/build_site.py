@@ -54,6 +54,13 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     parser.add_argument("--title", default=None, help='page title (default: "Search")')
     parser.add_argument(
+        "--theme",
+        default=None,
+        metavar="FILE.css",
+        help="ship this CSS as the page's theme, loaded after its own: set its custom "
+        "properties (--accent, --bg, --mark, ...; listed in the site's theme.css)",
+    )
+    parser.add_argument(
         "--debug-ui",
         action="store_true",
         help="also show the search-mode menu and each result's score (for the site's owner)",
@@ -139,6 +146,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         progress=ProgressBar(sys.stderr, enabled=not args.json),
         debug_ui=args.debug_ui,
         allow_local_files=args.allow_local_files,
+        theme=args.theme,
     )
     if args.json:
         emit_json(report.to_dict())

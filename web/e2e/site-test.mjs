@@ -186,8 +186,12 @@ async function checkOddNames(browser, dir, offsite) {
     for (const [name, word] of Object.entries(ODD_NAMES)) {
       const found = await search(page, word);
       check(found.length >= 1 && found[0].source === name, `odd names: "${word}" finds ${name} (got ${found[0]?.source})`);
+      const snippetText = await page.$eval('#results .result[data-index="0"] .snippet', (p) => p.textContent);
+      check(!snippetText.includes("# ") && found[0].marks.includes(word),
+        `odd names: ${name}'s snippet shows no markup and marks the word ("${snippetText.slice(0, 40)}")`);
       const v = await showAndVerify(page, 0);
-      check(v.cited.text.includes(word), `odd names: ${name}'s cited text is shown from its own file`);
+      check(v.cited.text.includes(word) && v.cited.text.startsWith("# Odd name"),
+        `odd names: ${name}'s cited text is shown from its own file, markup and all`);
       check(v.verdict.verdict === "verified", `odd names: ${name} verifies (${v.verdict.verdict}: ${v.verdict.reason})`);
     }
     check(page.consoleErrors.length === 0, `odd names: no console error (${page.consoleErrors.join("; ")})`);

@@ -208,7 +208,7 @@ function resultItem(r, i) {
   title.textContent = r.heading.length ? r.heading.join(" › ") : r.source.split("/").pop();
   const snippet = document.createElement("p");
   snippet.className = "snippet";
-  snippet.append(...snippetNodes(r.text, r.marks));
+  snippet.append(...snippetNodes(r.display ?? r.text, r.display_marks ?? r.marks)); // no markup
   const head = document.createElement("div");
   head.className = "head";
   const cite = document.createElement("button");

@@ -70,7 +70,7 @@ try {
 import sys
 sys.dont_write_bytecode = True
 import json, re, time, urllib.parse
-import groundkit, groundkit.analysis.tokenize, groundkit.retrieval.citations
+import groundkit, groundkit.analysis.tokenize, groundkit.retrieval.citations, groundkit.retrieval.display
 import groundkit.store.memory, groundkit.store.static
 import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, imported on open
 # The analyzer's word patterns scan Unicode's tables when first used (0.1-0.2 s each in

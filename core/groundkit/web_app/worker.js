@@ -125,6 +125,7 @@ import json, re, time
 import groundkit
 from groundkit.analysis.tokenize import _word_pattern
 from groundkit.retrieval.citations import citation_root, source_text, verify_citation
+from groundkit.retrieval.display import display_spans, plain_text
 
 _state = {"retriever": None, "reader": None, "results": [], "sources_root": None,
           "stored_root": None, "fetched": [], "given": None}
@@ -254,12 +255,15 @@ def search(query, mode, top_k, defer):
     out = []
     for rank, result in enumerate(response.results, start=1):
         c = result.citation
+        marks = query_word_spans(c.text, wanted)
+        display, where = plain_text(c.text)  # what a visitor reads; the citation stays c.text
         out.append({
             "rank": rank, "score": result.score, "chunk_id": result.chunk_id,
             "source": c.source, "start_offset": c.start_offset, "end_offset": c.end_offset,
             "start_line": c.start_line, "end_line": c.end_line, "text": c.text,
-            "heading": list(result.metadata.get("heading_path", [])),
-            "marks": query_word_spans(c.text, wanted),
+            "heading": [plain_text(h)[0] for h in result.metadata.get("heading_path", [])],
+            "marks": marks,
+            "display": display, "display_marks": display_spans(where, marks),
             "extracted": c.extractor is not None,
         })
     return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"],

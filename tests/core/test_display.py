@@ -1,0 +1,45 @@
+"""Display text without markup (issue 30, item 2): what titles and snippets show, and where
+each kept character is in the source, so highlights found in the source land on it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from groundkit.retrieval.display import display_spans, plain_text
+
+CASES = [
+    ("Using ``User`` objects", "Using User objects"),
+    (":class:`~django.db.models.Model`", "Model"),
+    (":class:`django.db.models.Model`", "Model"),
+    (":meth:`save() <Model.save>` and :setting:`DEBUG`", "save() and DEBUG"),
+    ("Transactions\n============\n\nText.", "Transactions\n\nText."),
+    ("-----\nTitle\n-----\n", "Title\n"),
+    ("Read `the docs <https://example.org>`_ or `Topics`_.", "Read the docs or Topics."),
+    ("# Odd name\n\nA [link](http://x) and `code`.", "Odd name\n\nA link and code."),
+    ("Atomic *blocks* and **rollbacks**.", "Atomic blocks and rollbacks."),
+    ("a * b * c and 2*3*4 stay", "a * b * c and 2*3*4 stay"),
+]
+
+
+@pytest.mark.parametrize(("text", "shown"), CASES)
+def test_markup_is_removed_for_display(text: str, shown: str) -> None:
+    assert plain_text(text)[0] == shown
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab `*:_~<>.=-#[]()\n")), max_size=80))
+def test_every_kept_character_is_the_source_character_it_maps_to(text: str) -> None:
+    shown, where = plain_text(text)
+    assert len(where) == len(shown)
+    assert all(text[where[i]] == shown[i] for i in range(len(shown)))
+    assert where == sorted(set(where))  # in order, each source character at most once
+
+
+def test_a_highlight_in_the_source_lands_on_the_display_text() -> None:
+    text = "See :class:`~django.db.models.Model` and ``Model.save()``."
+    shown, where = plain_text(text)
+    source_spans = [(m, m + 5) for m in range(len(text)) if text.startswith("Model", m)]
+    spans = display_spans(where, source_spans)
+    assert [shown[s:e] for s, e in spans] == ["Model", "Model"]
+    assert display_spans(where, [(4, 11)]) == []  # ':class:' is not shown: nothing to mark

@@ -51,9 +51,7 @@ def plain_text(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def display_spans(
-    where: Sequence[int], spans: Sequence[tuple[int, int]]
-) -> list[tuple[int, int]]:
+def display_spans(where: Sequence[int], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` of the source (code points, end-exclusive) on the display text whose
     characters come from ``where``: each span covers the kept characters inside it; a span
     that kept none is dropped."""

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import math
 import sys
+import threading
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -162,6 +163,14 @@ class _Server(uvicorn.Server):
         )
 
 
+def _preload(registry: Registry, settings: ServeSettings) -> None:
+    """Open the default collection in the background at start: its vector store and model are
+    loaded before the first query asks for them."""
+    threading.Thread(
+        target=registry.runtime.preload, args=(settings.collection,), daemon=True
+    ).start()
+
+
 def run_http(
     settings: ServeSettings,
     *,
@@ -174,6 +183,7 @@ def run_http(
     settings.require_index_dir()
     configure_logging(settings.json_logs)
     app, registry = create_app(settings, reranker=reranker, sharded=sharded)
+    _preload(registry, settings)
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -199,6 +209,7 @@ def run_stdio(
     settings.require_index_dir()
     configure_logging(settings.json_logs)
     registry, server = _parts(settings, reranker, sharded)
+    _preload(registry, settings)
     try:
         server.run("stdio")
     finally:

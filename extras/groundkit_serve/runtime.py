@@ -139,6 +139,14 @@ class Runtime:
         finally:
             self._release(entry)
 
+    def preload(self, collection: str) -> None:
+        """Open (and warm) ``collection``'s snapshot ahead of its first request; a collection
+        that cannot be opened is left to that request to report."""
+        try:
+            self._release(self._acquire(self.name(collection)))
+        except GroundkitError as exc:
+            log.warning("preload failed", extra={"collection": collection, "error": exc.message})
+
     def _acquire(self, name: str) -> _Entry:
         current = self.probe(name)  # a missing or corrupt collection fails here, closed
         with self._lock:
@@ -173,6 +181,7 @@ class Runtime:
             )
         else:
             retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
+            retriever.warm()  # the vector store loads here, not in the first hybrid query
         return _Entry(retriever, retriever.generation)
 
     def _refresh(self, name: str) -> None:

@@ -686,3 +686,34 @@ def test_a_damaged_manifest_is_a_storage_error(write_corpus: WriteCorpus, tmp_pa
     db.close()
     with pytest.raises(StorageError, match="unreadable embedding manifest"):
         SqliteReader(path)
+
+
+def test_warm_loads_the_vector_store_at_open_not_in_the_first_dense_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32, item 4: a server warms a collection when it opens it, so its first hybrid
+    query does not load the vector store (counted, not timed)."""
+    import importlib
+
+    from groundkit import ingest, sample_corpus
+
+    dense = importlib.import_module("groundkit.retrieval.dense")
+    loads: list[str] = []
+    real = dense.load_vector_store
+
+    def counting(name: str, *args: Any, **kwargs: Any) -> Any:
+        loads.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(dense, "load_vector_store", counting)
+    index = tmp_path / "index"
+    ingest(sample_corpus(), index_dir=index, embedder=get_embedder("hash"))
+    with Retriever.open(index) as retriever:
+        assert retriever.warm() is True and loads == ["exact"]
+        retriever.search("report a leak", mode="hybrid")
+        retriever.search("report a leak", mode="dense")
+        assert loads == ["exact"]  # the searches found it loaded
+    lexical = tmp_path / "lexical"
+    ingest(sample_corpus(), index_dir=lexical)
+    with Retriever.open(lexical) as retriever:
+        assert retriever.warm() is False  # no dense side: nothing to warm

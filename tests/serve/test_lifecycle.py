@@ -243,3 +243,18 @@ def test_a_grace_that_is_not_a_finite_number_of_seconds_is_refused(grace: str) -
         check=False, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 2 and "--grace" in done.stderr
+
+
+def test_the_default_collection_is_opened_and_warmed_at_start(index_dir: Path) -> None:
+    """Issue 32, item 4: the server opens its default collection (loading its vector store)
+    before any search asks, so the first query is not the one that pays for it."""
+    server = start_server("--index-dir", str(index_dir), "--collection", "dense")
+    try:
+        done = threading.Event()
+        for _ in range(100):
+            if "dense" in status(server)["open_collections"]:
+                break
+            done.wait(0.1)
+        assert "dense" in status(server)["open_collections"]  # and no search was made
+    finally:
+        server.stop()

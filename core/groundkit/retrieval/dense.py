@@ -101,6 +101,26 @@ class DenseLeg:
             )
         return self.embedder
 
+    def _loaded_store(self) -> VectorStore:
+        """The vector store, loaded on first use (the exact one, or the one named/recorded)."""
+        if self._store is None:
+            assert self.manifest is not None  # require() checked it
+            name = self.vector_store or recorded_vector_store(self._location) or "exact"
+            self._store = load_vector_store(
+                name, self._reader, self.manifest, location=self._location
+            )
+            self.vector_store = name
+        return self._store
+
+    def warm(self) -> bool:
+        """Do now what a first dense or hybrid search would: load the vector store and run the
+        embedder once; False (nothing done) where this leg cannot search."""
+        if self.manifest is None or self.embedder is None:
+            return False
+        self._loaded_store()
+        self.embedder.embed_query("warm-up")
+        return True
+
     def search(
         self,
         query: str,
@@ -114,20 +134,14 @@ class DenseLeg:
         """The ``k`` chunk keys most similar to ``query``, best first (only ``allowed`` ones,
         when given: the store is asked for more until ``k`` pass or it has no more)."""
         embedder = self.require(mode)
-        if self._store is None:
-            assert self.manifest is not None  # require() checked it
-            name = self.vector_store or recorded_vector_store(self._location) or "exact"
-            self._store = load_vector_store(
-                name, self._reader, self.manifest, location=self._location
-            )
-            self.vector_store = name
+        store = self._loaded_store()
         vector: Sequence[float] = embedder.embed_query(query)
         if allowed is None:
-            return self._store.search(vector, k, min_score=min_score, tie_keys=tie_keys)
-        total = self._store.count()
+            return store.search(vector, k, min_score=min_score, tie_keys=tie_keys)
+        total = store.count()
         asked = min(k, total)
         while True:
-            found = self._store.search(vector, asked, min_score=min_score, tie_keys=tie_keys)
+            found = store.search(vector, asked, min_score=min_score, tie_keys=tie_keys)
             kept = [(key, score) for key, score in found if key in allowed]
             if len(kept) >= k or asked >= total or len(found) < asked:
                 return kept[:k]

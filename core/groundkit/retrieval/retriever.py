@@ -113,6 +113,12 @@ class Retriever:
         """The embedder dense and hybrid searches use (None for a lexical collection)."""
         return self._dense.embedder
 
+    def warm(self) -> bool:
+        """Load now what the first dense or hybrid search would (the vector store) and run the
+        embedder once, so that search is not the slow one: a server calls this when it opens a
+        collection. False where the collection has no usable dense side."""
+        return self._dense.warm()
+
     @property
     def default_mode(self) -> SearchMode:
         """The mode of a search that names none: ``hybrid`` on a collection bound to a

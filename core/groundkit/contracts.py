@@ -328,6 +328,8 @@ class SearchTrace:
     rerank_depth: int | None = None
     score_threshold: float | None = None
     filter: dict[str, Any] | None = None
+    expansions: dict[str, dict[str, list[str]]] | None = None
+    """Words expanded by prefix or typo (``{"fuzzy": {"middlware": ["middlewar"]}}``)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

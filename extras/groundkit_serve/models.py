@@ -127,6 +127,16 @@ class SearchFields(_Request):
         le=1,
         description="hybrid: the dense evidence floor (default the embedder's)",
     )
+    prefix: bool = Field(
+        default=False,
+        description="bm25/hybrid: the last word also matches the indexed words it begins, at "
+        "half weight (search as you type: 'paginat' finds pagination)",
+    )
+    fuzzy: bool = Field(
+        default=False,
+        description="bm25/hybrid: a word found nowhere (or almost) also matches indexed words "
+        "one typo away (two from nine letters), at half weight",
+    )
     rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
     rerank_depth: int | None = Field(
         default=None, ge=1, le=1000, description="rerank: how many candidates (default 50)"

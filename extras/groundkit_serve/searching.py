@@ -43,6 +43,8 @@ def search_arguments(request: SearchFields, max_top_k: int) -> dict[str, Any]:
         "depth": request.depth,
         "weights": weights,
         "min_similarity": request.min_similarity,
+        "prefix": request.prefix,
+        "fuzzy": request.fuzzy,
     }
 
 

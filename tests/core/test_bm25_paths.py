@@ -264,3 +264,33 @@ def test_allowed_keys_rank_exactly_the_filtered_exhaustive_scores(
     )[:k]
     assert pairs(hits) == expected
     assert hits.path == "python-filtered"
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    CORPUS,
+    st.lists(WORDS, max_size=4),
+    st.lists(WORDS, min_size=1, max_size=4),
+    st.sampled_from([0.25, 0.5, 1.0]),
+    st.integers(1, 30),
+    PYTHON_PATHS,
+)
+def test_a_blended_term_ranks_alike_on_every_path(
+    docs: list[list[str]],
+    query: list[str],
+    members: list[str],
+    weight: float,
+    k: int,
+    path: str,
+) -> None:
+    """Prefix and typo expansions are blended terms: each path scores them bit-identically."""
+    store = MemoryStore()
+    load(store, docs)
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python", plan=forced(path))
+    terms = [*query, BM25Index.blend(members, weight)]
+    assert pairs(index.top_k(terms, k, reader.tie_keys)) == exhaustive(index, terms, k, store)
+    if numpy_available():
+        accelerated = BM25Index(reader, accelerator="numpy")
+        want = BM25Index(reader, accelerator="python").top_k(terms, k, reader.tie_keys)
+        assert pairs(accelerated.top_k(terms, k, reader.tie_keys)) == pairs(want)

@@ -16,8 +16,9 @@ import groundkit
 from groundkit.collection import open_reader
 from groundkit.errors import StorageError
 from groundkit.retrieval import Retriever
+from groundkit.store import static_export
 from groundkit.store.base import CollectionReader
-from groundkit.store.static import HEAD, FilesNeeded, StaticReader, shard_of, shard_path
+from groundkit.store.static import HEAD, FilesNeeded, StaticReader, pack, shard_of, shard_path
 from groundkit.store.static_export import export_static
 
 SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
@@ -194,3 +195,57 @@ def test_export_refuses_postings_that_disagree_with_the_text(tmp_path: Path) -> 
         pytest.raises(StorageError, match="postings differ"),
     ):
         export_static(Tampered(reader), tmp_path / "out", corpus)  # type: ignore[arg-type]
+
+
+EXPANDING = (
+    ("hydrent leakge", {"fuzzy": True}),
+    ("chlori", {"prefix": True}),
+    ("flush hydr", {"prefix": True}),
+)
+
+
+def test_the_term_list_is_the_stores_and_a_prefix_reads_only_its_blocks(
+    tmp_path: Path, built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, _ = built
+    monkeypatch.setattr(static_export, "TERMS_BLOCK", 64)  # many blocks from the small sample
+    with open_reader(index, "default") as reader:
+        export_static(reader, tmp_path / "site" / "index", SAMPLE)
+        stored = reader.indexed_terms("")
+        files = Files(tmp_path / "site")
+        static = StaticReader(files, index="index/")
+        for prefix in ("", "c", "chlor", "r", "résid", "zzz", "\U0010ffff"):
+            files.paths.clear()
+            assert static.indexed_terms(prefix) == reader.indexed_terms(prefix)
+            if prefix not in ("", "c", "r"):
+                assert len(files.paths) <= 2  # a narrow prefix: one block, or two it straddles
+    assert stored == sorted(stored) and len(stored) > 3 * 64
+
+
+def test_expanded_searches_answer_as_over_the_sqlite_collection(built: tuple[Path, Path]) -> None:
+    index, site = built
+    with Retriever.open(index) as stored, Retriever(StaticReader(Files(site), index="index/")) as r:
+        for query, options in EXPANDING:
+            want = stored.search(query, 5, "bm25", **options)
+            got = r.search(query, 5, "bm25", **options)
+            assert (
+                want.metadata["expansions"]
+                and got.metadata["expansions"] == want.metadata["expansions"]
+            )
+            assert [(x.chunk_id, x.score.hex()) for x in got.results] == [
+                (x.chunk_id, x.score.hex()) for x in want.results
+            ]
+
+
+def test_a_site_without_a_term_list_refuses_expansion(
+    tmp_path: Path, built: tuple[Path, Path]
+) -> None:
+    _, site = built
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    del head["term_blocks"]
+    files = Files(site)
+    reader = StaticReader(
+        lambda p: pack(head) if p == "index/" + HEAD else files(p), index="index/"
+    )
+    with pytest.raises(StorageError, match="no term list"):
+        Retriever(reader).search("chlori", prefix=True)

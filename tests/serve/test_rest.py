@@ -43,6 +43,27 @@ def test_search_returns_the_librarys_cited_results(server: Server, index_dir: Pa
     assert {r["verification"]["verdict"] for r in posted["results"]} == {"verified"}
 
 
+def test_prefix_and_fuzzy_are_the_librarys(server: Server, index_dir: Path) -> None:
+    begun = get(server, "/v1/search", params={"q": "chlorine resid", "prefix": "true"}).json()
+    typo = httpx.post(
+        server.url + "/v1/search",
+        json={"query": "hydrent flushing", "fuzzy": True},
+        timeout=TIMEOUT,
+    ).json()
+    with groundkit.Retriever.open(index_dir, "default") as retriever:
+        want_begun = retriever.search("chlorine resid", prefix=True)
+        want_typo = retriever.search("hydrent flushing", fuzzy=True)
+    for got, want in ((begun, want_begun), (typo, want_typo)):
+        assert got["results"] and got["metadata"]["expansions"] == want.metadata["expansions"]
+        assert [r["chunk_id"] for r in got["results"]] == [r.chunk_id for r in want.results]
+    refused = httpx.post(
+        server.url + "/v1/search",
+        json={"query": "hydrent", "fuzzy": True, "mode": "dense"},
+        timeout=TIMEOUT,
+    )
+    assert refused.status_code == 400 and "no BM25 leg" in refused.text
+
+
 def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
     query = "how do I pay my bill"
     prefixed = get(server, "/v1/search", params={"q": query, "source_prefix": "billing/"}).json()

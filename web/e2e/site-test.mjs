@@ -51,7 +51,8 @@ function cpython(code, ...args) {
 const CPY_SEARCH = `
 import json, sys, groundkit.site
 with groundkit.site.open_site(sys.argv[1]) as r:  # the site's index/, as the page reads it
-    res = r.search(sys.argv[3], top_k=10, mode=sys.argv[4] if len(sys.argv) > 4 else "bm25")
+    mode = sys.argv[4] if len(sys.argv) > 4 else "bm25"  # the page expands words (ADR 0046)
+    res = r.search(sys.argv[3], top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense")
     print(json.dumps([{"source": x.citation.source, "start": x.citation.start_offset,
         "end": x.citation.end_offset, "start_line": x.citation.start_line,
         "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
@@ -485,6 +486,16 @@ try {
   const live = await page.$eval("#search-meta", (m) => [m.getAttribute("aria-live"), m.textContent]);
   check(live[0] === "polite" && /^\d+ results? for/.test(live[1]), `the result count is announced in a live region ("${live[1]}")`);
   check(await page.$eval("#query", (q) => q.labels.length > 0 && q.labels[0].textContent.trim() !== ""), "the search box is labelled");
+  // ---- as a visitor types: a begun last word and a typo find what the whole word does ----
+  for (const [typed, word] of [["chlorine resid", "residual"], ["hydrent flushing", "hydrant"]]) {
+    const got = await search(page, typed);
+    const want = cpython(CPY_SEARCH, indexDir, name, typed);
+    check(got.length > 0 && JSON.stringify(got.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])) ===
+      JSON.stringify(want.map((r) => [r.source, r.start, r.end, r.score.toFixed(4)])),
+      `"${typed}" finds ${got.length} passages, ranked and scored as CPython's`);
+    const marks = got.flatMap((r) => r.marks.map((m) => m.toLowerCase()));
+    check(marks.some((m) => m.startsWith(word)), `"${typed}" marks the word it stands for (${word})`);
+  }
   await page.fill("#query", "");
   await page.click("#search-button");
   const empty = await page.textContent("#search-meta");

@@ -118,6 +118,12 @@ class Analyzer:
         return self.language is None or _resolve_language(declared) == self.language
 
     @property
+    def namespaces(self) -> tuple[str, ...]:
+        """What this analyzer's terms start with before the word: "" (per-document analysis
+        tags each term with its language, ``de:``)."""
+        return ("",)
+
+    @property
     def languages(self) -> tuple[str, ...]:
         """The Snowball languages documents may declare; empty: any."""
         return () if self.language is None else (self.language,)

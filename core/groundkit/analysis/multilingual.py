@@ -108,6 +108,10 @@ class Multilingual(Analyzer):
         code = self.code_for(language)
         return [f"{code}:{term}" for term in self._parts[code].terms(text)]
 
+    @property
+    def namespaces(self) -> tuple[str, ...]:
+        return tuple(f"{code}:" for code in self.codes)
+
     def terms(self, text: str) -> list[str]:
         """A query's terms: its analysis in every language, each term tagged with its code."""
         return [f"{code}:{term}" for code in self.codes for term in self._parts[code].terms(text)]

@@ -102,6 +102,11 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if not response.results:
         print(f"no results for {response.query!r}")
+    expansions = response.metadata.get("expansions") or {}
+    for kind, label in (("fuzzy", "a typo away"), ("prefix", "it begins")):
+        for word, terms in expansions.get(kind, {}).items():
+            more = f", … ({len(terms)} in all)" if len(terms) > 5 else ""
+            print(f"{word!r} also matched the indexed words {label}: {', '.join(terms[:5])}{more}")
     roots = {result.metadata.get("root") for result in response.results}
     for rank, result in enumerate(response.results, start=1):
         c = result.citation

@@ -29,7 +29,7 @@ from groundkit.index.paths import (
     ScoringPath,
 )
 from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
-from groundkit.index.postings import PostingsCache
+from groundkit.index.postings import BLEND, PostingsCache, blend_members
 from groundkit.index.pruning import MaxScorePath
 from groundkit.index.stats import CollectionStats
 from groundkit.index.terms import QueryTerm, TermScores, canonical_order
@@ -124,11 +124,26 @@ class BM25Index:
         return len(self._postings.get(term))
 
     def df(self, term: str) -> int:
-        """The document frequency of ``term``: this snapshot's, or the collection's (stats)."""
+        """The document frequency of ``term``: this snapshot's, or the collection's (stats);
+        a blended term's is its most frequent member's (Lucene's SynonymQuery)."""
+        blended = blend_members(term)
+        if blended is not None:
+            return max(self.df(member) for member in blended[1])
         return self.local_df(term) if self._stats is None else self._stats.df(term)
 
     def term_idf(self, term: str) -> float:
-        return self.idf(self.df(term))
+        blended = blend_members(term)
+        idf = self.idf(self.df(term))
+        return idf if blended is None else blended[0] * idf
+
+    @staticmethod
+    def blend(members: Sequence[str], weight: float) -> str:
+        """A query term standing for ``members`` as one term (each chunk's frequencies summed,
+        the largest document frequency) whose scores are multiplied by ``weight``: how prefix
+        and typo expansions are scored (adr/0046). Every scoring path ranks it alike."""
+        if not members or not 0.0 < weight <= 1.0:
+            raise ConfigurationError("a blend needs members and a weight in (0, 1]")
+        return BLEND + BLEND.join([repr(float(weight)), *sorted(set(members))])
 
     def query_terms(self, terms: Sequence[str]) -> list[QueryTerm]:
         """The distinct matching terms of a query in canonical order, with their repeats."""

@@ -13,7 +13,19 @@ from groundkit.index.cache import BoundedCache
 from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.store.base import CollectionReader
 
-__all__ = ["PostingList", "PostingsCache"]
+__all__ = ["BLEND", "PostingList", "PostingsCache", "blend_members"]
+
+BLEND = "\x00"
+"""Starts a blended term's key: ``BLEND weight BLEND member BLEND member ...`` (no analyzed
+term holds a NUL, so a key never names a real term)."""
+
+
+def blend_members(term: str) -> tuple[float, tuple[str, ...]] | None:
+    """The weight and member terms of a blended term's key; None for a real term."""
+    if not term.startswith(BLEND):
+        return None
+    weight, *members = term[1:].split(BLEND)
+    return float(weight), tuple(members)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +53,16 @@ class PostingsCache:
         found = self._lists.get(term)
         if found is not None:
             return found
-        pairs = sorted(self._reader.postings(term))
+        blended = blend_members(term)
+        if blended is None:
+            pairs = sorted(self._reader.postings(term))
+        else:  # one list: each chunk's frequencies of the members summed (Lucene's SynonymQuery)
+            summed: dict[int, int] = {}
+            for member in blended[1]:
+                got = self.get(member)
+                for key, tf in zip(got.keys, got.tfs, strict=True):
+                    summed[key] = summed.get(key, 0) + tf
+            pairs = sorted(summed.items())
         if not pairs:
             found = _EMPTY
         else:

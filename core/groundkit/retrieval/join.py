@@ -8,7 +8,7 @@ citation) for the next query that returns it, bounded by the text it holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from groundkit.analysis.analyzer import Analyzer
@@ -90,7 +90,7 @@ def join_results(
 
 
 def with_highlights(
-    analyzer: Analyzer, terms: Sequence[str], results: Sequence[SearchResult]
+    analyzer: Analyzer, terms: Collection[str], results: Sequence[SearchResult]
 ) -> list[SearchResult]:
     """``results`` with their ``highlights``: where the query's ``terms`` occur in each text."""
     wanted = frozenset(terms)

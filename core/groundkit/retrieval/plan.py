@@ -10,6 +10,7 @@ from groundkit.retrieval.request import (
     HybridOptions,
     RerankOptions,
     SearchMode,
+    check_expansion,
     hybrid_options,
     leg_depth_for,
     rerank_options,
@@ -36,6 +37,10 @@ class SearchPlan:
     leg_depth: int
     min_similarity: float | None
     """The similarity floor given for a dense or hybrid search (None: the recorded one)."""
+    prefix: bool = False
+    """Whether the last word also matches the indexed terms it begins."""
+    fuzzy: bool = False
+    """Whether a word also matches indexed terms a typo away, where its own is absent or rare."""
 
     def trace(self, generation: int) -> SearchTrace:
         return SearchTrace(
@@ -61,6 +66,8 @@ def plan_search(
     weights: tuple[float, float] | None,
     min_similarity: float | None,
     rerank_depth: int | None,
+    prefix: bool = False,
+    fuzzy: bool = False,
 ) -> SearchPlan:
     """The request checked and resolved (``InvalidQueryError``, ``ConfigurationError`` or
     ``RerankerNotConfiguredError`` when refused as given)."""
@@ -69,6 +76,7 @@ def plan_search(
     options = hybrid_options(chosen, hybrid, rrf_k, depth, weights, min_similarity)
     reranking = rerank_options(rerank, rerank_depth)
     want = rerank_candidates(reranker, reranking, k)
+    check_expansion(chosen, prefix, fuzzy)
     return SearchPlan(
         mode=chosen,
         asked=mode is not None,
@@ -78,4 +86,6 @@ def plan_search(
         want=want,
         leg_depth=want if options is None else leg_depth_for(options.depth, want),
         min_similarity=options.min_similarity if options is not None else min_similarity,
+        prefix=prefix,
+        fuzzy=fuzzy,
     )

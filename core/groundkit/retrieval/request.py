@@ -31,6 +31,7 @@ __all__ = [
     "SearchFilter",
     "SearchMode",
     "bounded_depth",
+    "check_expansion",
     "hybrid_options",
     "leg_depth_for",
     "rerank_options",
@@ -161,6 +162,18 @@ def validate_request(
     ):
         raise InvalidQueryError(f"score_threshold must be a finite number, got {score_threshold!r}")
     return k
+
+
+def check_expansion(mode: str, prefix: object, fuzzy: object) -> None:
+    """Refuse ``prefix``/``fuzzy`` that are not booleans, or set in a mode without BM25."""
+    for name, value in (("prefix", prefix), ("fuzzy", fuzzy)):
+        if not isinstance(value, bool):
+            raise ConfigurationError(f"{name} must be true or false, got {value!r}")
+        if value and mode == "dense":
+            raise ConfigurationError(
+                f"{name} expands words into indexed terms for BM25; mode 'dense' has no BM25 "
+                "leg: use mode 'bm25' or 'hybrid'"
+            )
 
 
 def _not_count(value: object) -> bool:

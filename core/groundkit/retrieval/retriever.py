@@ -26,12 +26,14 @@ from groundkit.errors import (
 )
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import BM25Index
+from groundkit.index.lexicon import Lexicon
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import (
     Verification,
     verify_document_citation,
 )
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE, DenseLeg
+from groundkit.retrieval.expansion import expand_query
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
 from groundkit.retrieval.join import JoinedRecords, join_results, with_highlights
@@ -74,6 +76,7 @@ class Retriever:
         self._records = JoinedRecords(reader)
         self._location = location
         self._lexical = BM25Index(reader, bm25)
+        self._lexicon = Lexicon(reader)
         self._tie_keys = CachedTieKeys.of(reader)
         self._filters = FilterCache(reader)
 
@@ -157,6 +160,8 @@ class Retriever:
         min_similarity: float | None = None,
         rerank_depth: int | None = None,
         highlight: bool = True,
+        prefix: bool = False,
+        fuzzy: bool = False,
     ) -> SearchResponse:
         """The ``top_k`` best passages for ``query``, best first, each with its citation.
 
@@ -174,6 +179,9 @@ class Retriever:
         none). ``where`` (``SearchFilter``) restricts the results to matching chunks, exactly:
         ``top_k`` counts only those. Each result's ``highlights`` locate the query's words in
         its text (``highlight=False`` skips that work, for evaluations that only rank).
+        ``prefix`` lets the last word match the indexed terms it begins (search as you type);
+        ``fuzzy`` lets a word whose term is absent or rare match terms a typo away; both at a
+        lower weight than exact matches, in modes bm25 and hybrid (adr/0046).
         """
         started = time.perf_counter()
         plan = plan_search(
@@ -190,6 +198,8 @@ class Retriever:
             weights=weights,
             min_similarity=min_similarity,
             rerank_depth=rerank_depth,
+            prefix=prefix,
+            fuzzy=fuzzy,
         )
         mode, k, options, want, leg_depth = (
             plan.mode,
@@ -209,7 +219,20 @@ class Retriever:
             allowed = self._filters.allowed(where)
             trace.filter = {**where.to_dict(), "chunks": len(allowed)}
         mark = started
-        terms = self.analyzer.terms(query)
+        if plan.prefix or plan.fuzzy:
+            expanded = expand_query(
+                query,
+                self.analyzer,
+                self._lexicon,
+                self._lexical,
+                prefix=plan.prefix,
+                fuzzy=plan.fuzzy,
+            )
+            terms, matched = expanded.terms, expanded.matched_terms
+            trace.expansions = expanded.trace()
+        else:
+            terms = self.analyzer.terms(query)
+            matched = set(terms)
         try:
             lexical: list[tuple[int, float]] = []
             if mode != "dense":
@@ -252,8 +275,8 @@ class Retriever:
             trace.stage = "rerank"
             trace.rerank_depth = want
             mark = _lap(trace.timings_ms, "rerank", mark)
-        if highlight and terms:
-            results = with_highlights(self.analyzer, terms, results)
+        if highlight and matched:
+            results = with_highlights(self.analyzer, matched, results)
             mark = _lap(trace.timings_ms, "highlight", mark)
         trace.score_threshold = score_threshold
         trace.timings_ms["total"] = round((mark - started) * 1000, 3)

@@ -88,10 +88,19 @@ class ShardedSearch:
         min_similarity: float | None = None,
         rerank_depth: int | None = None,
         highlight: bool = True,
+        prefix: bool = False,
+        fuzzy: bool = False,
     ) -> SearchResponse:
         """As ``Retriever.search``: ``where`` filters in every shard before the merge, the
         reranker (``reranker=``) re-scores the merged candidates once. A shard that is
-        missing, out of step or silent fails the search (``ShardUnavailableError``)."""
+        missing, out of step or silent fails the search (``ShardUnavailableError``).
+        ``prefix`` and ``fuzzy`` are refused (``ConfigurationError``): their lexicon is not
+        gathered across shards yet."""
+        if prefix or fuzzy:
+            raise ConfigurationError(
+                "prefix and fuzzy search work on one collection; a sharded collection does not "
+                "gather a lexicon across its shards yet: search without them"
+            )
         shards = self.shards
         started = time.perf_counter()
         plan = plan_search(

@@ -65,6 +65,11 @@ class CollectionReader(Protocol):
         """(chunk key, term frequency) for every chunk holding ``term``."""
         ...
 
+    def indexed_terms(self, prefix: str = "") -> list[str]:
+        """The terms some chunk holds that start with ``prefix``, in code-point order (the
+        lexicon that prefix and typo-tolerant search expand query words over)."""
+        ...
+
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]: ...
     def chunk_by_id(self, chunk_id: str) -> Chunk | None:
         """The chunk with this id (``chk_...``), or None when this snapshot has none."""

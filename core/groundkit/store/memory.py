@@ -228,6 +228,10 @@ class MemoryReader:
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
         return tuple(self._state.postings.get(term, {}).items())
 
+    def indexed_terms(self, prefix: str = "") -> list[str]:
+        held = self._state.postings
+        return sorted(term for term in held if held[term] and term.startswith(prefix))
+
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
         found = self._state.chunks
         return {key: found[key][0] for key in keys if key in found}

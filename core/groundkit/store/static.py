@@ -6,6 +6,8 @@
                             document, chunk index (what opening and tie-breaking need)
     postings/<shard>.bin    the postings of the terms whose crc32 falls in that shard
     chunks/<block>.bin      chunk records (offsets, lines, metadata), ``BLOCK`` chunks a file
+    terms/<block>.bin       the sorted term list, ``TERMS_BLOCK`` terms a file (a prefix reads
+                            only the blocks it falls in; the head holds each block's first term)
     vectors.bin             packed vectors, only in a dense collection
 
 Every file is zlib-deflated JSON (vectors: deflated float32 bytes), so any static host serves
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -33,17 +36,21 @@ __all__ = [
     "BLOCK",
     "FORMAT",
     "HEAD",
+    "TERMS_BLOCK",
     "Fetch",
     "StaticReader",
     "block_path",
     "shard_of",
     "shard_path",
+    "terms_path",
 ]
 
 FORMAT = 1
 HEAD = "collection.bin"
 BLOCK = 128
 """Chunk records per ``chunks/<block>.bin`` file."""
+TERMS_BLOCK = 4096
+"""Terms per ``terms/<block>.bin`` file (about 15 KB deflated for English stems)."""
 _SOURCE_CACHE = 64
 """Decoded source files held at once."""
 
@@ -72,6 +79,10 @@ def shard_path(shard: int) -> str:
 
 def block_path(block: int) -> str:
     return f"chunks/{block:04x}.bin"
+
+
+def terms_path(block: int) -> str:
+    return f"terms/{block:04x}.bin"
 
 
 def pack(value: Any) -> bytes:
@@ -135,6 +146,8 @@ class StaticReader:
         self._slot = {key: slot for slot, key in enumerate(self._keys)}
         self._postings: dict[int, dict[str, tuple[list[int], list[int]]]] = {}
         self._blocks: dict[int, list[list[Any]]] = {}
+        self._term_firsts: list[str] | None = head.get("term_blocks")
+        self._term_blocks: dict[int, list[str]] = {}
         self._texts: dict[str, str] = {}
         self._by_chunk_id: dict[str, int] | None = None
         self._embedding = (
@@ -252,6 +265,29 @@ class StaticReader:
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
         found = self._shard(shard_of(term, self._shards)).get(term)
         return [] if found is None else list(zip(*found, strict=True))
+
+    def indexed_terms(self, prefix: str = "") -> list[str]:
+        firsts = self._term_firsts
+        if firsts is None:
+            raise StorageError(
+                f"{self._location} has no term list (built before prefix and typo-tolerant "
+                "search); rebuild the site with this version of groundkit",
+                subject=self._location,
+            )
+        # the blocks a prefix can fall in: from the last block starting at or before it to the
+        # last one starting inside its range
+        low = max(bisect_right(firsts, prefix) - 1, 0)
+        high = bisect_right(firsts, prefix + "\U0010ffff") if prefix else len(firsts)
+        wanted = range(low, max(high, low + 1)) if firsts else range(0)
+        self._require(self._index + terms_path(b) for b in wanted if b not in self._term_blocks)
+        terms: list[str] = []
+        for block in wanted:
+            found = self._term_blocks.get(block)
+            if found is None:
+                name = terms_path(block)
+                found = self._term_blocks[block] = unpack(self._get(self._index + name), name)
+            terms.extend(t for t in found if t.startswith(prefix))
+        return terms
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
         if self.defer:

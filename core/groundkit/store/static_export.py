@@ -19,7 +19,17 @@ from groundkit.contracts import Document, chunk_id_for
 from groundkit.errors import StorageError
 from groundkit.sources import read_text
 from groundkit.store.base import CollectionReader
-from groundkit.store.static import BLOCK, FORMAT, HEAD, block_path, pack, shard_of, shard_path
+from groundkit.store.static import (
+    BLOCK,
+    FORMAT,
+    HEAD,
+    TERMS_BLOCK,
+    block_path,
+    pack,
+    shard_of,
+    shard_path,
+    terms_path,
+)
 
 __all__ = ["POSTINGS_PER_SHARD", "StaticExport", "export_static"]
 
@@ -41,6 +51,7 @@ class StaticExport:
     chunks_bytes: int
     head_bytes: int
     vectors_bytes: int
+    terms_bytes: int
 
 
 def _shard_count(postings: int) -> int:
@@ -120,7 +131,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         ordered = [key for key, _ in pairs]
         gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
         by_shard.setdefault(shard_of(term, shards), {})[term] = [gaps, [tf for _, tf in pairs]]
-    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0}
+    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0}
     count = 0
 
     def write(name: str, data: bytes, kind: str) -> None:
@@ -135,6 +146,9 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         write(shard_path(shard), pack(terms_of), "postings")
     for block in range(0, len(rows), BLOCK):
         write(block_path(block // BLOCK), pack(rows[block : block + BLOCK]), "chunks")
+    lexicon = sorted(postings)
+    for block in range(0, len(lexicon), TERMS_BLOCK):
+        write(terms_path(block // TERMS_BLOCK), pack(lexicon[block : block + TERMS_BLOCK]), "terms")
     vector_keys: list[int] | None = None
     embedding = reader.embedding_identity
     if embedding is not None:
@@ -149,6 +163,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         "total_length": reader.total_length,
         "terms": len(postings),
         "shards": shards,
+        "term_blocks": lexicon[::TERMS_BLOCK],
         "documents": [_document_row(d) for d in documents],
         "keys": keys,
         "lengths": [lengths[key] for key in keys],
@@ -165,6 +180,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         chunks_bytes=sizes["chunks"],
         head_bytes=sizes["head"],
         vectors_bytes=sizes["vectors"],
+        terms_bytes=sizes["terms"],
     )
 
 

@@ -232,9 +232,10 @@ def query_word_spans(text, wanted):
 
 _marked = {}  # word -> marked, for the current query's terms
 
-def search(query, mode, top_k, defer):
+def search(query, mode, top_k, defer, expand=True):
     """The results as JSON; with defer, {"need": [paths]} when files are missing (the page
-    fetches them all in parallel, puts them, and asks again)."""
+    fetches them all in parallel, puts them, and asks again). ``expand``: the last word also
+    matches the words it begins, and a word found nowhere the words a typo away (ADR 0046)."""
     from groundkit.store.static import FilesNeeded
     r, reader = _state["retriever"], _state["reader"]
     static = reader is not None and r.reader is reader
@@ -242,7 +243,8 @@ def search(query, mode, top_k, defer):
     try:
         if static:
             reader.defer = defer
-        response = r.search(query, top_k=top_k, mode=mode)
+        lexical = bool(expand) and mode != "dense"
+        response = r.search(query, top_k=top_k, mode=mode, prefix=lexical, fuzzy=lexical)
     except FilesNeeded as needed:
         return json.dumps({"need": needed.paths})
     finally:
@@ -251,6 +253,10 @@ def search(query, mode, top_k, defer):
     elapsed = (time.perf_counter() - started) * 1000
     _state["results"] = list(response.results)
     wanted = set(r.analyzer.terms(query))
+    expansions = response.metadata.get("expansions") or {}
+    for words in expansions.values():
+        for terms in words.values():
+            wanted.update(terms)
     _marked.clear()
     out = []
     for rank, result in enumerate(response.results, start=1):
@@ -267,7 +273,7 @@ def search(query, mode, top_k, defer):
             "extracted": c.extractor is not None,
         })
     return json.dumps({"results": out, "ms": elapsed, "stage": response.metadata["stage"],
-                       "terms": sorted(wanted)})
+                       "terms": sorted(wanted), "expansions": expansions})
 
 def verify(index):
     r = _state["retriever"]
@@ -445,7 +451,7 @@ const ops = {
   async search(args) {
     return withWheelIfNeeded("search", () => ops.searchOnce(args));
   },
-  async searchOnce({ query, mode, topK }) {
+  async searchOnce({ query, mode, topK, expand = true }) {
     if (semantic?.active && mode !== "bm25") await semantic.give(query);
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
@@ -458,11 +464,11 @@ const ops = {
     // Then the result's chunk blocks and sources (and vectors), also in parallel: the search
     // names what it lacks instead of fetching it one file at a time (StaticReader.defer).
     for (let round = 0; round < 4; round++) {
-      const out = call("search", query, mode, topK, true);
+      const out = call("search", query, mode, topK, true, expand);
       if (!out.need) return out;
       await fetchAll(out.need);
     }
-    return call("search", query, mode, topK, false); // whatever is left, fetched as needed
+    return call("search", query, mode, topK, false, expand); // what is left, fetched as needed
   },
   fetched() {
     return call("fetched");

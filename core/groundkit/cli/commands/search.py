@@ -117,6 +117,19 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="only chunks whose metadata KEY equals VALUE, or contains it when KEY holds a list "
         "(heading_path=Billing); repeat for more; true/false/numbers are typed",
     )
+    words = parser.add_argument_group("word matching (bm25 and hybrid; adr/0046)")
+    words.add_argument(
+        "--prefix",
+        action="store_true",
+        help="the last word also matches the indexed words it begins, as in a search box "
+        "(paginat finds pagination), at half the weight of an exact match",
+    )
+    words.add_argument(
+        "--fuzzy",
+        action="store_true",
+        help="a word found nowhere (or almost) also matches indexed words one typo away, two "
+        "from nine letters (middlware finds middleware), at half the weight",
+    )
     parser.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"
     )
@@ -199,6 +212,8 @@ def run(args: argparse.Namespace) -> ExitCode:
             rerank_depth=args.rerank_depth,
             where=_filter(args),
             min_similarity=args.min_similarity,
+            prefix=args.prefix,
+            fuzzy=args.fuzzy,
             **hybrid,
         )
         checks = [retriever.verify(r) for r in response.results] if args.verify else []

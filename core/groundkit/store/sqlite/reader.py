@@ -152,6 +152,17 @@ class SqliteReader:
             raise corrupt(self._path, f"the postings of term {term_id} fail their checksum")
         return rows
 
+    def indexed_terms(self, prefix: str = "") -> list[str]:
+        # SQLite orders TEXT by its UTF-8 bytes, which is code-point order; the range reads
+        # only the prefix's slice of the term index.
+        args: tuple[str, ...] = ()
+        if not prefix:
+            sql = "SELECT term FROM terms WHERE df > 0 ORDER BY term"
+        else:
+            sql = "SELECT term FROM terms WHERE term >= ? AND term < ? AND df > 0 ORDER BY term"
+            args = (prefix, prefix + "\U0010ffff")
+        return [term for (term,) in self._db.execute(sql, args)]
+
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
         # Rows fetched a batch at a time, not the cursor delegated to: closing a generator a
         # caller left (a row failed to decode) would close the cursor, and so raise once the

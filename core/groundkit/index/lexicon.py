@@ -1,0 +1,92 @@
+"""The lexicon: a snapshot's indexed terms, for prefix completion and typo-tolerant lookup.
+
+Completions of a prefix are read from the store by range (a static site fetches only the term
+blocks the prefix falls in). Terms one edit away come from a symmetric-delete table (SymSpell)
+built on first use: every term under each of its one-character deletions, looked up by the
+query term and its deletions. Terms two edits away are scanned among those with the query
+term's first letter and a length within two (a typo rarely hits the first letter); every
+candidate is checked by its optimal-string-alignment distance (adr/0046).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from groundkit.store.base import CollectionReader
+
+__all__ = ["Lexicon", "edit_distance"]
+
+
+class Lexicon:
+    """The indexed terms of one snapshot, read on first use and kept."""
+
+    def __init__(self, reader: CollectionReader) -> None:
+        self._reader = reader
+        self._terms: frozenset[str] | None = None
+        self._deletes: dict[str, list[str]] | None = None
+        self._buckets: dict[tuple[str, int], list[str]] = {}
+
+    def completions(self, prefix: str) -> list[str]:
+        """Indexed terms starting with ``prefix`` (itself included), in code-point order."""
+        return self._reader.indexed_terms(prefix)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._all()
+
+    def _all(self) -> frozenset[str]:
+        if self._terms is None:
+            self._terms = frozenset(self._reader.indexed_terms(""))
+        return self._terms
+
+    def near(self, term: str, max_edits: int) -> dict[str, int]:
+        """Indexed terms within ``max_edits`` (1 or 2) of ``term``, each with its distance;
+        ``term`` itself excluded. Every term one edit away; those two away that keep the
+        first letter."""
+        if self._deletes is None:
+            table: dict[str, list[str]] = {}
+            for known in sorted(self._all()):
+                for variant in set(_deletions(known)):
+                    table.setdefault(variant, []).append(known)
+                self._buckets.setdefault((known[:1], len(known)), []).append(known)
+            self._deletes = table
+        terms, table = self._all(), self._deletes
+        candidates: set[str] = set()
+        for probe in (term, *_deletions(term)):
+            if probe in terms:
+                candidates.add(probe)
+            candidates.update(table.get(probe, ()))
+        if max_edits > 1:
+            for length in range(len(term) - max_edits, len(term) + max_edits + 1):
+                candidates.update(self._buckets.get((term[:1], length), ()))
+        candidates.discard(term)
+        found = {}
+        for candidate in candidates:
+            distance = edit_distance(term, candidate, max_edits)
+            if distance == 1 or (distance == 2 and candidate[:1] == term[:1]):
+                found[candidate] = distance
+        return found
+
+
+def _deletions(word: str) -> Iterator[str]:
+    return (word[:i] + word[i + 1 :] for i in range(len(word)))
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """The optimal-string-alignment distance of ``a`` and ``b`` (insertions, deletions,
+    substitutions and adjacent transpositions), or ``limit + 1`` once it must exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, other in enumerate(b, start=1):
+            cost = 0 if char == other else 1
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                best = min(best, before[j - 2] + 1)
+            current[j] = best
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return min(previous[-1], limit + 1)

@@ -1,0 +1,215 @@
+"""Prefix and typo-tolerant search: the lexicon, blended terms, and the words they expand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_retrieval import load
+
+from conftest import WriteCorpus
+from groundkit.cli import main
+from groundkit.errors import ConfigurationError
+from groundkit.index.bm25 import BM25Index
+from groundkit.index.lexicon import Lexicon, edit_distance
+from groundkit.ingest import Indexer
+from groundkit.retrieval import Retriever
+from groundkit.store import CollectionStore, MemoryStore
+
+SHORT = st.text("abcd", max_size=6)
+
+
+def reference_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance, the textbook table, unbounded."""
+    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            best = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                best = min(best, table[i - 2][j - 2] + 1)
+            table[i][j] = best
+    return table[-1][-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHORT, SHORT, st.integers(0, 3))
+def test_edit_distance_is_the_alignment_distance_capped_past_the_limit(
+    a: str, b: str, limit: int
+) -> None:
+    assert edit_distance(a, b, limit) == min(reference_distance(a, b), limit + 1)
+
+
+def lexicon_of(terms: list[str]) -> Lexicon:
+    store = MemoryStore("lexicon")
+    with store.batch():
+        load_words(store, terms)
+    return Lexicon(store.reader())
+
+
+def load_words(store: CollectionStore, words: list[str]) -> None:
+    if words:
+        load(store, [[word] for word in words])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abcd", min_size=1, max_size=6), max_size=30), SHORT)
+def test_near_finds_every_term_one_edit_away(vocabulary: list[str], term: str) -> None:
+    lexicon = lexicon_of(vocabulary)
+    want = {known: 1 for known in set(vocabulary) if reference_distance(term, known) == 1}
+    assert lexicon.near(term, 1) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abcd", min_size=1, max_size=6), max_size=30), SHORT)
+def test_near_finds_every_term_two_edits_away_that_keeps_the_first_letter(
+    vocabulary: list[str], term: str
+) -> None:
+    lexicon = lexicon_of(vocabulary)
+    want = {
+        known: reference_distance(term, known)
+        for known in set(vocabulary)
+        if 0 < reference_distance(term, known) <= 2
+        and (reference_distance(term, known) == 1 or known[:1] == term[:1])
+    }
+    assert lexicon.near(term, 2) == want
+
+
+def test_near_with_two_edits_on_real_words() -> None:
+    lexicon = lexicon_of(["authentication", "middleware", "paginator", "paganitor", "queryset"])
+    assert lexicon.near("autentcation", 2) == {"authentication": 2}  # two letters left out
+    assert lexicon.near("midlewaree", 2) == {"middleware": 2}  # one left out, one extra
+    assert lexicon.near("paginatro", 2) == {"paginator": 1}  # paganitor is three away
+    assert lexicon.near("quxrysex", 2) == {"queryset": 2}  # two substitutions
+    assert lexicon.near("aueryset", 1) == {"queryset": 1}  # one edit: the first letter too
+    assert lexicon.near("auerysex", 2) == {}  # two edits: the first letter is kept
+
+
+def test_completions_are_the_indexed_terms_a_prefix_begins(store: CollectionStore) -> None:
+    load_words(store, ["pump", "pumps", "pumping", "valve", "zähne", "zahl"])
+    reader = store.reader()
+    assert reader.indexed_terms("pum") == ["pump", "pumping", "pumps"]
+    assert reader.indexed_terms("z") == ["zahl", "zähne"]  # code-point order
+    assert reader.indexed_terms("") == sorted(
+        ["pump", "pumps", "pumping", "valve", "zähne", "zahl"]
+    )
+    assert reader.indexed_terms("x") == []
+
+
+def test_a_removed_documents_terms_leave_the_lexicon(store: CollectionStore) -> None:
+    load_words(store, ["pump", "valve"])
+    removed = next(d for d in store.documents_under("/r") if d.source == "d000.txt")
+    store.remove_document(removed.document_id)
+    assert store.reader().indexed_terms("") == ["valve"]
+
+
+def test_a_blended_term_sums_frequencies_takes_the_largest_df_and_scales_its_idf() -> None:
+    store = MemoryStore("blend")
+    load_words(store, ["pump pump valve", "pump", "valve seat", "seat"])
+    index = BM25Index(store.reader(), accelerator="python")
+    blended = index.blend(["valve", "pump"], 0.5)
+    assert blended == index.blend(["pump", "valve", "pump"], 0.5)  # members are a set
+    assert index.df(blended) == max(index.df("pump"), index.df("valve")) == 2
+    assert index.term_idf(blended) == 0.5 * index.idf(2)
+    keys, _, _ = index.term_scores(blended)
+    held = {key for term in ("pump", "valve") for key in index.term_scores(term)[0]}
+    assert list(keys) == sorted(held) and len(keys) == 3
+    with pytest.raises(ConfigurationError):
+        index.blend([], 0.5)
+    with pytest.raises(ConfigurationError):
+        index.blend(["pump"], 0.0)
+
+
+DJANGO_LIKE = {
+    "ref/middleware.txt": "# Middleware\n\nMiddleware is a framework of hooks into request "
+    "processing. Each middleware component does one job. Activate middleware in settings.\n",
+    "topics/pagination.txt": "# Pagination\n\nDjango provides classes that help you manage "
+    "paginated data. The Paginator class paginates a list; pagination splits it into pages.\n",
+    "topics/auth.txt": "# User authentication\n\nDjango comes with a user authentication "
+    "system. Authentication verifies a user; authorization decides what they may do.\n",
+    "topics/queries.txt": "# Making queries\n\nA QuerySet represents a collection of objects "
+    "from your database. Filter a queryset; querysets are lazy.\n",
+    "topics/forms.txt": "# Forms\n\nA form handles input. The middle of the form is its fields; "
+    "a page shows the form. Forms validate data and render widgets.\n",
+}
+
+
+@pytest.fixture
+def django_like(write_corpus: WriteCorpus) -> Retriever:
+    store = MemoryStore("django")
+    Indexer(store).ingest(write_corpus(DJANGO_LIKE))
+    return Retriever(store.reader())
+
+
+@pytest.mark.parametrize(
+    ("query", "option", "expected"),
+    [
+        ("middlware", "fuzzy", "ref/middleware.txt"),
+        ("paginaton", "fuzzy", "topics/pagination.txt"),  # the typo changes the stem
+        ("authentcation", "fuzzy", "topics/auth.txt"),
+        ("querset", "fuzzy", "topics/queries.txt"),
+        ("paginat", "prefix", "topics/pagination.txt"),  # backs off to the stem, pagin
+        ("middlew", "prefix", "ref/middleware.txt"),
+        ("queryse", "prefix", "topics/queries.txt"),
+    ],
+)
+def test_a_typo_or_a_begun_word_finds_its_page_only_when_asked(
+    django_like: Retriever, query: str, option: str, expected: str
+) -> None:
+    assert not django_like.search(query, 3, "bm25").results
+    response = django_like.search(query, 3, "bm25", **{option: True})
+    assert response.results[0].source == expected
+    expanded = response.metadata["expansions"][option]
+    assert (
+        list(expanded) == [query.rsplit(maxsplit=1)[-1]] and expanded[query.rsplit(maxsplit=1)[-1]]
+    )
+
+
+def test_expanded_words_are_highlighted_in_the_cited_text(django_like: Retriever) -> None:
+    result = django_like.search("paginaton", 1, "bm25", fuzzy=True).results[0]
+    marked = {result.content[start:end] for start, end in result.highlights}
+    assert {"Pagination", "paginated", "paginates", "pagination"} <= marked
+
+
+def test_a_complete_common_word_is_neither_completed_nor_corrected(
+    django_like: Retriever,
+) -> None:
+    plain = django_like.search("form", 5, "bm25")
+    for option in ("prefix", "fuzzy"):
+        expanded = django_like.search("form", 5, "bm25", **{option: True})
+        assert "expansions" not in expanded.metadata
+        assert [(r.chunk_id, r.score) for r in expanded.results] == [
+            (r.chunk_id, r.score) for r in plain.results
+        ]
+
+
+def test_an_expansion_weighs_less_than_the_exact_word(django_like: Retriever) -> None:
+    exact = django_like.search("middleware", 1, "bm25").results[0]
+    typo = django_like.search("middlware", 1, "bm25", fuzzy=True).results[0]
+    assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score / 2)
+
+
+def test_prefix_and_fuzzy_are_refused_where_they_cannot_apply(django_like: Retriever) -> None:
+    with pytest.raises(ConfigurationError, match="mode 'dense' has no BM25"):
+        django_like.search("middlware", mode="dense", fuzzy=True)
+    with pytest.raises(ConfigurationError, match="prefix must be true or false"):
+        django_like.search("middlware", prefix="yes")  # type: ignore[arg-type]
+
+
+def test_cli_search_says_what_each_word_also_matched(
+    write_corpus: WriteCorpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = str(tmp_path / "index")
+    assert main(["ingest", str(write_corpus(DJANGO_LIKE)), "--index-dir", index]) == 0
+    capsys.readouterr()
+    assert main(["search", "paginaton", "--fuzzy", "--index-dir", index]) == 0
+    shown = capsys.readouterr().out
+    assert "'paginaton' also matched the indexed words a typo away: pagin" in shown
+    assert "topics/pagination.txt" in shown
+    assert main(["search", "middlew", "--prefix", "--json", "--index-dir", index]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["results"][0]["source"] == "ref/middleware.txt"
+    assert "middlewar" in payload["metadata"]["expansions"]["prefix"]["middlew"]

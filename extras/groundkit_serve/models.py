@@ -130,12 +130,12 @@ class SearchFields(_Request):
     prefix: bool = Field(
         default=False,
         description="bm25/hybrid: the last word also matches the indexed words it begins, at "
-        "half weight (search as you type: 'paginat' finds pagination)",
+        "3/4 weight (search as you type: 'paginat' finds pagination)",
     )
     fuzzy: bool = Field(
         default=False,
         description="bm25/hybrid: a word found nowhere (or almost) also matches indexed words "
-        "one typo away (two from nine letters), at half weight",
+        "one typo away (two from nine letters), at 3/4 weight",
     )
     rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
     rerank_depth: int | None = Field(

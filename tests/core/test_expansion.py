@@ -189,7 +189,7 @@ def test_a_complete_common_word_is_neither_completed_nor_corrected(
 def test_an_expansion_weighs_less_than_the_exact_word(django_like: Retriever) -> None:
     exact = django_like.search("middleware", 1, "bm25").results[0]
     typo = django_like.search("middlware", 1, "bm25", fuzzy=True).results[0]
-    assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score / 2)
+    assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score * 0.75)
 
 
 def test_prefix_and_fuzzy_are_refused_where_they_cannot_apply(django_like: Retriever) -> None:

@@ -122,13 +122,13 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "--prefix",
         action="store_true",
         help="the last word also matches the indexed words it begins, as in a search box "
-        "(paginat finds pagination), at half the weight of an exact match",
+        "(paginat finds pagination), at 3/4 the weight of an exact match",
     )
     words.add_argument(
         "--fuzzy",
         action="store_true",
         help="a word found nowhere (or almost) also matches indexed words one typo away, two "
-        "from nine letters (middlware finds middleware), at half the weight",
+        "from nine letters (middlware finds middleware), at 3/4 the weight",
     )
     parser.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"

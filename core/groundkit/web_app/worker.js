@@ -234,7 +234,7 @@ _marked = {}  # word -> marked, for the current query's terms
 
 def search(query, mode, top_k, defer, expand=True):
     """The results as JSON; with defer, {"need": [paths]} when files are missing (the page
-    fetches them all in parallel, puts them, and asks again). ``expand``: the last word also
+    fetches them all in parallel, puts them, and asks again). expand: the last word also
     matches the words it begins, and a word found nowhere the words a typo away (ADR 0046)."""
     from groundkit.store.static import FilesNeeded
     r, reader = _state["retriever"], _state["reader"]

@@ -64,7 +64,7 @@ out = {}
 with groundkit.site.open_site(sys.argv[1]) as r:
     for q in json.loads(sys.argv[2]):
         out[q] = {"vector": r.embedder.embed_query(q), **{mode: [[x.chunk_id, x.score] for x in
-            r.search(q, top_k=10, mode=mode).results] for mode in ("hybrid", "dense")}}
+            r.search(q, top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense").results] for mode in ("hybrid", "dense")}}
 print(json.dumps(out))`;
 // Queries the semantic check compares (the sample's own subjects, and ones no word matches).
 const SEMANTIC_QUERIES = ["how do I report a leak", "water tastes of chlorine", "my tap water is brown",

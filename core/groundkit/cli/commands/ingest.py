@@ -20,7 +20,6 @@ from groundkit.cli.options import (
     vector_store_option,
 )
 from groundkit.cli.render import ProgressBar, emit_json
-from groundkit.collection import collection_status
 from groundkit.config import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_BYTES,
@@ -29,8 +28,6 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import available_embedders, resolve_embedder
 from groundkit.errors import GroundkitError
-from groundkit.ingest import ingest
-from groundkit.ingest.fetch import is_url
 
 NAME = "ingest"
 
@@ -135,6 +132,9 @@ def _extensions(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from groundkit.ingest import ingest  # here, so that other commands do not import ingest
+    from groundkit.ingest.fetch import is_url
+
     settings = IngestSettings(
         max_file_bytes=args.max_file_bytes,
         extensions=_extensions(args.extensions),
@@ -188,6 +188,8 @@ def interrupted_message(written: int) -> str:
 
 def _stored_generation(index_dir: str, collection: str) -> int:
     """The collection's generation (one per document written), 0 before it exists."""
+    from groundkit.collection import collection_status
+
     try:
         return int(collection_status(index_dir, collection)["generation"])
     except GroundkitError:

@@ -46,6 +46,7 @@ NOT_FOR_SEARCH = (
     "groundkit.ingest",
     "groundkit.shards",
     "groundkit.site",
+    "groundkit.store.sqlite.writer",
     "http.client",
     "html.parser",
     "importlib.metadata",

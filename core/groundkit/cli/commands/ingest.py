@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import (
@@ -28,6 +29,9 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import available_embedders, resolve_embedder
 from groundkit.errors import GroundkitError
+
+if TYPE_CHECKING:
+    from groundkit.ingest import IngestReport
 
 NAME = "ingest"
 
@@ -132,7 +136,6 @@ def _extensions(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groundkit.ingest import ingest  # here, so that other commands do not import ingest
     from groundkit.ingest.fetch import is_url
 
     settings = IngestSettings(
@@ -175,6 +178,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
     # exit 4 only for a readable type refused or nothing matched (README: exit codes)
     return ExitCode.OK if report.complete else ExitCode.REFUSED_INPUT
+
+
+def ingest(path: str | Path, **options: Any) -> IngestReport:
+    """``groundkit.ingest``, imported when this command runs: every command's parser imports
+    this module, and only this one needs ingest (adr/0047)."""
+    from groundkit.ingest import ingest as ingest_path
+
+    return ingest_path(path, **options)
 
 
 def interrupted_message(written: int) -> str:

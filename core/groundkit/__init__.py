@@ -7,13 +7,18 @@
 >>> retriever.verify(response.results[0]).verdict  # doctest: +SKIP
 'verified'
 
-This module only re-exports the public API; ``groundkit.extend`` holds what plugins need.
+This module only re-exports the public API, each name imported on first use (adr/0047), so
+``import groundkit`` stays cheap; ``groundkit.extend`` holds what plugins need.
 """
 
 from __future__ import annotations
 
-from groundkit.analysis.analyzer import Analyzer
-from groundkit.collection import check_collection
+import sys as _sys
+from importlib import import_module as _import_module
+from importlib.util import find_spec as _find_spec
+from types import ModuleType as _ModuleType
+from typing import TYPE_CHECKING
+
 from groundkit.config import (
     MAX_QUERY_CHARS,
     MAX_TOP_K,
@@ -22,21 +27,6 @@ from groundkit.config import (
     IngestSettings,
 )
 from groundkit.config import VERSION as __version__  # noqa: N811
-from groundkit.contracts import (
-    Chunk,
-    Citation,
-    Document,
-    SearchResponse,
-    SearchResult,
-    SearchTrace,
-)
-from groundkit.embedding import (
-    Embedder,
-    EmbeddingIdentity,
-    HashEmbedder,
-    get_embedder,
-    register_embedder,
-)
 from groundkit.errors import (
     CollectionNotFoundError,
     ConfigurationError,
@@ -51,36 +41,139 @@ from groundkit.errors import (
     RetrievalError,
     StorageError,
 )
-from groundkit.extract import Extraction, Extractor, ExtractorIdentity, register_extractor
-from groundkit.ingest import (
-    Indexer,
-    IngestProgress,
-    IngestReport,
-    RelocateReport,
-    RemoveReport,
-    SourceRoot,
-    ingest,
-    list_sources,
-    relocate_sources,
-    remove_sources,
-    sample_corpus,
-)
-from groundkit.retrieval import (
-    CollectionVerification,
-    HybridOptions,
-    RerankOptions,
-    Retriever,
-    SearchFilter,
-    SearchMode,
-    Snippet,
-    Verification,
-    resolve_citation,
-    snippet,
-    verify_citation,
-    verify_collection,
-)
-from groundkit.retrieval.rerank import LogitReranker, Reranker
-from groundkit.retrieval.rerankers import register_reranker
+
+if TYPE_CHECKING:
+    from groundkit.analysis.analyzer import Analyzer
+    from groundkit.collection import check_collection
+    from groundkit.contracts import (
+        Chunk,
+        Citation,
+        Document,
+        SearchResponse,
+        SearchResult,
+        SearchTrace,
+    )
+    from groundkit.embedding import (
+        Embedder,
+        EmbeddingIdentity,
+        HashEmbedder,
+        get_embedder,
+        register_embedder,
+    )
+    from groundkit.extract import Extraction, Extractor, ExtractorIdentity, register_extractor
+    from groundkit.ingest import (
+        Indexer,
+        IngestProgress,
+        IngestReport,
+        RelocateReport,
+        RemoveReport,
+        SourceRoot,
+        ingest,
+        list_sources,
+        relocate_sources,
+        remove_sources,
+        sample_corpus,
+    )
+    from groundkit.retrieval import (
+        CollectionVerification,
+        HybridOptions,
+        RerankOptions,
+        Retriever,
+        SearchFilter,
+        SearchMode,
+        Snippet,
+        Verification,
+        resolve_citation,
+        snippet,
+        verify_citation,
+        verify_collection,
+    )
+    from groundkit.retrieval.rerank import LogitReranker, Reranker
+    from groundkit.retrieval.rerankers import register_reranker
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "groundkit.analysis.analyzer": ("Analyzer",),
+    "groundkit.collection": ("check_collection",),
+    "groundkit.contracts": (
+        "Chunk",
+        "Citation",
+        "Document",
+        "SearchResponse",
+        "SearchResult",
+        "SearchTrace",
+    ),
+    "groundkit.embedding": (
+        "Embedder",
+        "EmbeddingIdentity",
+        "HashEmbedder",
+        "get_embedder",
+        "register_embedder",
+    ),
+    "groundkit.extract": ("Extraction", "Extractor", "ExtractorIdentity", "register_extractor"),
+    "groundkit.ingest": (
+        "Indexer",
+        "IngestProgress",
+        "IngestReport",
+        "RelocateReport",
+        "RemoveReport",
+        "SourceRoot",
+        "ingest",
+        "list_sources",
+        "relocate_sources",
+        "remove_sources",
+        "sample_corpus",
+    ),
+    "groundkit.retrieval": (
+        "CollectionVerification",
+        "HybridOptions",
+        "RerankOptions",
+        "Retriever",
+        "SearchFilter",
+        "SearchMode",
+        "Snippet",
+        "Verification",
+        "resolve_citation",
+        "snippet",
+        "verify_citation",
+        "verify_collection",
+    ),
+    "groundkit.retrieval.rerank": ("LogitReranker", "Reranker"),
+    "groundkit.retrieval.rerankers": ("register_reranker",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+"""The module each lazily imported public name comes from."""
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+
+    def __getattr__(name: str) -> object:
+        """Import a public name (or a subpackage) on first use, then keep it here."""
+        module = _HOME.get(name)
+        if module is not None:
+            value = getattr(_import_module(module), name)
+        elif not name.startswith("_") and _find_spec(f"{__name__}.{name}") is not None:
+            value = _import_module(f"{__name__}.{name}")  # as when everything was imported eagerly
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(_ModuleType):
+    """Keeps ``groundkit.ingest`` the function: importing the ``groundkit.ingest`` package
+    binds the package here too, as the import system does for every subpackage."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "ingest" and isinstance(value, _ModuleType):
+            value = value.ingest
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "MAX_QUERY_CHARS",

@@ -188,10 +188,12 @@ def test_packing_steps_aside_when_fixed_point_cannot_decide(fraction_bits: int, 
     assert pairs(hits) == exhaustive(index, query, 3, store)
 
 
-def test_auto_uses_numpy_exactly_when_it_is_importable() -> None:
+def test_auto_uses_numpy_when_it_is_importable_and_the_snapshot_is_large_enough() -> None:
     store = MemoryStore()
     load(store, [["a b"]])
-    index = BM25Index(store.reader())
+    assert BM25Index(store.reader()).accelerator == "python"  # below numpy_min_chunks
+    low = replace(DEFAULT_PLAN, numpy_min_chunks=1)
+    index = BM25Index(store.reader(), plan=low)
     assert index.accelerator == ("numpy" if numpy_available() else "python")
 
 

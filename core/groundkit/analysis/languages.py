@@ -14,7 +14,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from functools import cache
-from importlib import metadata
 
 from groundkit.errors import ConfigurationError
 from groundkit.plugins import install_hint
@@ -138,6 +137,8 @@ def language_stemmer(algorithm: str) -> Callable[[str], str]:
 def stemmer_release() -> str:
     """``snowballstemmer X.Y.Z``: recorded in the identity of every collection it stems, since
     another release may stem some words differently."""
+    from importlib import metadata  # 15 ms to import: only where a snowball stemmer is used
+
     try:
         return f"snowballstemmer {metadata.version('snowballstemmer')}"
     except metadata.PackageNotFoundError as exc:

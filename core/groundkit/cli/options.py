@@ -12,7 +12,6 @@ from groundkit.analysis.analyzer import STEMMERS, Analyzer
 from groundkit.analysis.languages import LANGUAGES
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.ingest.api import sample_corpus
 from groundkit.vectors.registry import available_vector_stores
 
 __all__ = [
@@ -188,6 +187,10 @@ def analyzer_from(args: argparse.Namespace) -> Analyzer | None:
 
 def source_path(given: str) -> Path:
     """PATH as given, where ``sample`` means the bundled sample corpus."""
+    if given != SAMPLE_NAME:
+        return Path(given)
+    from groundkit.ingest.api import sample_corpus  # ingest is imported by the commands using it
+
     return sample_corpus() if given == SAMPLE_NAME else Path(given)
 
 

@@ -7,12 +7,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from groundkit.contracts import Citation, SearchResponse, SearchResult
-from groundkit.ingest import IngestProgress
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.highlight import snippet as cut_snippet
+
+if TYPE_CHECKING:
+    from groundkit.ingest import IngestProgress
 
 __all__ = [
     "ProgressBar",

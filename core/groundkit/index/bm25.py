@@ -15,6 +15,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from importlib.util import find_spec
 from typing import Literal
 
 from groundkit.config import BM25Params
@@ -43,12 +44,9 @@ ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
 
 
 def numpy_available() -> bool:
-    """Whether the optional numpy accelerator can be used here."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the optional numpy accelerator can be used here: found, not imported (numpy
+    takes 30-110 ms to import; the paths that use it import it)."""
+    return find_spec("numpy") is not None
 
 
 class BM25Index:
@@ -97,7 +95,9 @@ class BM25Index:
         )
         self._as_lists = plan.term_scores_as_lists(len(norms))
         self._shared_keys: list[int] = []
-        use_numpy = accelerator == "numpy" or (accelerator == "auto" and numpy_available())
+        use_numpy = accelerator == "numpy" or (
+            accelerator == "auto" and len(norms) >= plan.numpy_min_chunks and numpy_available()
+        )
         self.accelerator: str = "numpy" if use_numpy else "python"
         paths: list[ScoringPath] = [
             ExhaustivePath(self.term_scores, plan),

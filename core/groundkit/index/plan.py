@@ -41,6 +41,9 @@ class LexicalPlan:
     packed_sample_stride: int = 8
     # Term scores as lists (faster loops) up to this many chunk slots, arrays above (memory).
     lists_max_chunks: int = 250_000
+    # numpy (accelerator "auto"): only from this many chunk slots, where a query saves more
+    # than ~50 µs; below, importing numpy (60-110 ms) costs more than it saves (adr/0047).
+    numpy_min_chunks: int = 2048
     # numpy: sum sparsely when postings * ratio < chunk slots, else into a dense vector.
     numpy_sparse_ratio: int = 4
     # Selection of the top k among candidate scores (``topk.top_k_columns``): a heap when

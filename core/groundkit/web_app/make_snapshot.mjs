@@ -71,6 +71,9 @@ import sys
 sys.dont_write_bytecode = True
 import json, re, time, urllib.parse
 import groundkit, groundkit.analysis.tokenize, groundkit.retrieval.citations, groundkit.retrieval.display
+for _name in groundkit.__all__:  # imported on first use (adr/0047): the snapshot holds them all
+    getattr(groundkit, _name)
+import importlib.metadata  # a snowball stemmer's release, now imported where it is read
 import groundkit.store.memory, groundkit.store.static
 import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, imported on open
 # The analyzer's word patterns scan Unicode's tables when first used (0.1-0.2 s each in

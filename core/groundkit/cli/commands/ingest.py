@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import (
@@ -20,7 +21,6 @@ from groundkit.cli.options import (
     vector_store_option,
 )
 from groundkit.cli.render import ProgressBar, emit_json
-from groundkit.collection import collection_status
 from groundkit.config import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_BYTES,
@@ -29,8 +29,9 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import available_embedders, resolve_embedder
 from groundkit.errors import GroundkitError
-from groundkit.ingest import ingest
-from groundkit.ingest.fetch import is_url
+
+if TYPE_CHECKING:
+    from groundkit.ingest import IngestReport
 
 NAME = "ingest"
 
@@ -135,6 +136,8 @@ def _extensions(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from groundkit.ingest.fetch import is_url
+
     settings = IngestSettings(
         max_file_bytes=args.max_file_bytes,
         extensions=_extensions(args.extensions),
@@ -177,6 +180,14 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK if report.complete else ExitCode.REFUSED_INPUT
 
 
+def ingest(path: str | Path, **options: Any) -> IngestReport:
+    """``groundkit.ingest``, imported when this command runs: every command's parser imports
+    this module, and only this one needs ingest (adr/0047)."""
+    from groundkit.ingest import ingest as ingest_path
+
+    return ingest_path(path, **options)
+
+
 def interrupted_message(written: int) -> str:
     """What an interrupted ingest stored: the documents of the commit groups it finished."""
     files = f"{written} file{'s' * (written != 1)} of this run {'was' if written == 1 else 'were'}"
@@ -188,6 +199,8 @@ def interrupted_message(written: int) -> str:
 
 def _stored_generation(index_dir: str, collection: str) -> int:
     """The collection's generation (one per document written), 0 before it exists."""
+    from groundkit.collection import collection_status
+
     try:
         return int(collection_status(index_dir, collection)["generation"])
     except GroundkitError:

@@ -8,7 +8,6 @@ from typing import Any
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents
 from groundkit.cli.render import emit_json
-from groundkit.ingest.manage import relocate_sources
 
 NAME = "relocate"
 
@@ -32,6 +31,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from groundkit.ingest.manage import relocate_sources  # imported by this command only
+
     report = relocate_sources(
         args.old, args.new, index_dir=args.index_dir, collection=args.collection
     )

@@ -8,7 +8,6 @@ from typing import Any
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents
 from groundkit.cli.render import emit_json
-from groundkit.ingest.manage import remove_sources
 
 NAME = "remove"
 
@@ -30,6 +29,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from groundkit.ingest.manage import remove_sources  # imported by this command only
+
     report = remove_sources(args.target, index_dir=args.index_dir, collection=args.collection)
     if args.json:
         emit_json(report.to_dict())

@@ -17,8 +17,6 @@ from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSetting
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.plugins import load_extra
 from groundkit.retrieval import MODES
-from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
-from groundkit.shards.corpus import corpus_source, jsonl_to_folder
 
 NAME = "shard"
 EPILOG = """\
@@ -109,6 +107,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from groundkit.shards import load_manifest  # the shards are imported by this command only
+
     if args.shard_command == "build":
         return _build(args)
     if args.shard_command == "search":
@@ -124,6 +124,9 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _build(args: argparse.Namespace) -> ExitCode:
+    from groundkit.shards import ingest_sharded
+    from groundkit.shards.corpus import corpus_source, jsonl_to_folder
+
     if args.engine == "ray":
         build_on_ray: Any = load_extra(
             "groundkit_ray:build_on_ray", extra="ray", what="shard build --engine ray"
@@ -163,6 +166,8 @@ def _build(args: argparse.Namespace) -> ExitCode:
 
 
 def _search(args: argparse.Namespace) -> ExitCode:
+    from groundkit.shards import ShardedRetriever
+
     with ShardedRetriever.open(
         args.index_dir, args.collection, bm25=BM25Params(k1=args.k1, b=args.b)
     ) as retriever:

@@ -8,7 +8,6 @@ from typing import Any
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents
 from groundkit.cli.render import emit_json
-from groundkit.ingest.manage import list_sources
 
 NAME = "sources"
 
@@ -26,6 +25,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from groundkit.ingest.manage import list_sources  # imported by this command only
+
     roots = list_sources(args.index_dir, args.collection)
     if args.json:
         emit_json([root.to_dict() for root in roots])

@@ -288,5 +288,7 @@ def write_links(
     if spec is None:
         return None
     table = links_table(spec, documents, chunks)
-    (out / LINKS_JSON).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+    (out / LINKS_JSON).write_text(
+        json.dumps(table, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
+    )
     return {"url": LINKS_JSON, "rule": table["rule"], "pages": len(table["pages"])}

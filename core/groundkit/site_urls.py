@@ -176,6 +176,12 @@ def make_id(title: str) -> str:
     return _ID_ENDS.sub("", _ID_RUNS.sub("-", " ".join(text.split())))
 
 
+def _sphinx_slug(title: str) -> str:
+    """``make_id`` of the title as docutils reads it: reST backslash escapes resolved
+    (``QuerySet\\s`` is ``QuerySets``; an escaped space is nothing)."""
+    return make_id(re.sub(r"\\(.)", lambda m: "" if m[1].isspace() else m[1], title))
+
+
 def markdown_slug(title: str) -> str:
     """Python-Markdown's ``toc`` ``slugify`` (MkDocs' heading ids), before repeats are counted."""
     text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
@@ -196,8 +202,8 @@ def _markdown_unique(ident: str, used: set[str]) -> str | None:
 
 
 _ANCHORS: dict[str, tuple[Callable[[str], str], Callable[[str, set[str]], str | None]]] = {
-    "sphinx-dirhtml": (make_id, _sphinx_unique),
-    "sphinx-html": (make_id, _sphinx_unique),
+    "sphinx-dirhtml": (_sphinx_slug, _sphinx_unique),
+    "sphinx-html": (_sphinx_slug, _sphinx_unique),
     "mkdocs": (markdown_slug, _markdown_unique),
 }
 

@@ -85,6 +85,14 @@ def test_anchors_innermost_heading_the_title_links_to_the_top() -> None:
     assert section_anchors(paths, "same") == {}
 
 
+def test_sphinx_anchors_read_rest_escapes() -> None:
+    paths = [("T",), ("T", "Methods that return new QuerySet\\s"), ("T", "A\\ B")]
+    assert section_anchors(paths, "sphinx-dirhtml") == {
+        f"T{J}Methods that return new QuerySet\\s": "methods-that-return-new-querysets",
+        f"T{J}A\\ B": "ab",
+    }
+
+
 def test_a_repeated_title_falls_back_to_its_section_under_sphinx_and_counts_under_mkdocs() -> None:
     paths = [("T",), ("T", "Examples"), ("T", "Models"), ("T", "Models", "Examples")]
     assert section_anchors(paths, "sphinx-html")[f"T{J}Models{J}Examples"] == "models"

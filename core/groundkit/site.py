@@ -11,6 +11,7 @@ The site (ADR 0011) is plain files that any static host can serve::
     pyodide/                                 the Pyodide runtime (only with ``pyodide_dir``)
     semantic/                                model, tokenizer and onnxruntime-web, for the
                                              page's semantic search (only with ``ort_dir``)
+    links.json                               each source's rendered page (only with ``links``)
 
 The collection is ingested into SQLite first (as ``groundkit ingest`` does), every citation is
 verified against the copies, and it is then exported to ``index/`` (ADR 0018); the SQLite file
@@ -57,6 +58,7 @@ from groundkit.site_semantic import (
     precompressible,
     write_semantic,
 )
+from groundkit.site_urls import LINKS_JSON, LinkSpec, write_links
 from groundkit.sources import contained_path, read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static import StaticReader
@@ -87,6 +89,7 @@ PYODIDE_FILES = (
 )
 APP_FILES = (
     "index.html",
+    "embed.html",
     "app.js",
     "worker.js",
     "semantic.js",
@@ -96,7 +99,7 @@ APP_FILES = (
 )
 SITE_JSON = "site.json"
 _SITE_ENTRIES = frozenset(
-    (*APP_FILES, SITE_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)
+    (*APP_FILES, SITE_JSON, LINKS_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)
 )
 """What a site writes at its top level ('collection': sites of before ADR 0018)."""
 # Parts of the package the browser never needs: the app itself and the sample corpus.
@@ -121,6 +124,7 @@ class SiteReport:
     snapshot_bytes: int | None = None
     semantic_bytes: int | None = None
     precompressed: str | None = None
+    links: int | None = None  # sources linked to a rendered page (with ``links``)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,6 +142,7 @@ class SiteReport:
             "snapshot_bytes": self.snapshot_bytes,
             "semantic_bytes": self.semantic_bytes,
             "precompressed": self.precompressed,
+            "links": self.links,
         }
 
 
@@ -318,6 +323,7 @@ def build_site(
     debug_ui: bool = False,
     allow_local_files: bool = False,
     theme: str | Path | None = None,
+    links: LinkSpec | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
 
@@ -333,6 +339,7 @@ def build_site(
     each result's score, ``allow_local_files`` the panel that indexes a visitor's own files.
     ``title`` defaults to "Search". ``theme``: a CSS file shipped as ``theme.css``, loaded
     after the page's own, to set its custom properties (colours, marks).
+    ``links`` (``LinkSpec.from_options``) links each result to its source's rendered page.
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -369,6 +376,7 @@ def build_site(
             title=title or "Search",
             ui={"debug": debug_ui, "local_files": allow_local_files},
             theme=None if theme is None else Path(theme),
+            links=links,
             pyodide_url=pyodide_url,
             pyodide_dir=None if pyodide_dir is None else Path(pyodide_dir),
             pyodide_version=pyodide_version,
@@ -431,6 +439,7 @@ def _write_site(
     progress: ProgressCallback | None,
     ui: dict[str, bool],
     theme: Path | None,
+    links: LinkSpec | None = None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
     ingest = ingest_path(
@@ -457,6 +466,7 @@ def _write_site(
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
         exported = export_static(reader, work / "index", sources_dir)
+        linked = write_links(work, links, documents.values(), reader.iter_chunks())
     shutil.rmtree(index_dir)
     verified = checked.verified
     failed = [check.reason for check in checked.failures] + list(checked.integrity_problems)
@@ -522,6 +532,7 @@ def _write_site(
             "embedder": embedder.identity.to_dict() if embedder is not None else None,
         },
         "semantic": semantic,
+        "links": linked,
         "sources": {
             "url": "sources/",
             "root": next(iter(roots), str(source)),
@@ -535,6 +546,7 @@ def _write_site(
     semantic_bytes = _tree_bytes(work / SEMANTIC_DIR) if semantic else None
     if precompress_with is not None:  # all but index/, whose files are deflated inside
         top = [work / name for name in (*APP_FILES, SITE_JSON)] + [wheel]
+        top += [work / LINKS_JSON] if linked else []
         files = [p for d in ("pyodide", "sources") for p in sorted((work / d).rglob("*"))]
         files += precompressible(work) if semantic else []
         precompress([*top, *(p for p in files if p.is_file())], precompress_with)
@@ -553,4 +565,5 @@ def _write_site(
         snapshot_bytes=snap.stat().st_size if snapshot else None,
         semantic_bytes=semantic_bytes,
         precompressed=precompress_with,
+        links=None if linked is None else linked["pages"],
     )

@@ -32,8 +32,9 @@ rm -rf build/site
 # --embedder hash: the page then offers bm25, dense and hybrid, and step 4 checks all three
 # --debug-ui --allow-local-files: the mode menu, the scores and the drop panel, which step 4
 # drives; the odd-name site below is built without them and checks what a visitor sees
+# --base-url --url-rule mkdocs: each result's title links to its rendered page (ADR 0048)
 "$PYTHON" -m groundkit build-site sample -o build/site --pyodide-dir node_modules/pyodide --embedder hash \
-  --debug-ui --allow-local-files
+  --debug-ui --allow-local-files --base-url /handbook/ --url-rule mkdocs
 # --snapshot: the same sample with Pyodide's memory snapshot (made with node here); step 4 checks
 # that the page restores it and answers the same
 rm -rf build/snap
@@ -51,6 +52,7 @@ for pair in "what?now.md:quokkaquery" "see#here.md:quokkafragment" "a%2Fb.md:quo
   printf '# Odd name\n\nThis page holds the word %s.\n\nA second paragraph.\n' "${pair##*:}" \
     > "build/odd-src/${pair%%:*}"
 done
-"$PYTHON" -m groundkit build-site build/odd-src -o build/odd --pyodide-dir node_modules/pyodide
+"$PYTHON" -m groundkit build-site build/odd-src -o build/odd --pyodide-dir node_modules/pyodide \
+  --base-url /docs/ --url-rule same
 node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap \
   --semantic-site build/sem --odd-site build/odd --out build "$@"

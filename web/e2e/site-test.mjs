@@ -74,6 +74,22 @@ const SEMANTIC_QUERIES = ["how do I report a leak", "water tastes of chlorine", 
 // build of the kernels; the pooling summed in float64 here, float32 there): scores agree to this.
 const SCORE_TOLERANCE = 1e-5;
 
+// Each result's rendered page, as links.json names it for the result's source and heading path.
+const CPY_LINKS = `
+import json, sys, groundkit.site
+from groundkit.retrieval.display import plain_text
+links = json.load(open(sys.argv[1] + "/links.json", encoding="utf-8"))["pages"]
+with groundkit.site.open_site(sys.argv[1]) as r:
+    out = []
+    for x in r.search(sys.argv[2], top_k=10, mode="bm25").results:
+        page = links.get(x.citation.source)
+        heading = [plain_text(h)[0] for h in x.metadata.get("heading_path", [])]
+        anchor = (page or {}).get("anchors", {}).get("\x1f".join(heading))
+        out.append({"source": x.citation.source, "start": x.citation.start_offset,
+            "end": x.citation.end_offset, "text": x.citation.text, "heading": heading,
+            "url": None if page is None else page["url"] + ("#" + anchor if anchor else "")})
+print(json.dumps(out))`;
+
 const CPY_BENCH = `
 import json, sys, time, groundkit.site
 queries, repeats = json.loads(sys.argv[3]), int(sys.argv[4])
@@ -118,6 +134,7 @@ const results = (page) => page.$$eval("#results .result", (lis) => lis.map((li) 
   cite: li.querySelector(".cite").textContent,
   score: Number(li.querySelector(".score").textContent.replace("score ", "")),
   title: li.querySelector(".title").textContent,
+  href: li.querySelector(".title a")?.href ?? null,
   marks: [...li.querySelectorAll(".snippet mark")].map((m) => m.textContent),
 })));
 
@@ -214,6 +231,12 @@ async function checkOddNames(browser, dir, offsite) {
     check(visitor.state === "ready" && !/Downloading|KiB/.test(visitor.status),
       `visitor page: the status line ends ready after results and Verify ("${visitor.status}")`);
     await page.screenshot({ path: path.join(OUT, "site-visitor.png") });
+    // --base-url /docs/ --url-rule same: the title links to the source's own name, encoded,
+    // and opens in this tab (the citation button above still showed the source itself).
+    const linked = await search(page, "quokkaquery");
+    check(linked[0]?.href === `${origin}/docs/what%3Fnow.md`, `odd names: the title links to /docs/what%3Fnow.md (${linked[0]?.href})`);
+    await Promise.all([page.waitForURL(`${origin}/docs/what%3Fnow.md`), page.click('#results .result[data-index="0"] .title a')]);
+    check(page.url() === `${origin}/docs/what%3Fnow.md`, `odd names: the link opens in the same tab (${page.url()})`);
     await page.context().close();
     // Edit the site's copy of one source below its cited paragraph: the span still matches.
     const copy = path.join(dir, site.sources.url, "what?now.md");
@@ -496,6 +519,43 @@ try {
     const marks = got.flatMap((r) => r.marks.map((m) => m.toLowerCase()));
     check(marks.some((m) => m.startsWith(word)), `"${typed}" marks the word it stands for (${word})`);
   }
+
+  // ---- links to rendered pages (--base-url /handbook/ --url-rule mkdocs) and the JS API ----
+  const qLink = "how do I report a leak";
+  const gotLinks = await search(page, qLink);
+  const wantLinks = cpython(CPY_LINKS, indexDir, qLink);
+  const abs = (u) => (u === null ? null : new URL(u, origin + "/").href);
+  check(gotLinks.length > 0 && gotLinks.every((r, i) => r.href !== null && r.href === abs(wantLinks[i].url)),
+    `every result's title links to its page and heading as links.json names them (${gotLinks.slice(0, 2).map((r) => r.href).join(", ")})`);
+  const ways = gotLinks.findIndex((r) => r.title.endsWith("Ways to report a leak"));
+  check(ways >= 0 && gotLinks[ways].href === `${origin}/handbook/customers/report-a-leak/#ways-to-report-a-leak`,
+    `the "Ways to report a leak" passage links to /handbook/customers/report-a-leak/#ways-to-report-a-leak (${gotLinks[ways]?.href})`);
+  check(await page.$$eval("#results .title a", (as) => as.every((a) => !a.target)), "the links open in the same tab (no target)");
+  await page.screenshot({ path: path.join(OUT, "site-links.png") });
+  const api = await page.evaluate((q) => window.groundkit.search(q), qLink);
+  check(api.mode === "bm25" && api.query === qLink && api.results.length === wantLinks.length,
+    `window.groundkit.search uses the page's mode (${api.mode}) and returns ${api.results.length} results`);
+  check(api.results.every((r, i) => r.source === wantLinks[i].source && r.start_offset === wantLinks[i].start &&
+    r.end_offset === wantLinks[i].end && r.text === wantLinks[i].text && abs(r.url) === abs(wantLinks[i].url) &&
+    r.title === gotLinks[i].title && typeof r.snippet === "string" && r.snippet.length > 0 && typeof r.score === "number"),
+    "the API's results are plain objects: source, offsets and cited text as CPython's, url and title as the page shows");
+  // embed.html: app.js on a page of its own draws nothing and answers through the API
+  const host = await openPage(browser, origin, offsite);
+  await host.goto(`${origin}/embed.html`);
+  await host.evaluate(() => window.groundkit.ready);
+  await host.fill("#demo-query", qLink);
+  await host.click("#demo button");
+  await host.waitForFunction(() => document.querySelector("#demo").dataset.done !== undefined, null, { timeout: TIMEOUT });
+  const hosted = await host.evaluate(() => ({ title: document.title, state: document.body.dataset.state,
+    hrefs: [...document.querySelectorAll("#demo-results a")].map((a) => a.href) }));
+  check(hosted.title === "Embedding this search" && hosted.state === undefined,
+    `embed.html: app.js leaves the host page's title and body alone (${hosted.title}, ${hosted.state})`);
+  check(hosted.hrefs.length === wantLinks.length && hosted.hrefs.every((h, i) => h === abs(wantLinks[i].url)),
+    `embed.html: a page's own UI lists the results with their links (${hosted.hrefs.length})`);
+  check(host.consoleErrors.length === 0, `embed.html: no console error (${host.consoleErrors.join("; ")})`);
+  await host.screenshot({ path: path.join(OUT, "site-embed.png") });
+  await host.context().close();
+
   await page.fill("#query", "");
   await page.click("#search-button");
   const empty = await page.textContent("#search-meta");
@@ -546,6 +606,10 @@ try {
       `${mode}: the page's ranking and scores equal CPython's (${got.length} results)`);
     const v = await showAndVerify(page, 0);
     check(v.cited.text === want[0].text && v.verdict.verdict === "verified", `${mode}: the top result highlights its cited text and verifies`);
+    const apiMode = await page.evaluate((x) => window.groundkit.search(x), q);
+    check(apiMode.mode === mode && JSON.stringify(apiMode.results.map((r) => [r.source, r.start_offset, r.end_offset])) ===
+      JSON.stringify(want.map((r) => [r.source, r.start, r.end])),
+      `${mode}: window.groundkit.search follows the page's mode (${apiMode.mode})`);
   }
   await page.screenshot({ path: path.join(OUT, "site-hybrid.png") });
   await page.selectOption("#mode", "bm25");

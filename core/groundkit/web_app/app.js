@@ -3,10 +3,13 @@
 // frame and a query typed early runs as soon as the index is ready (ADR 0018).
 // URLs: site.json and the runtime come from the build (`groundkit build-site`); ?site= and
 // ?pyodide= are honoured only when same-origin, never to load code from elsewhere (ADR 0019).
+// On a page of another site (<script type="module" src=".../app.js">, ADR 0048) the app draws
+// nothing and reads no address parameters: it only offers window.groundkit.search.
 import { decodeSource, spanToUtf16 } from "./offsets.js";
 
+const PAGE = document.documentElement.dataset.groundkit === "page"; // this site's index.html
 const $ = (sel) => document.querySelector(sel);
-const params = new URLSearchParams(location.search);
+const params = new URLSearchParams(PAGE ? location.search : "");
 const t0 = performance.now();
 const metrics = {};
 const phases = [];
@@ -19,6 +22,8 @@ let results = []; // the last search's results
 let current = "bundled"; // "bundled" | "dropped"
 let ready = false;
 let searchSeq = 0;
+let defaultMode = "bm25"; // what the page searches with (hybrid once semantic search is on)
+let links = null; // links.json: each source's rendered page (build-site --base-url/--url-map)
 const sourceCache = new Map(); // source -> Uint8Array (bundled: fetched; dropped: read)
 const sentToWorker = new Set(); // bundled sources the worker holds for verify
 
@@ -43,8 +48,9 @@ function ask(op, args, transfer = []) {
 }
 
 // ---------- status ----------
-const setState = (state) => (document.body.dataset.state = state);
+const setState = (state) => PAGE && (document.body.dataset.state = state);
 function progress(phase, text, fraction = null) {
+  if (!PAGE) return;
   // The rest of the engine downloads in the background after the first results: the visitor
   // is not told, and the status line keeps saying the search is ready.
   if (phase === "download" && document.body.dataset.state === "ready") return;
@@ -99,26 +105,24 @@ const earlyRuntime = [...document.querySelectorAll("link[rel=preload][data-runti
 async function start() {
   setState("loading");
   progress("site", "Loading search…");
-  siteUrl = new URL(sameOrigin("site", "site.json"), location.href);
+  siteUrl = new URL(sameOrigin("site", "site.json"), PAGE ? location.href : import.meta.url);
   const pyodideParam = sameOrigin("pyodide", null);
   const response = await fetch(siteUrl);
   if (!response.ok) throw new Error(`cannot fetch ${siteUrl}: HTTP ${response.status}`);
   site = await response.json();
-  document.title = site.title;
-  $("#title").textContent = site.title;
-  const ui = site.ui ?? { debug: true, local_files: true }; // a site from before the flags
-  document.body.dataset.debugUi = ui.debug ? "on" : "off";
-  $("#mode").hidden = !ui.debug;
-  $("#drop-panel").hidden = !ui.local_files;
+  const linksP = site.links ? fetchLinks(new URL(site.links.url, siteUrl)) : null;
+  if (PAGE) drawPage();
   let pyodideUrl = pyodideParam ?? site.pyodide.url; // the build's URL, or a same-origin override
   if (!pyodideUrl.endsWith("/")) pyodideUrl += "/";
   pyodideUrl = new URL(pyodideUrl, pyodideParam === null ? siteUrl : location.href).href;
   const early = pyodideParam === null && params.get("site") === null ? earlyRuntime : [];
   const { info, timings } = await ask("boot", { siteUrl: siteUrl.href, pyodideUrl, site, early });
   Object.assign(metrics, timings);
+  links = await linksP;
   mark("readyMs");
   ready = true;
   showCollection(info);
+  if (!PAGE) return;
   $("#semantic-label").hidden = !site.semantic;
   setState("ready");
   progress("ready", "Ready.", 1);
@@ -130,8 +134,39 @@ async function start() {
   }
 }
 
+/** links.json, or null (results then show their source only) when it cannot be read. */
+async function fetchLinks(url) {
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return await response.json();
+  } catch (e) {
+    console.error(`groundkit: ${url} could not be read (${e.message}): results link to no page`);
+    return null;
+  }
+}
+
+/** The rendered page of a result (with its heading's anchor where known), or null. */
+function pageLink(r) {
+  const page = current === "bundled" ? links?.pages?.[r.source] : null;
+  if (!page) return null;
+  const anchor = page.anchors?.[r.heading.join("\u001f")];
+  return new URL(anchor ? `${page.url}#${anchor}` : page.url, siteUrl).href;
+}
+
+function drawPage() {
+  document.title = site.title;
+  $("#title").textContent = site.title;
+  const ui = site.ui ?? { debug: true, local_files: true }; // a site from before the flags
+  document.body.dataset.debugUi = ui.debug ? "on" : "off";
+  $("#mode").hidden = !ui.debug;
+  $("#drop-panel").hidden = !ui.local_files;
+}
+
 function showCollection(info) {
   current = info.kind;
+  defaultMode = info.semantic ? "hybrid" : "bm25";
+  if (!PAGE) return;
   const what = info.kind === "bundled" ? "" : "your dropped files: ";
   const debug = document.body.dataset.debugUi === "on"; // passages and models: the owner's words
   $("#collection-info").textContent =
@@ -205,7 +240,13 @@ function resultItem(r, i) {
   Object.assign(li.dataset, { index: i, source: r.source, start: r.start_offset, end: r.end_offset });
   const title = document.createElement("h3");
   title.className = "title";
-  title.textContent = r.heading.length ? r.heading.join(" › ") : r.source.split("/").pop();
+  const url = pageLink(r);
+  if (url) { // the page a visitor reads; the citation button below shows the source itself
+    const a = document.createElement("a");
+    a.href = url;
+    a.textContent = resultTitle(r);
+    title.append(a);
+  } else title.textContent = resultTitle(r);
   const snippet = document.createElement("p");
   snippet.className = "snippet";
   snippet.append(...snippetNodes(r.display ?? r.text, r.display_marks ?? r.marks)); // no markup
@@ -234,6 +275,8 @@ function resultItem(r, i) {
   li.append(title, snippet, head);
   return li;
 }
+
+const resultTitle = (r) => (r.heading.length ? r.heading.join(" › ") : r.source.split("/").pop());
 
 /**
  * The snippet: about `width` characters of `text` centred on the marked query words, the
@@ -474,20 +517,43 @@ function setupDrop() {
   });
 }
 
+// ---------- the JS API (README "Your own search UI"; ADR 0048) ----------
+/**
+ * search(query, {mode, topK}) -> {query, mode, stage, ms, results}: each result a plain object
+ * with title, url (its rendered page, or null), source, heading, snippet (its text without
+ * markup), text (the cited text: source[start_offset:end_offset], code points), start_offset,
+ * end_offset, start_line, end_line, score, rank. mode defaults to the page's (bm25, or hybrid
+ * with semantic search on). Searches the collection the page has open; waits for it to load.
+ * (search(query, mode, topK), positional, is still accepted.)
+ */
+async function apiSearch(query, options = {}, topKArg = 10) {
+  const { mode = PAGE ? $("#mode").value : defaultMode, topK = topKArg } =
+    typeof options === "string" ? { mode: options } : options;
+  await window.groundkit.ready;
+  if (!ready) throw new Error("groundkit: the search could not start (see the console)");
+  const out = await ask("search", { query, mode, topK });
+  const results = out.results.map((r) => ({
+    ...r, title: resultTitle(r), url: pageLink(r), snippet: r.display ?? r.text }));
+  return { query, mode, stage: out.stage, ms: out.ms, results };
+}
+window.groundkit.search = apiSearch;
+
 // ---------- measurement hooks (used by web/e2e and bench/; harmless otherwise) ----------
 window.groundkit.wasmHeapBytes = () => ask("wasmHeapBytes");
-window.groundkit.search = (query, mode = "bm25", topK = 10) => ask("search", { query, mode, topK });
 window.groundkit.embed = (query) => ask("embed", { query }); // after semantic search is on
 window.groundkit.fetched = () => ask("fetched"); // [path, bytes] of every index/source file the worker fetched
 window.groundkit.bench = (queries, repeats = 3, mode = "bm25", topK = 10) =>
   ask("bench", { queries, repeats, mode, topK });
 
-$("#search").addEventListener("submit", runSearch);
-$("#semantic").addEventListener("change", toggleSemantic);
-$("#query").addEventListener("input", onInput);
-$("#back-to-results").addEventListener("click", () => $("#results").scrollIntoView({ block: "start" }));
-setupDrop();
+if (PAGE) {
+  $("#search").addEventListener("submit", runSearch);
+  $("#semantic").addEventListener("change", toggleSemantic);
+  $("#query").addEventListener("input", onInput);
+  $("#back-to-results").addEventListener("click", () => $("#results").scrollIntoView({ block: "start" }));
+  setupDrop();
+}
 window.groundkit.ready = start().catch((e) => {
+  if (!PAGE) return console.error(`groundkit: the search could not start: ${e.message}`);
   if (e.refused) {
     fail("This link asks the search to load files from another website, which it refuses. " +
       "Open the page without the extra address parameters.", e.message, "refused");

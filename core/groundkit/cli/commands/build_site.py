@@ -19,6 +19,7 @@ from groundkit.cli.options import (
 from groundkit.cli.render import ProgressBar, emit_json
 from groundkit.config import DEFAULT_COLLECTION, IngestSettings
 from groundkit.embedding.registry import available_embedders, get_embedder
+from groundkit.site_urls import URL_RULES
 
 NAME = "build-site"
 
@@ -38,6 +39,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
             "examples:\n"
             "  groundkit build-site docs/ -o public/search\n"
             "  groundkit build-site sample -o /tmp/site --pyodide-dir node_modules/pyodide\n"
+            "  groundkit build-site django/docs -o public/search --url-rule sphinx-dirhtml \\\n"
+            "      --base-url https://docs.djangoproject.com/en/5.2/   # results link there\n"
             "  groundkit build-site docs/ -o /tmp/site --embedder minilm \\\n"
             "      --ort-dir node_modules/onnxruntime-web   # semantic search in the page\n"
             "  python -m http.server -d /tmp/site 8000   # then open http://127.0.0.1:8000/"
@@ -59,6 +62,29 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="FILE.css",
         help="ship this CSS as the page's theme, loaded after its own: set its custom "
         "properties (--accent, --bg, --mark, ...; listed in the site's theme.css)",
+    )
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="link each result to its source's rendered page under URL (https://... or "
+        "/path/), named by --url-rule; the page's source view stays, for checking the "
+        "citation (adr/0048)",
+    )
+    parser.add_argument(
+        "--url-rule",
+        choices=URL_RULES,
+        default=None,
+        help="with --base-url: how a source names its page. sphinx-dirhtml: a/b.txt -> "
+        "URL/a/b/ (a/index.txt -> URL/a/), sphinx-html: URL/a/b.html, mkdocs: a/b.md -> "
+        "URL/a/b/, each with the heading's #anchor where known; same (the default): URL/a/b.txt",
+    )
+    parser.add_argument(
+        "--url-map",
+        default=None,
+        metavar="FILE.json",
+        help='link results by a JSON object of source -> URL ({"a/b.md": "/a/b/"}) instead; '
+        "a source it names that the collection lacks is refused, one it leaves out is not linked",
     )
     parser.add_argument(
         "--debug-ui",
@@ -128,7 +154,11 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 def run(args: argparse.Namespace) -> ExitCode:
     from groundkit.site import build_site
+    from groundkit.site_urls import LinkSpec
 
+    links = LinkSpec.from_options(
+        base_url=args.base_url, url_rule=args.url_rule, url_map=args.url_map
+    )
     report = build_site(
         source_path(args.path),
         args.out,
@@ -147,6 +177,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         debug_ui=args.debug_ui,
         allow_local_files=args.allow_local_files,
         theme=args.theme,
+        links=links,
     )
     if args.json:
         emit_json(report.to_dict())
@@ -169,7 +200,13 @@ def run(args: argparse.Namespace) -> ExitCode:
             print(f"  {reason}", file=sys.stderr)
         for refusal in report.ingest.refused:
             print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+        if report.links is not None:
+            print(f"{report.links} of {report.sources} sources link to their rendered page")
         print(f"serve it with: python3 -m http.server --directory {report.out}")
+        print(
+            "embed it in your own pages: embed.html in the site shows the <script> tag and "
+            "the JS API (window.groundkit.search)"
+        )
     if report.ingest.unsupported:
         print(f"groundkit: {report.ingest.unsupported_text()}", file=sys.stderr)
     if report.citations_failed:

@@ -12,8 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import groundkit
 from groundkit.index.bm25 import numpy_available
+
+pytestmark = pytest.mark.subprocess  # a fresh interpreter each: none in Pyodide
 
 CORE = Path(groundkit.__file__).resolve().parents[1]
 

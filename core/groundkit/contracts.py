@@ -320,6 +320,8 @@ class SearchTrace:
     bm25: dict[str, float] | None = None
     legs: dict[str, int] | None = None
     dense_best: float | None = None
+    lexical_share: float | None = None
+    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense)."""
     fusion: dict[str, Any] | None = None
     min_similarity: float | None = None
     floor_source: str | None = None

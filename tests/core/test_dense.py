@@ -26,7 +26,7 @@ from groundkit.errors import (
 from groundkit.index import bm25 as bm25_module
 from groundkit.ingest import Indexer
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import HybridOptions, Retriever
 from groundkit.retrieval.floor import FLOOR_FILE, FloorRecord, write_floor
 from groundkit.retrieval.rerank import LogitReranker, Reranker
 from groundkit.store import CollectionReader, CollectionStore, MemoryReader, MemoryStore
@@ -600,11 +600,19 @@ def test_hybrid_answers_from_either_leg_alone(
     Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
     with Retriever(store.reader(), embedder=embedder) as retriever:
         paraphrase = retriever.search("reservoir", mode="hybrid")
-        assert paraphrase.metadata["legs"] == {"bm25": 0, "dense": 1}
-        assert [r.source for r in paraphrase.results] == ["pumps.md"]
-        lexical_only = retriever.search("tariff", mode="hybrid", min_similarity=2.0)
+        # its best neighbour reaches the floor: the dense leg keeps its whole list (adr/0049)
+        assert paraphrase.metadata["legs"] == {"bm25": 0, "dense": 3}
+        assert paraphrase.results[0].source == "pumps.md"
+        share = retriever.search("tariff", mode="hybrid").metadata["lexical_share"]
+        assert 0.0 < share < 1.0
+        no_dense = HybridOptions(min_similarity=2.0, min_lexical_share=share)
+        lexical_only = retriever.search("tariff", mode="hybrid", hybrid=no_dense)
         assert lexical_only.metadata["legs"]["dense"] == 0
         assert [r.source for r in lexical_only.results] == ["billing.md"]
+        # without dense evidence, a BM25 match under the share asked for is not an answer
+        stricter = HybridOptions(min_similarity=2.0, min_lexical_share=min(1.0, share + 0.01))
+        refused = retriever.search("tariff", mode="hybrid", hybrid=stricter)
+        assert refused.metadata["abstained"] and not refused.results
 
 
 @pytest.mark.parametrize(
@@ -717,3 +725,24 @@ def test_warm_loads_the_vector_store_at_open_not_in_the_first_dense_search(
     ingest(sample_corpus(), index_dir=lexical)
     with Retriever.open(lexical) as retriever:
         assert retriever.warm() is False  # no dense side: nothing to warm
+
+
+def test_a_word_the_collection_lacks_lowers_the_lexical_share(
+    store: CollectionStore, write_corpus: WriteCorpus
+) -> None:
+    """BM25's best over the query's ideal score: an absent word adds its full idf to the ideal,
+    so "tariff pizza" has half the evidence of "tariff" (adr/0049)."""
+    embedder = Unregistered({"pump": [1.0, 0.0]})
+    Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
+    with Retriever(store.reader(), embedder=embedder) as retriever:
+        alone = retriever.search("tariff", mode="hybrid").metadata
+        diluted = retriever.search("tariff pizza", mode="hybrid").metadata
+        idf = retriever._lexical.term_idf
+        assert diluted["lexical_share"] == pytest.approx(
+            alone["lexical_share"] * idf("tariff") / (idf("tariff") + idf("pizza"))
+        )
+        between = (alone["lexical_share"] + diluted["lexical_share"]) / 2
+        options = HybridOptions(min_similarity=2.0, min_lexical_share=between)
+        assert retriever.search("tariff", mode="hybrid", hybrid=options).results
+        off = retriever.search("tariff pizza", mode="hybrid", hybrid=options)
+        assert off.metadata["abstained"] and not off.results

@@ -33,8 +33,10 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def unfiltered_then_kept(
     retriever: Retriever, query: str, mode: str, where: SearchFilter, k: int
 ) -> list[tuple[str, float]]:
-    """The filter's reference: rank everything, keep the admitted chunks, cut at ``k``."""
-    every = retriever.search(query, top_k=groundkit.MAX_TOP_K, mode=mode)  # type: ignore[arg-type]
+    """The filter's reference: rank everything, keep the admitted chunks, cut at ``k``; in
+    dense mode, nothing when the best admitted chunk is under the floor (judged per query)."""
+    floor = None if mode == "bm25" else -1.0
+    every = retriever.search(query, top_k=groundkit.MAX_TOP_K, mode=mode, min_similarity=floor)  # type: ignore[arg-type]
     kept = [
         (r.chunk_id, r.score)
         for r in every.results
@@ -46,6 +48,10 @@ def unfiltered_then_kept(
             for key, value in where.metadata.items()
         )
     ]
+    if mode == "dense" and kept:
+        floor_used = retriever.search(query, top_k=1, mode="dense").metadata["min_similarity"]
+        if kept[0][1] < floor_used:
+            return []
     return kept[:k]
 
 

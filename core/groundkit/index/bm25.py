@@ -37,7 +37,7 @@ from groundkit.index.terms import QueryTerm, TermScores, canonical_order
 from groundkit.index.ties import TieKeys
 from groundkit.store.base import CollectionReader
 
-__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "numpy_available"]
+__all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "bm25_idf", "numpy_available"]
 
 Accelerator = Literal["auto", "python", "numpy"]
 ACCELERATORS: tuple[str, ...] = ("auto", "python", "numpy")
@@ -47,6 +47,11 @@ def numpy_available() -> bool:
     """Whether the optional numpy accelerator can be used here: found, not imported (numpy
     takes 30-110 ms to import; the paths that use it import it)."""
     return find_spec("numpy") is not None
+
+
+def bm25_idf(chunks: int, df: int) -> float:
+    """Lucene's idf of a term held by ``df`` of ``chunks`` chunks."""
+    return math.log(1.0 + (chunks - df + 0.5) / (df + 0.5))
 
 
 class BM25Index:
@@ -117,7 +122,7 @@ class BM25Index:
         return self._n
 
     def idf(self, df: int) -> float:
-        return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+        return bm25_idf(self._n, df)
 
     def local_df(self, term: str) -> int:
         """The number of this snapshot's chunks holding ``term``."""

@@ -21,6 +21,7 @@ from groundkit.config import (
 )
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import ConfigurationError, InvalidQueryError
+from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.floor import check_floor
 
 __all__ = [
@@ -46,12 +47,16 @@ MetadataValue: TypeAlias = str | int | float | bool
 @dataclass(frozen=True, slots=True)
 class HybridOptions:
     """Reciprocal-rank fusion settings (adr/0008): ``depth`` candidates per leg (default
-    max(100, results wanted)), leg ``weights`` (lexical, dense), the dense evidence floor."""
+    max(100, results wanted)), leg ``weights`` (lexical, dense), the dense evidence floor, and
+    the lexical evidence needed when the dense leg has none (adr/0049)."""
 
     rrf_k: int = DEFAULT_RRF_K
     depth: int | None = None
     weights: tuple[float, float] = (1.0, 1.0)
     min_similarity: float | None = None
+    min_lexical_share: float = DEFAULT_MIN_LEXICAL_SHARE
+    """Without dense evidence, answer only when BM25's best reaches this share of the query's
+    ideal score (0 answers on any match, as before adr/0049)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 1:
@@ -69,6 +74,9 @@ class HybridOptions:
         object.__setattr__(self, "weights", weights)
         if self.min_similarity is not None:
             check_floor(self.min_similarity)
+        share = self.min_lexical_share
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise ConfigurationError(f"min_lexical_share must be from 0 to 1, got {share!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon
 from groundkit.index.ties import CachedTieKeys
+from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import (
     Verification,
     verify_document_citation,
@@ -249,15 +250,22 @@ class Retriever:
             if mode == "bm25":
                 ranked = lexical
             elif mode == "dense":
-                lowest = floor if score_threshold is None else max(floor, score_threshold)
-                ranked = self._dense.search(
-                    query, mode, want, min_score=lowest, tie_keys=self._tie_keys, allowed=allowed
-                )
+                found = self._dense.search(
+                    query, mode, want, min_score=score_threshold, tie_keys=self._tie_keys,
+                    allowed=allowed,
+                )  # fmt: skip
+                trace.dense_best = found[0][1] if found else None
+                ranked = found if dense_has_evidence(trace.dense_best, floor) else []
                 trace.abstained = not ranked
                 mark = _lap(trace.timings_ms, "dense", mark)
             else:
                 assert options is not None
-                fused = self._hybrid(query, lexical, leg_depth, options, floor, allowed, trace)
+                share = lexical_share(
+                    lexical[0][1] if lexical else None, terms, self._lexical.term_idf
+                )
+                fused = self._hybrid(
+                    query, lexical, share, leg_depth, options, floor, allowed, trace
+                )
                 lowest = -math.inf if score_threshold is None else score_threshold
                 ranked = [(key, score) for key, score in fused if score >= lowest][:want]
                 mark = _lap(trace.timings_ms, "dense_and_fusion", mark)
@@ -288,19 +296,24 @@ class Retriever:
         self,
         query: str,
         lexical: list[tuple[int, float]],
+        share: float,
         depth: int,
         options: HybridOptions,
         floor: float,
         allowed: frozenset[int] | None,
         trace: SearchTrace,
     ) -> list[tuple[int, float]]:
-        """Fuse the legs' evidence; nothing when neither leg has any (adr/0008)."""
-        dense = self._dense.search(
-            query, "hybrid", depth, min_score=floor, tie_keys=self._tie_keys, allowed=allowed
+        """Fuse the legs' evidence; nothing when the dense leg has none (its best similarity
+        is under the floor) and BM25's best is under its share of the query (adr/0049)."""
+        found = self._dense.search(
+            query, "hybrid", depth, min_score=None, tie_keys=self._tie_keys, allowed=allowed
         )
-        abstained = not lexical and not dense
+        trace.dense_best = found[0][1] if found else None
+        dense = found if dense_has_evidence(trace.dense_best, floor) else []
+        minimum = options.min_lexical_share
+        abstained = not dense and (not lexical or share < minimum)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
-        trace.dense_best = dense[0][1] if dense else None
+        trace.lexical_share = share
         trace.fusion = {"rrf_k": options.rrf_k, "depth": depth, "weights": list(options.weights)}
         trace.abstained = abstained
         if abstained:

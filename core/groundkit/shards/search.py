@@ -19,7 +19,9 @@ from groundkit.config import BM25Params
 from groundkit.contracts import SearchResponse, SearchResult
 from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.identities import bind_analyzer
+from groundkit.index.bm25 import bm25_idf
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.floor import FLOOR_FILE
@@ -139,6 +141,7 @@ class ShardedSearch:
             }
         terms = self.analyzer.terms(query)
         lexical: list[ShardHit] = []
+        reduced = None
         if mode != "dense":
             reduced = reduce_statistics(all_answered(shards.statistics(terms), shards.size))
             expected = (self.manifest.chunk_count, self.manifest.total_length)
@@ -159,27 +162,39 @@ class ShardedSearch:
         ranked: list[tuple[ShardHit, float]]
         if mode == "bm25":
             ranked = [(hit, hit.score) for hit in lexical]
-        elif mode == "dense":
-            lowest = floor if score_threshold is None else max(floor, score_threshold)
+        elif mode == "dense":  # judged per query on the best similarity (adr/0049)
+            lowest = -math.inf if score_threshold is None else score_threshold
             dense = all_answered(shards.dense(query, mode, want, lowest, where), shards.size)
-            ranked = [(hit, hit.score) for hit in merge_hits([h for h, _ in dense], want)]
+            found = merge_hits([h for h, _ in dense], want)
+            trace.dense_best = found[0].score if found else None
+            evidence = dense_has_evidence(trace.dense_best, floor)
+            ranked = [(hit, hit.score) for hit in found] if evidence else []
             trace.vector_store = _stores(dense)
             trace.abstained = not ranked
         else:
-            assert options is not None
+            assert options is not None and reduced is not None
             per_shard = all_answered(
-                shards.dense(query, mode, leg_depth, floor, where), shards.size
+                shards.dense(query, mode, leg_depth, -math.inf, where), shards.size
             )
             dense_hits = merge_hits([hits for hits, _ in per_shard], leg_depth)
             trace.vector_store = _stores(per_shard)
-            trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
             trace.dense_best = dense_hits[0].score if dense_hits else None
+            if not dense_has_evidence(trace.dense_best, floor):
+                dense_hits = []
+            counts, chunks = reduced.df, reduced.chunk_count
+            share = lexical_share(
+                lexical[0].score if lexical else None,
+                terms,
+                lambda term: bm25_idf(chunks, counts.get(term, 0)),
+            )
+            trace.legs = {"bm25": len(lexical), "dense": len(dense_hits)}
+            trace.lexical_share = share
             trace.fusion = {
                 "rrf_k": options.rrf_k,
                 "depth": leg_depth,
                 "weights": list(options.weights),
             }
-            trace.abstained = not lexical and not dense_hits
+            trace.abstained = not dense_hits and (not lexical or share < options.min_lexical_share)
             ranked = [] if trace.abstained else fuse_hits(lexical, dense_hits, options)
             cut = -math.inf if score_threshold is None else score_threshold
             ranked = [(hit, score) for hit, score in ranked if score >= cut][:want]

@@ -25,7 +25,8 @@ from groundkit.config import (
 )
 from groundkit.embedding.registry import resolve_embedder
 from groundkit.retrieval import MODES, Retriever
-from groundkit.retrieval.request import MetadataValue, SearchFilter
+from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
+from groundkit.retrieval.request import HybridOptions, MetadataValue, SearchFilter
 from groundkit.retrieval.rerankers import resolve_reranker
 
 NAME = "search"
@@ -91,6 +92,15 @@ def add_parser(commands: Any, parents: Parents) -> None:
         default=1.0,
         metavar="W",
         help="weight of the dense leg's 1/(rrf_k + rank) terms (default: 1.0)",
+    )
+    hybrid.add_argument(
+        "--min-lexical-share",
+        type=float,
+        default=DEFAULT_MIN_LEXICAL_SHARE,
+        metavar="S",
+        help="when no passage reaches the similarity floor, answer from BM25 only if its best "
+        "score is at least this share of the query's ideal score, else say nothing here "
+        f"(0..1, default {DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; adr/0049)",
     )
     parser.add_argument(
         "--min-similarity",
@@ -199,9 +209,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         hybrid: dict[str, Any] = {}
         if (args.mode or retriever.default_mode) == "hybrid":
             hybrid = {
-                "rrf_k": args.rrf_k,
-                "depth": args.depth,
-                "weights": (args.lexical_weight, args.dense_weight),
+                "hybrid": HybridOptions(
+                    rrf_k=args.rrf_k,
+                    depth=args.depth,
+                    weights=(args.lexical_weight, args.dense_weight),
+                    min_similarity=args.min_similarity,
+                    min_lexical_share=args.min_lexical_share,
+                )
             }
         response = retriever.search(
             args.query,
@@ -211,7 +225,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             rerank=args.rerank or reranker is not None,
             rerank_depth=args.rerank_depth,
             where=_filter(args),
-            min_similarity=args.min_similarity,
+            min_similarity=None if hybrid else args.min_similarity,
             prefix=args.prefix,
             fuzzy=args.fuzzy,
             **hybrid,

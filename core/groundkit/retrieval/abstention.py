@@ -1,0 +1,32 @@
+"""When a dense or hybrid search says "nothing here": evidence judged once per query.
+
+Dense evidence: the query's best similarity reaches the floor (adr/0024). It is judged on the
+best passage only, so a query that has evidence keeps its whole ranked list: dropping each
+passage under the floor cost recall where the floor was not fitted (adr/0049).
+
+Lexical evidence, for hybrid when the dense leg has none: the best BM25 score as a share of the
+query's ideal score (the sum of its terms' idf, which no chunk reaches, since each term adds
+``idf * tf / (tf + norm)`` < idf). A word the collection lacks adds its full idf to the ideal and
+nothing to any score, so an off-topic question that shares a few common words with the
+collection stays far under the share an on-topic one reaches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+__all__ = ["DEFAULT_MIN_LEXICAL_SHARE", "dense_has_evidence", "lexical_share"]
+
+DEFAULT_MIN_LEXICAL_SHARE = 0.24
+"""Hybrid answers on BM25 alone (no dense evidence) only from this share up (adr/0049)."""
+
+
+def lexical_share(best: float | None, terms: Sequence[str], idf: Callable[[str], float]) -> float:
+    """``best`` (the top BM25 score) over the query's ideal score; 0.0 without a hit."""
+    ideal = sum(idf(term) for term in terms)  # a repeated term counts as often as it is repeated
+    return 0.0 if best is None or ideal <= 0.0 else best / ideal
+
+
+def dense_has_evidence(best: float | None, floor: float) -> bool:
+    """Whether the query's best similarity reaches the floor."""
+    return best is not None and best >= floor

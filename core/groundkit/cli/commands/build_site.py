@@ -69,7 +69,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="URL",
         help="link each result to its source's rendered page under URL (https://... or "
         "/path/), named by --url-rule; the page's source view stays, for checking the "
-        "citation (adr/0049)",
+        "citation (adr/0048)",
     )
     parser.add_argument(
         "--url-rule",

@@ -188,13 +188,15 @@ def tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def serve(root: Path) -> tuple[subprocess.Popen[str], int]:
+def serve(root: Path, mbit: float | None = None) -> tuple[subprocess.Popen[str], int]:
+    shaping = [] if mbit is None else ["--mbit", str(mbit)]
     server = subprocess.Popen(
         [
             sys.executable,
             "-u",
             str(REPO / "bench" / "precompressed_server.py"),
             str(root),
+            *shaping,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -239,7 +241,9 @@ def by_part(urls: list[list[Any]]) -> dict[str, int]:
     return parts
 
 
-def drive(url: str, kind: str, queries: list[str], repeats: int, shot: Path | None) -> Any:
+def drive(
+    url: str, kind: str, queries: list[str], repeats: int, shot: Path | None, again: bool = False
+) -> Any:
     command = [
         "node",
         str(WEB_BENCH / "drive.mjs"),
@@ -254,6 +258,8 @@ def drive(url: str, kind: str, queries: list[str], repeats: int, shot: Path | No
     ]
     if shot is not None:
         command += ["--shot", str(shot)]
+    if again:
+        command.append("--repeat-visit")
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{kind} run failed: {done.stderr[-2000:]}")
@@ -262,6 +268,81 @@ def drive(url: str, kind: str, queries: list[str], repeats: int, shot: Path | No
 
 def median(runs: list[dict[str, Any]], key: str, sub: str | None = None) -> float:
     return statistics.median(r[key][sub] if sub else r[key] for r in runs)
+
+
+def measure_network(
+    work: Path, queries: list[str], runs: int, repeats: int, mbit: float | None, again: bool
+) -> dict[str, Any]:
+    """Cold runs (and repeat visits) of both sites over one network; medians and ratios."""
+    server, port = serve(work, mbit)
+    results: dict[str, list[dict[str, Any]]] = {"groundkit": [], "pagefind": []}
+    gz_cache: dict[str, int] = {}
+    label = "loopback" if mbit is None else f"{mbit:g} Mbit/s"
+    try:
+        for run in range(runs):
+            for kind, path in (("groundkit", "gk"), ("pagefind", "pf")):
+                shot = work / f"{path}-{run}.png" if run == 0 and mbit is None else None
+                url = f"http://127.0.0.1:{port}/{path}/"
+                r = drive(url, kind, queries, repeats, shot, again)
+                urls = r.pop("urls_before_first_result")
+                r["gzip_bytes_before_first_result"] = gzip_bytes(work, urls, gz_cache)
+                r["bytes_before_first_result_by_part"] = by_part(urls)
+                assert not r["offsite"], r["offsite"]
+                results[kind].append(r)
+                repeat = r.get("repeat_visit")
+                print(
+                    f"{label} run {run + 1} {kind:9}: first result "
+                    f"{r['navigation_to_first_result_ms']} ms, "
+                    f"{r['bytes_before_first_result'] / 1e6:.2f} MB before it "
+                    f"(gzip {r['gzip_bytes_before_first_result'] / 1e6:.2f}), warm median "
+                    f"{r['warm']['median_ms']:.1f} ms, longest task "
+                    f"{max(r['long_tasks_ms'], default=0)} ms, renderers {r['renderer_rss_mb']} MB"
+                    + (
+                        ""
+                        if repeat is None
+                        else f"; repeat visit {repeat['navigation_to_first_result_ms']} ms, "
+                        f"{repeat['bytes_sent'] / 1e3:.1f} kB sent"
+                    ),
+                    flush=True,
+                )
+    finally:
+        server.terminate()
+    summary: dict[str, Any] = {}
+    for kind, runs_of in results.items():
+        summary[kind] = {
+            "navigation_to_first_result_ms": median(runs_of, "navigation_to_first_result_ms"),
+            "navigation_to_input_ms": median(runs_of, "navigation_to_input_ms"),
+            "bytes_before_first_result": median(runs_of, "bytes_before_first_result"),
+            "gzip_bytes_before_first_result": median(runs_of, "gzip_bytes_before_first_result"),
+            "warm_query_median_ms": median(runs_of, "warm", "median_ms"),
+            "longest_task_ms": max(max(r["long_tasks_ms"], default=0) for r in runs_of),
+            "renderer_rss_mb": median(runs_of, "renderer_rss_mb"),
+        }
+        if again:
+            summary[kind]["repeat_first_result_ms"] = median(
+                runs_of, "repeat_visit", "navigation_to_first_result_ms"
+            )
+            summary[kind]["repeat_bytes_sent"] = median(runs_of, "repeat_visit", "bytes_sent")
+        parts = {part for r in runs_of for part in r["bytes_before_first_result_by_part"]}
+        summary[kind]["bytes_before_first_result_by_part"] = {
+            part: statistics.median(
+                r["bytes_before_first_result_by_part"].get(part, 0) for r in runs_of
+            )
+            for part in sorted(parts)
+        }
+    ratios = {
+        key: round(summary["groundkit"][key] / summary["pagefind"][key], 2)
+        if summary["pagefind"][key]
+        else None
+        for key in summary["groundkit"]
+        if not isinstance(summary["groundkit"][key], dict)
+    }
+    gk_parts = summary["groundkit"]["bytes_before_first_result_by_part"]
+    pf_parts = summary["pagefind"]["bytes_before_first_result_by_part"]
+    ratios["index_bytes_before_first_result"] = (
+        round(gk_parts.get("index", 0) / pf_parts["index"], 2) if pf_parts.get("index") else None
+    )
+    return {"median": summary, "ratio_groundkit_over_pagefind": ratios, "all_runs": results}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,6 +361,20 @@ def main(argv: list[str] | None = None) -> int:
         "Pagefind's files, and serve them as gzip_static/brotli_static hosts do",
     )
     parser.add_argument("--repeats", type=int, default=3, help="timed passes of warm queries")
+    parser.add_argument(
+        "--networks",
+        nargs="+",
+        default=["loopback"],
+        metavar="NET",
+        help="loopback, or a link speed in Mbit/s shared by every request (10, 50): each run "
+        "once per network (default: loopback)",
+    )
+    parser.add_argument(
+        "--repeat-visit",
+        action="store_true",
+        help="after each cold run, visit again with the browser's HTTP cache warm and report "
+        "its time to first result and the bytes the server sent for it",
+    )
     parser.add_argument("--queries", help="a JSON list of queries (the first one is timed cold)")
     parser.add_argument("--work", help="build folder (default: a temporary one)")
     parser.add_argument("--json", dest="json_out", help="write the results here too")
@@ -312,60 +407,13 @@ def main(argv: list[str] | None = None) -> int:
         p.stat().st_size for p in (work / "gk").glob("*.whl")
     )
     print(f"built: groundkit {gk_build['build_s']} s, Pagefind {pf_build['build_s']} s", flush=True)
-    server, port = serve(work)
-    results: dict[str, list[dict[str, Any]]] = {"groundkit": [], "pagefind": []}
-    gz_cache: dict[str, int] = {}
-    try:
-        for run in range(runs):
-            for kind, path in (("groundkit", "gk"), ("pagefind", "pf")):
-                shot = work / f"{path}-{run}.png" if run == 0 else None
-                r = drive(f"http://127.0.0.1:{port}/{path}/", kind, queries, args.repeats, shot)
-                urls = r.pop("urls_before_first_result")
-                r["gzip_bytes_before_first_result"] = gzip_bytes(work, urls, gz_cache)
-                r["bytes_before_first_result_by_part"] = by_part(urls)
-                assert not r["offsite"], r["offsite"]
-                results[kind].append(r)
-                print(
-                    f"run {run + 1} {kind:9}: first result "
-                    f"{r['navigation_to_first_result_ms']} ms, "
-                    f"{r['bytes_before_first_result'] / 1e6:.2f} MB before it "
-                    f"(gzip {r['gzip_bytes_before_first_result'] / 1e6:.2f}), warm median "
-                    f"{r['warm']['median_ms']:.1f} ms, longest task "
-                    f"{max(r['long_tasks_ms'], default=0)} ms, renderers {r['renderer_rss_mb']} MB",
-                    flush=True,
-                )
-    finally:
-        server.terminate()
-    summary: dict[str, Any] = {}
-    for kind, runs_of in results.items():
-        summary[kind] = {
-            "navigation_to_first_result_ms": median(runs_of, "navigation_to_first_result_ms"),
-            "navigation_to_input_ms": median(runs_of, "navigation_to_input_ms"),
-            "bytes_before_first_result": median(runs_of, "bytes_before_first_result"),
-            "gzip_bytes_before_first_result": median(runs_of, "gzip_bytes_before_first_result"),
-            "warm_query_median_ms": median(runs_of, "warm", "median_ms"),
-            "longest_task_ms": max(max(r["long_tasks_ms"], default=0) for r in runs_of),
-            "renderer_rss_mb": median(runs_of, "renderer_rss_mb"),
-        }
-        parts = {part for r in runs_of for part in r["bytes_before_first_result_by_part"]}
-        summary[kind]["bytes_before_first_result_by_part"] = {
-            part: statistics.median(
-                r["bytes_before_first_result_by_part"].get(part, 0) for r in runs_of
-            )
-            for part in sorted(parts)
-        }
-    ratios = {
-        key: round(summary["groundkit"][key] / summary["pagefind"][key], 2)
-        if summary["pagefind"][key]
-        else None
-        for key in summary["groundkit"]
-        if not isinstance(summary["groundkit"][key], dict)
-    }
-    gk_parts = summary["groundkit"]["bytes_before_first_result_by_part"]
-    pf_parts = summary["pagefind"]["bytes_before_first_result_by_part"]
-    ratios["index_bytes_before_first_result"] = (
-        round(gk_parts.get("index", 0) / pf_parts["index"], 2) if pf_parts.get("index") else None
-    )
+    per_network: dict[str, Any] = {}
+    for network in args.networks:
+        mbit = None if network == "loopback" else float(network)
+        per_network[network] = measure_network(
+            work, queries, runs, args.repeats, mbit, args.repeat_visit
+        )
+    first = per_network[args.networks[0]]
     report = {
         "corpus": {"folder": str(folder), "files": len(text_files(folder)), "bytes": sources},
         "runs": runs,
@@ -386,15 +434,21 @@ def main(argv: list[str] | None = None) -> int:
             "groundkit_refused_files": gk_build["refused"],
             "pagefind_build_s": pf_build["build_s"],
         },
-        "median": summary,
-        "ratio_groundkit_over_pagefind": ratios,
-        "all_runs": results,
+        "median": first["median"],
+        "ratio_groundkit_over_pagefind": first["ratio_groundkit_over_pagefind"],
+        "networks": per_network,
     }
-    print(
-        json.dumps(
-            {k: report[k] for k in ("sites", "median", "ratio_groundkit_over_pagefind")}, indent=1
-        )
-    )
+    print(json.dumps({"sites": report["sites"]}, indent=1))
+    for network, found in per_network.items():
+        print(f"== {network}: " + json.dumps(found["ratio_groundkit_over_pagefind"]))
+        for kind in ("groundkit", "pagefind"):
+            median_of = found["median"][kind]
+            repeat = median_of.get("repeat_first_result_ms")
+            print(
+                f"  {kind:9} cold first result {median_of['navigation_to_first_result_ms']} ms"
+                + ("" if repeat is None else f", repeat visit {repeat} ms, "
+                   f"{median_of['repeat_bytes_sent'] / 1e3:.1f} kB sent again")
+            )  # fmt: skip
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0

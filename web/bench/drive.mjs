@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // One cold run of one search page in Debian's headless chromium, for bench/site_vs_pagefind.py.
 //   node web/bench/drive.mjs --url URL --kind groundkit|pagefind --queries JSON [--repeats N] [--shot PNG]
+//     [--repeat-visit]   then a second visit in the same browser (its HTTP cache warm), timed the
+//                        same way, with the bytes the server sent for it (its /__bytes counter)
 // A fresh browser process (so a cold HTTP cache and a cold renderer) loads URL, types the first
 // query at once, and waits for its results on screen; then times the warm queries through the
-// page's own search call. Every request must stay on the page's origin (others are aborted and
+// page's own search call. Every request must stay on the page's origin (others fail and are
 // reported). Prints one JSON object: times (ms), bytes before the first result (the bodies as
 // sent), long tasks, renderer memory.
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { chromium } from "playwright-core";
 
 const argv = process.argv.slice(2);
@@ -16,6 +20,7 @@ const KIND = opt("--kind");
 const QUERIES = JSON.parse(opt("--queries"));
 const REPEATS = Number(opt("--repeats", "3"));
 const SHOT = opt("--shot", null);
+const REPEAT_VISIT = argv.includes("--repeat-visit");
 const TIMEOUT = 300_000;
 
 // Renderer processes started by this node process's chromium (its descendants).
@@ -42,21 +47,24 @@ function rendererRssMB() {
 }
 
 const origin = new URL(URL_).origin;
-const browser = await chromium.launch({
+// A fresh profile folder: an empty disk cache, as a first-time visitor's browser has (an
+// incognito context keeps a small memory cache that never holds the Python runtime).
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), "drive-profile-"));
+const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage"],
+    "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+  viewport: { width: 1280, height: 900 },
 });
 const out = { kind: KIND };
 try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Off-origin requests are recorded here and fail at DNS (--host-resolver-rules below):
+  // routing them instead would turn chromium's HTTP cache off, which the repeat visit measures.
   const offsite = [];
-  await context.route("**/*", (route) => {
-    const u = route.request().url();
-    if (u.startsWith(origin + "/")) return route.continue();
-    offsite.push(u);
-    return route.abort();
+  context.on("request", (request) => {
+    const u = request.url();
+    if (!u.startsWith(origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:")) offsite.push(u);
   });
   const finished = []; // [time, url, body bytes]
   context.on("requestfinished", async (request) => {
@@ -70,24 +78,29 @@ try {
       for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
     }).observe({ type: "longtask", buffered: true });
   });
-  const page = await context.newPage();
-  page.on("pageerror", (e) => console.error(`[pageerror] ${e}`));
   const q = QUERIES[0];
-  const t0 = performance.now();
-  await page.goto(URL_, { waitUntil: "domcontentloaded" });
-  await page.waitForSelector(KIND === "groundkit" ? "#query:not([disabled])" : "#q");
-  const tInput = performance.now();
-  if (KIND === "groundkit") {
-    await page.fill("#query", q);
-    await page.press("#query", "Enter");
-    await page.waitForFunction((x) => document.querySelector("#search-meta").dataset.query === x &&
-      document.querySelectorAll("#results .result").length > 0, q, { timeout: TIMEOUT });
-  } else {
-    await page.fill("#q", q);
-    await page.waitForFunction((x) => document.querySelector("#results").dataset.query === x &&
-      document.querySelectorAll("#results li").length > 0, q, { timeout: TIMEOUT });
-  }
-  const tFirst = performance.now();
+  // Open the page, type the first query as soon as the box takes it, wait for its results.
+  const visit = async (page) => {
+    const t0 = performance.now();
+    await page.goto(URL_, { waitUntil: "domcontentloaded" });
+    await page.waitForSelector(KIND === "groundkit" ? "#query:not([disabled])" : "#q");
+    const tInput = performance.now();
+    if (KIND === "groundkit") {
+      await page.fill("#query", q);
+      await page.press("#query", "Enter");
+      await page.waitForFunction((x) => document.querySelector("#search-meta").dataset.query === x &&
+        document.querySelectorAll("#results .result").length > 0, q, { timeout: TIMEOUT });
+    } else {
+      await page.fill("#q", q);
+      await page.waitForFunction((x) => document.querySelector("#results").dataset.query === x &&
+        document.querySelectorAll("#results li").length > 0, q, { timeout: TIMEOUT });
+    }
+    return [t0, tInput, performance.now()];
+  };
+  const sentSoFar = async () => (await (await fetch(`${origin}/__bytes`)).json()).bytes;
+  const page = context.pages()[0] ?? await context.newPage();
+  page.on("pageerror", (e) => console.error(`[pageerror] ${e}`));
+  const [t0, tInput, tFirst] = await visit(page);
   await new Promise((ok) => setTimeout(ok, 300)); // let late requestfinished events land
   const before = finished.filter(([at]) => at <= tFirst);
   out.navigation_to_input_ms = Math.round(tInput - t0);
@@ -117,7 +130,17 @@ try {
   out.bytes_total = finished.reduce((n, [, , b]) => n + b, 0);
   out.offsite = offsite;
   if (SHOT) await page.screenshot({ path: SHOT });
+  if (REPEAT_VISIT) { // the visitor comes back: same browser, its HTTP cache as it was left
+    await page.close();
+    const before = await sentSoFar();
+    const again = await context.newPage();
+    const [r0, , rFirst] = await visit(again);
+    await new Promise((ok) => setTimeout(ok, 300));
+    out.repeat_visit = { navigation_to_first_result_ms: Math.round(rFirst - r0),
+      bytes_sent: (await sentSoFar()) - before };
+  }
 } finally {
-  await browser.close();
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
 }
 console.log(JSON.stringify(out));

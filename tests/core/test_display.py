@@ -20,6 +20,9 @@ CASES = [
     ("# Odd name\n\nA [link](http://x) and `code`.", "Odd name\n\nA link and code."),
     ("Atomic *blocks* and **rollbacks**.", "Atomic blocks and rollbacks."),
     ("a * b * c and 2*3*4 stay", "a * b * c and 2*3*4 stay"),
+    ("Making ``QuerySet``\\s lazy", "Making QuerySets lazy"),  # a reST escape
+    ("``QuerySet``\\ s and \\*not emphasis\\*", "QuerySets and *not emphasis*"),
+    ("``C:\\path`` stays", "C:\\path stays"),  # inside a literal, a backslash is text
 ]
 
 

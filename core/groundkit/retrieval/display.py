@@ -1,11 +1,11 @@
 """Text for people to read: a passage without its reStructuredText and Markdown markup.
 
 Titles and snippets show ``User``, not ````User````; ``Model``, not ``:class:`~django.db.Model```;
-no ``=====`` underline rows and no ``#`` heading marks. The citation is untouched: it still
-indexes the source's code points, and ``plain_text`` says, for every character it keeps, where
-that character is in the source, so a highlight found in the source can be drawn on the
-display text (``display_spans``). Every kept character is a character of the source: markup is
-only ever removed, never rewritten.
+no ``=====`` underline rows, ``#`` heading marks or backslash escapes. The citation is
+untouched: it still indexes the source's code points, and ``plain_text`` says, for every
+character it keeps, where that character is in the source, so a highlight found in the source
+can be drawn on the display text (``display_spans``). Every kept character is a character of
+the source: markup is only ever removed, never rewritten.
 """
 
 from __future__ import annotations
@@ -27,8 +27,21 @@ _MARKUP = re.compile(
     r"|\*\*(?P<strong>[^*\n]+?)\*\*"  # **strong**
     r"|(?<![\w*])\*(?P<em>[^*\s][^*\n]*?)\*(?![\w*])"  # *emphasis*
     r"|`(?P<code>[^`\n]+)`"  # `code` (Markdown) or `interpreted text` (reST)
+    r"|\\[ \t]"  # an escaped space, which joins words: ``QuerySet``\ s
+    r"|\\(?P<escaped>[^\s])"  # an escaped character: ``QuerySet``\s, \*
 )
-_KEPT = ("literal", "role_last", "role_text", "link_text", "ref", "md_link", "strong", "em", "code")
+_KEPT = (
+    "literal",
+    "role_last",
+    "role_text",
+    "link_text",
+    "ref",
+    "md_link",
+    "strong",
+    "em",
+    "code",
+    "escaped",
+)
 
 
 def plain_text(text: str) -> tuple[str, list[int]]:

@@ -78,6 +78,9 @@ class ShardReplica:
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
         return self._searcher.floor(mode, given)
 
+    def lexical_share(self, given: float | None) -> tuple[float, str]:
+        return self._searcher.lexical_share(given)
+
     def admitted(self, where: WireFilter) -> int:
         return self._searcher.admitted(SearchFilter(**where))
 
@@ -161,6 +164,14 @@ class RayShards:
         for shard, call in calls:
             floor, source = self._wait(shard, call)
             out.append((float(floor), str(source)))
+        return out
+
+    def lexical_shares(self, given: float | None, shards: Sequence[int]) -> list[tuple[float, str]]:
+        calls = [(shard, self._handles[shard].lexical_share.remote(given)) for shard in shards]
+        out = []
+        for shard, call in calls:
+            share, source = self._wait(shard, call)
+            out.append((float(share), str(source)))
         return out
 
     def admitted(self, where: SearchFilter) -> list[int]:

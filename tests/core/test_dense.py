@@ -27,6 +27,7 @@ from groundkit.index import bm25 as bm25_module
 from groundkit.ingest import Indexer
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval import HybridOptions, Retriever
+from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.floor import FLOOR_FILE, FloorRecord, write_floor
 from groundkit.retrieval.rerank import LogitReranker, Reranker
 from groundkit.store import CollectionReader, CollectionStore, MemoryReader, MemoryStore
@@ -642,7 +643,13 @@ def test_hybrid_weights_and_rrf_k_shape_the_fusion(
     with Retriever(store.reader()) as retriever:
         response = retriever.search("pump", mode="hybrid", rrf_k=1, weights=(2.0, 0.0), top_k=1)
     assert response.results[0].score == 2.0 / (1 + 1)
-    assert response.metadata["fusion"] == {"rrf_k": 1, "depth": 100, "weights": [2.0, 0.0]}
+    assert response.metadata["fusion"] == {
+        "rrf_k": 1,
+        "depth": 100,
+        "weights": [2.0, 0.0],
+        "min_lexical_share": DEFAULT_MIN_LEXICAL_SHARE,
+        "lexical_share_source": "default",
+    }
 
 
 # --- schema ------------------------------------------------------------------------------------
@@ -746,3 +753,33 @@ def test_a_word_the_collection_lacks_lowers_the_lexical_share(
         assert retriever.search("tariff", mode="hybrid", hybrid=options).results
         off = retriever.search("tariff pizza", mode="hybrid", hybrid=options)
         assert off.metadata["abstained"] and not off.results
+
+
+def test_calibrate_records_a_lexical_share_that_hybrid_search_then_uses(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    """Queries the embedder cannot place ("tariff" answers, "tariff pizza" should not) get
+    their bar measured beside the floor, recorded, and used when a search names none."""
+    from groundkit.evaluation.calibrate import calibrate, choose_share
+
+    embedder = Unregistered({"pump": [1.0, 0.0], "valve": [1.0, 0.0], "bill": [1.0, 0.0]})
+    store = SqliteStore(tmp_path / "index" / "default" / "collection.sqlite")
+    Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
+    reader = store.reader()
+    with Retriever(reader, embedder=embedder) as retriever:
+        result = calibrate(retriever, ["pump station", "tariff"], ["zebra", "tariff pizza"])
+        assert len(result.on_shares) == 1 and len(result.off_shares) == 2  # under the floor
+        assert result.off_shares[1] < result.lexical_share <= result.on_shares[0]  # type: ignore[operator]
+        assert result.hybrid_rates() == (0.0, 0.0)
+        write_floor(reader.location, result.record())
+    with Retriever(store.reader(), embedder=embedder) as retriever:
+        answered = retriever.search("tariff", mode="hybrid")
+        refused = retriever.search("tariff pizza", mode="hybrid")
+        assert answered.results and answered.metadata["fusion"]["lexical_share_source"] == (
+            "collection"
+        )
+        assert refused.metadata["abstained"] and not refused.results
+        assert retriever.search("tariff pizza", mode="hybrid", hybrid=HybridOptions(
+            min_lexical_share=0.0)).results  # fmt: skip
+    assert choose_share([], [0.2]) == 0.201 and choose_share([0.3], []) == 0.0
+    store.close()

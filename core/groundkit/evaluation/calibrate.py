@@ -5,6 +5,10 @@ best similarity is under it. On-topic queries (ones the collection answers) unde
 are false abstentions; off-topic queries (another collection's, gibberish) at or over it are
 false answers. The floor chosen minimises the sum of the two rates, in the middle of the
 widest such gap, rounded to three decimals where that changes neither rate.
+
+Hybrid's lexical bar is measured the same way on the queries left without dense evidence at
+that floor: their BM25 share of the ideal score (adr/0049), on-topic under the bar being false
+abstentions and off-topic at or over it false answers.
 """
 
 from __future__ import annotations
@@ -22,20 +26,40 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import HybridOptions, Retriever
 from groundkit.retrieval.floor import FloorRecord
 
-__all__ = ["Calibration", "best_similarities", "calibrate", "choose_floor", "load_queries"]
+__all__ = [
+    "Calibration",
+    "best_similarities",
+    "calibrate",
+    "choose_floor",
+    "choose_share",
+    "lexical_shares",
+    "load_queries",
+]
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """A floor and the best similarities of the queries it was measured on."""
+    """A floor and the best similarities of the queries it was measured on; hybrid's lexical
+    bar and the shares of the queries under the floor it was measured on."""
 
     floor: float
     on_topic: tuple[float, ...]
     off_topic: tuple[float, ...]
     identity: EmbeddingIdentity
+    lexical_share: float | None = None
+    on_shares: tuple[float, ...] = ()
+    off_shares: tuple[float, ...] = ()
+
+    def hybrid_rates(self) -> tuple[float, float]:
+        """(false abstention, false answer) of hybrid at the floor and the lexical bar."""
+        share = self.lexical_share or 0.0
+        over = sum(1 for s in self.off_topic if s >= self.floor)
+        abstained = sum(1 for s in self.on_shares if s < share) / len(self.on_topic)
+        answered = (over + sum(1 for s in self.off_shares if s >= share)) / len(self.off_topic)
+        return abstained, answered
 
     def rates(self, floor: float | None = None) -> tuple[float, float]:
         """(false abstention, false answer) at ``floor`` (default: the chosen one)."""
@@ -48,7 +72,7 @@ class Calibration:
 
     def to_dict(self) -> dict[str, Any]:
         false_abstention, false_answer = self.rates()
-        return {
+        out: dict[str, Any] = {
             "floor": self.floor,
             "false_abstention": round(false_abstention, 4),
             "false_answer": round(false_answer, 4),
@@ -56,11 +80,18 @@ class Calibration:
             "off_topic": _summary(self.off_topic),
             "embedding": self.identity.to_dict(),
         }
+        if self.lexical_share is not None:
+            abstained, answered = self.hybrid_rates()
+            out["lexical_share"] = self.lexical_share
+            out["hybrid_false_abstention"] = round(abstained, 4)
+            out["hybrid_false_answer"] = round(answered, 4)
+        return out
 
     def record(self) -> FloorRecord:
         measured = self.to_dict()
         del measured["embedding"], measured["floor"]
-        return FloorRecord(self.floor, self.identity, measured)
+        measured.pop("lexical_share", None)
+        return FloorRecord(self.floor, self.identity, measured, self.lexical_share)
 
 
 def _summary(values: Sequence[float]) -> dict[str, Any]:
@@ -131,7 +162,42 @@ def calibrate(
         )
     on = best_similarities(retriever, on_topic)
     off = best_similarities(retriever, off_topic)
-    return Calibration(choose_floor(on, off), tuple(on), tuple(off), embedder.identity)
+    floor = choose_floor(on, off)
+    on_shares = lexical_shares(retriever, on_topic, floor)
+    off_shares = lexical_shares(retriever, off_topic, floor)
+    return Calibration(
+        floor,
+        tuple(on),
+        tuple(off),
+        embedder.identity,
+        choose_share(on_shares, off_shares),
+        tuple(on_shares),
+        tuple(off_shares),
+    )
+
+
+def lexical_shares(retriever: Retriever, queries: Sequence[str], floor: float) -> list[float]:
+    """The BM25 share of each query without dense evidence at ``floor`` (adr/0049)."""
+    options = HybridOptions(min_similarity=floor, min_lexical_share=0.0)
+    found: list[float] = []
+    for query in queries:
+        meta = retriever.search(
+            query, top_k=1, mode="hybrid", hybrid=options, highlight=False
+        ).metadata
+        if meta["dense_best"] is None or meta["dense_best"] < floor:
+            found.append(meta["lexical_share"])
+    return found
+
+
+def choose_share(on_topic: Sequence[float], off_topic: Sequence[float]) -> float:
+    """The lexical bar for the queries under the floor, as ``choose_floor`` picks a floor;
+    0 when no off-topic query needs it, just over the highest off-topic share when no on-topic
+    query does."""
+    if not off_topic:
+        return 0.0
+    if not on_topic:
+        return min(1.0, math.floor(max(off_topic) * 1000 + 1) / 1000)
+    return min(1.0, max(0.0, choose_floor(on_topic, off_topic)))
 
 
 def load_queries(source: str | Path) -> list[str]:

@@ -17,6 +17,7 @@ from groundkit.embedding.registry import embedder_for
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.floor import check_floor, read_floor
 from groundkit.retrieval.request import SearchMode
 from groundkit.store.base import CollectionReader
@@ -58,6 +59,7 @@ class DenseLeg:
         self.vector_store = vector_store
         self._store: VectorStore | None = None
         self._recorded: tuple[float, str] | None = None
+        self._recorded_share: float | None = None
 
     @property
     def default_mode(self) -> SearchMode:
@@ -79,7 +81,20 @@ class DenseLeg:
                 if record is None
                 else (record.floor, "collection")
             )
+            self._recorded_share = None if record is None else record.lexical_share
         return self._recorded
+
+    def lexical_share(self, given: float | None) -> tuple[float, str]:
+        """Hybrid's lexical evidence bar and where it came from: ``search`` (given),
+        ``collection`` (recorded beside the floor by ``calibrate``) or ``default`` (adr/0049).
+        Reads the record as ``floor`` does."""
+        if given is not None:
+            return given, "search"
+        if self._recorded is None:
+            self.floor("hybrid", None)
+        if self._recorded_share is not None:
+            return self._recorded_share, "collection"
+        return DEFAULT_MIN_LEXICAL_SHARE, "default"
 
     def require(self, mode: str) -> Embedder:
         """The embedder, or ``ConfigurationError`` naming the fix when ``mode`` cannot run."""

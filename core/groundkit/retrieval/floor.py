@@ -19,7 +19,7 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity, ManifestError
 
-__all__ = ["FLOOR_FILE", "FloorRecord", "read_floor", "write_floor"]
+__all__ = ["FLOOR_FILE", "FloorRecord", "check_share", "read_floor", "write_floor"]
 
 FLOOR_FILE = "dense-floor.json"
 
@@ -31,17 +31,30 @@ class FloorRecord:
     floor: float
     identity: EmbeddingIdentity
     measured: dict[str, Any] | None = None
+    lexical_share: float | None = None
+    """Hybrid's lexical evidence bar for queries under the floor (adr/0049); None: the default."""
 
     def __post_init__(self) -> None:
         if not math.isfinite(check_floor(self.floor)):
             raise ConfigurationError(f"a recorded floor must be finite, got {self.floor!r}")
+        if self.lexical_share is not None:
+            check_share(self.lexical_share)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "floor": self.floor,
-            "embedding": self.identity.to_dict(),
-            "measured": self.measured,
-        }
+        out = {"floor": self.floor, "embedding": self.identity.to_dict(), "measured": self.measured}
+        if self.lexical_share is not None:  # absent: records from before adr/0049 stay equal
+            out["lexical_share"] = self.lexical_share
+        return out
+
+
+def check_share(value: object) -> float:
+    """``value`` as a minimum lexical share: a number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ConfigurationError(
+            f"a minimum lexical share must be a number from 0 to 1, got {value!r}",
+            subject=str(value),
+        )
+    return float(value)
 
 
 def check_floor(value: object) -> float:
@@ -75,7 +88,10 @@ def read_floor(location: str, identity: EmbeddingIdentity) -> FloorRecord | None
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         record = FloorRecord(
-            raw["floor"], EmbeddingIdentity.from_dict(raw["embedding"]), raw.get("measured")
+            raw["floor"],
+            EmbeddingIdentity.from_dict(raw["embedding"]),
+            raw.get("measured"),
+            raw.get("lexical_share"),
         )
     except FileNotFoundError:
         return None

@@ -21,8 +21,7 @@ from groundkit.config import (
 )
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import ConfigurationError, InvalidQueryError
-from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
-from groundkit.retrieval.floor import check_floor
+from groundkit.retrieval.floor import check_floor, check_share
 
 __all__ = [
     "MODES",
@@ -54,9 +53,10 @@ class HybridOptions:
     depth: int | None = None
     weights: tuple[float, float] = (1.0, 1.0)
     min_similarity: float | None = None
-    min_lexical_share: float = DEFAULT_MIN_LEXICAL_SHARE
+    min_lexical_share: float | None = None
     """Without dense evidence, answer only when BM25's best reaches this share of the query's
-    ideal score (0 answers on any match, as before adr/0049)."""
+    ideal score (0 answers on any match, as before adr/0049). None: the collection's recorded
+    share (``groundkit calibrate``), else ``DEFAULT_MIN_LEXICAL_SHARE``."""
 
     def __post_init__(self) -> None:
         if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 1:
@@ -74,9 +74,8 @@ class HybridOptions:
         object.__setattr__(self, "weights", weights)
         if self.min_similarity is not None:
             check_floor(self.min_similarity)
-        share = self.min_lexical_share
-        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
-            raise ConfigurationError(f"min_lexical_share must be from 0 to 1, got {share!r}")
+        if self.min_lexical_share is not None:
+            check_share(self.min_lexical_share)
 
 
 @dataclass(frozen=True, slots=True)

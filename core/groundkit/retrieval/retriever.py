@@ -310,11 +310,17 @@ class Retriever:
         )
         trace.dense_best = found[0][1] if found else None
         dense = found if dense_has_evidence(trace.dense_best, floor) else []
-        minimum = options.min_lexical_share
+        minimum, source = self._dense.lexical_share(options.min_lexical_share)
         abstained = not dense and (not lexical or share < minimum)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
         trace.lexical_share = share
-        trace.fusion = {"rrf_k": options.rrf_k, "depth": depth, "weights": list(options.weights)}
+        trace.fusion = {
+            "rrf_k": options.rrf_k,
+            "depth": depth,
+            "weights": list(options.weights),
+            "min_lexical_share": minimum,
+            "lexical_share_source": source,
+        }
         trace.abstained = abstained
         if abstained:
             return []

@@ -50,6 +50,11 @@ class ShardGroup(Protocol):
         each of ``shards`` resolves it."""
         ...
 
+    def lexical_shares(self, given: float | None, shards: Sequence[int]) -> list[tuple[float, str]]:
+        """Hybrid's lexical evidence bar, and its source (adr/0049), as each of ``shards``
+        resolves it."""
+        ...
+
     def admitted(self, where: SearchFilter) -> list[int]:
         """How many chunks ``where`` admits in each shard."""
         ...
@@ -83,6 +88,7 @@ class _Searcher(Protocol):
     @property
     def default_mode(self) -> SearchMode: ...
     def floor(self, mode: str, given: float | None) -> tuple[float, str]: ...
+    def lexical_share(self, given: float | None) -> tuple[float, str]: ...
     def admitted(self, where: SearchFilter) -> int: ...
     def statistics(self, terms: Sequence[str]) -> ShardStatistics: ...
     def lexical(
@@ -130,6 +136,11 @@ class LocalShards:
         if not self._searchers:
             raise ShardUnavailableError("the sharded collection has no shards open")
         return [self._searchers[shard].floor(mode, given) for shard in shards]
+
+    def lexical_shares(self, given: float | None, shards: Sequence[int]) -> list[tuple[float, str]]:
+        if not self._searchers:
+            raise ShardUnavailableError("the sharded collection has no shards open")
+        return [self._searchers[shard].lexical_share(given) for shard in shards]
 
     def admitted(self, where: SearchFilter) -> list[int]:
         return [searcher.admitted(where) for searcher in self._searchers]

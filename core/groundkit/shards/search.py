@@ -194,7 +194,10 @@ class ShardedSearch:
                 "depth": leg_depth,
                 "weights": list(options.weights),
             }
-            trace.abstained = not dense_hits and (not lexical or share < options.min_lexical_share)
+            minimum, share_source = self._lexical_share(options.min_lexical_share)
+            trace.fusion["min_lexical_share"] = minimum
+            trace.fusion["lexical_share_source"] = share_source
+            trace.abstained = not dense_hits and (not lexical or share < minimum)
             ranked = [] if trace.abstained else fuse_hits(lexical, dense_hits, options)
             cut = -math.inf if score_threshold is None else score_threshold
             ranked = [(hit, score) for hit, score in ranked if score >= cut][:want]
@@ -235,6 +238,24 @@ class ShardedSearch:
                 subject=self.manifest.collection,
             )
         return floors[0]
+
+    def _lexical_share(self, given: float | None) -> tuple[float, str]:
+        """Hybrid's lexical evidence bar as every shard holding chunks resolves it; shards
+        that disagree are ``ConfigurationError``, as for the floor (adr/0049)."""
+        asked = [self.manifest.reference_shard] if given is not None else self._holding
+        shares = all_answered(self.shards.lexical_shares(given, asked), len(asked))
+        if len(set(shares)) > 1:
+            found = ", ".join(
+                f"{shard_name(shard)}: {share!r} ({source})"
+                for shard, (share, source) in zip(asked, shares, strict=True)
+            )
+            raise ConfigurationError(
+                f"the shards of {self.manifest.collection!r} resolve different minimum lexical "
+                f"shares ({found}); put the same {FLOOR_FILE} in every shard's folder, or "
+                "pass min_lexical_share",
+                subject=self.manifest.collection,
+            )
+        return shares[0]
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read ``result``'s source and compare, as ``Retriever.verify``: in the shard the

@@ -127,6 +127,10 @@ class ShardSearcher:
         """The similarity floor of a dense or hybrid search and its source (adr/0024)."""
         return self._dense.floor(mode, given)
 
+    def lexical_share(self, given: float | None) -> tuple[float, str]:
+        """Hybrid's lexical evidence bar and its source (adr/0049)."""
+        return self._dense.lexical_share(given)
+
     def admitted(self, where: SearchFilter) -> int:
         """How many of this shard's chunks ``where`` admits."""
         return len(self._filters.allowed(where))

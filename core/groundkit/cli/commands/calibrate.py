@@ -120,6 +120,12 @@ def run(args: argparse.Namespace) -> ExitCode:
             summary = report[name]
             shown = ", ".join(f"{k} {v}" for k, v in summary.items() if k != "queries")
             print(f"{name.replace('_', '-')} best similarity: {shown}")
+        if "lexical_share" in report:
+            print(
+                f"hybrid: lexical share {report['lexical_share']} for queries under the floor; "
+                f"false abstention {report['hybrid_false_abstention']:.2%}, false answer "
+                f"{report['hybrid_false_answer']:.2%}"
+            )
     print(
         f"recorded in {recorded}"
         if recorded

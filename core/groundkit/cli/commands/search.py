@@ -96,11 +96,12 @@ def add_parser(commands: Any, parents: Parents) -> None:
     hybrid.add_argument(
         "--min-lexical-share",
         type=float,
-        default=DEFAULT_MIN_LEXICAL_SHARE,
+        default=None,
         metavar="S",
         help="when no passage reaches the similarity floor, answer from BM25 only if its best "
         "score is at least this share of the query's ideal score, else say nothing here "
-        f"(0..1, default {DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; adr/0049)",
+        "(0..1; default: the collection's, recorded by `groundkit calibrate --write`, else "
+        f"{DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; adr/0049)",
     )
     parser.add_argument(
         "--min-similarity",

@@ -223,39 +223,42 @@ class ShardedSearch:
         """The similarity floor every shard holding chunks resolves (a given one: the
         reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
         shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
-        asked = [self.manifest.reference_shard] if given is not None else self._holding
+        asked = self._asked(given)
         floors = all_answered(self.shards.floors(mode, given, asked), len(asked))
-        if len(set(floors)) > 1:
-            found = ", ".join(
-                f"{shard_name(shard)}: {floor!r} ({source})"
-                for shard, (floor, source) in zip(asked, floors, strict=True)
-            )
-            raise ConfigurationError(
-                f"the shards of {self.manifest.collection!r} resolve different similarity "
-                f"floors ({found}); a sharded collection has one: put the same "
-                f"{FLOOR_FILE} in every shard's folder (or remove them all for the "
-                "embedder's default), or pass min_similarity",
-                subject=self.manifest.collection,
-            )
-        return floors[0]
+        return self._agreed(
+            asked, floors, "similarity floors", "(or remove them all for the embedder's "
+            "default), or pass min_similarity",
+        )  # fmt: skip
 
     def _lexical_share(self, given: float | None) -> tuple[float, str]:
         """Hybrid's lexical evidence bar as every shard holding chunks resolves it; shards
         that disagree are ``ConfigurationError``, as for the floor (adr/0049)."""
-        asked = [self.manifest.reference_shard] if given is not None else self._holding
+        asked = self._asked(given)
         shares = all_answered(self.shards.lexical_shares(given, asked), len(asked))
-        if len(set(shares)) > 1:
+        return self._agreed(asked, shares, "minimum lexical shares", "or pass min_lexical_share")
+
+    def _asked(self, given: float | None) -> list[int]:
+        """The shards that resolve a setting: the reference one checks a given value, else
+        every shard holding chunks."""
+        return [self.manifest.reference_shard] if given is not None else list(self._holding)
+
+    def _agreed(
+        self, asked: list[int], answers: list[tuple[float, str]], what: str, fix: str
+    ) -> tuple[float, str]:
+        """The one value (and source) the shards resolved; ``ConfigurationError`` naming each
+        shard's when they differ."""
+        if len(set(answers)) > 1:
             found = ", ".join(
-                f"{shard_name(shard)}: {share!r} ({source})"
-                for shard, (share, source) in zip(asked, shares, strict=True)
+                f"{shard_name(shard)}: {value!r} ({source})"
+                for shard, (value, source) in zip(asked, answers, strict=True)
             )
             raise ConfigurationError(
-                f"the shards of {self.manifest.collection!r} resolve different minimum lexical "
-                f"shares ({found}); put the same {FLOOR_FILE} in every shard's folder, or "
-                "pass min_lexical_share",
+                f"the shards of {self.manifest.collection!r} resolve different {what} "
+                f"({found}); a sharded collection has one: put the same {FLOOR_FILE} in every "
+                f"shard's folder {fix}",
                 subject=self.manifest.collection,
             )
-        return shares[0]
+        return answers[0]
 
     def verify(self, result: SearchResult) -> Verification:
         """Re-read ``result``'s source and compare, as ``Retriever.verify``: in the shard the

@@ -18,6 +18,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
 from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.ties import CachedTieKeys, TieKeys
+from groundkit.retrieval import Retriever
 from groundkit.store import MemoryStore
 from groundkit.store.base import CollectionReader
 
@@ -296,3 +297,23 @@ def test_a_blended_term_ranks_alike_on_every_path(
         accelerated = BM25Index(reader, accelerator="numpy")
         want = BM25Index(reader, accelerator="python").top_k(terms, k, reader.tie_keys)
         assert pairs(accelerated.top_k(terms, k, reader.tie_keys)) == pairs(want)
+
+
+@needs_numpy
+def test_a_warmed_retriever_scores_a_small_collection_through_numpy_alike() -> None:
+    """``auto`` skips numpy under ``numpy_min_chunks`` (a one-shot process would pay its import
+    for one query); a server's ``warm()`` turns it on, with the same results (adr/0047)."""
+    store = MemoryStore()
+    load(store, [["a b c"], ["b c"], ["c d"], ["b b d"]])
+    reader = store.reader()
+    index = BM25Index(reader)
+    assert index.accelerator == "python"
+    before = pairs(index.top_k(["b", "c"], 3, reader.tie_keys))
+    assert index.accelerate() == "numpy"
+    after = index.top_k(["b", "c"], 3, reader.tie_keys)
+    assert after.path.startswith("numpy") and pairs(after) == before
+    assert BM25Index(reader, accelerator="python").accelerate() == "python"  # asked for
+    with Retriever(store.reader()) as retriever:
+        assert retriever.search("b c", mode="bm25").metadata["accelerator"] == "python"
+        retriever.warm()
+        assert retriever.search("b c", mode="bm25").metadata["accelerator"] == "numpy"

@@ -191,7 +191,7 @@ def source_path(given: str) -> Path:
         return Path(given)
     from groundkit.ingest.api import sample_corpus  # ingest is imported by the commands using it
 
-    return sample_corpus() if given == SAMPLE_NAME else Path(given)
+    return sample_corpus()
 
 
 def apply_native_options(args: argparse.Namespace) -> None:

@@ -104,18 +104,32 @@ class BM25Index:
             accelerator == "auto" and len(norms) >= plan.numpy_min_chunks and numpy_available()
         )
         self.accelerator: str = "numpy" if use_numpy else "python"
+        self._auto = accelerator == "auto"
         paths: list[ScoringPath] = [
             ExhaustivePath(self.term_scores, plan),
             FilteredPath(self.term_scores, plan),
             MaxScorePath(self.term_scores, plan),
         ]
         if use_numpy:
-            from groundkit.index.accelerated import NumpyScorer
-
-            paths += NumpyScorer(norms, self._postings.get, self.term_idf, plan).paths()
+            paths += self._numpy_paths()
         elif plan.packs(len(norms)) and packing_available():
             paths.append(PackedScorer(len(norms), self.term_scores, plan))
         self._paths = {path.name: path for path in paths}
+
+    def _numpy_paths(self) -> list[ScoringPath]:
+        from groundkit.index.accelerated import NumpyScorer
+
+        return NumpyScorer(self._norms, self._postings.get, self.term_idf, self.plan).paths()
+
+    def accelerate(self) -> str:
+        """With accelerator ``auto``, use numpy from now on where it is installed, whatever
+        the collection's size: a long-lived process (a server) makes enough queries to repay
+        importing it, which ``auto`` skips under ``numpy_min_chunks`` for one-shot processes
+        (adr/0047). Every path gives the same results. Returns the accelerator in use."""
+        if self._auto and self.accelerator != "numpy" and numpy_available():
+            self._paths.update((path.name, path) for path in self._numpy_paths())
+            self.accelerator = "numpy"
+        return self.accelerator
 
     @property
     def chunk_count(self) -> int:

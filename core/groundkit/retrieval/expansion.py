@@ -13,13 +13,15 @@ the figures and the choice against Lucene's alternatives are in adr/0046.
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.tokenize import tokens
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon
+from groundkit.index.postings import blend_members
 
 __all__ = [
     "FUZZY_WEIGHT",
@@ -62,7 +64,7 @@ class ExpandedQuery:
     @property
     def matched_terms(self) -> set[str]:
         """The indexed terms a result's words may match: exact and expanded."""
-        found = {term for term in self.terms if not term.startswith("\x00")}
+        found = {term for term in self.terms if blend_members(term) is None}
         for expanded in (*self.prefix.values(), *self.fuzzy.values()):
             found.update(expanded)
         return found
@@ -113,7 +115,7 @@ def _completions(
         return []
     shortest = max(MIN_PREFIX, -(-len(word) // 2))
     heads = [space + word for space in analyzer.namespaces] + own
-    found = set(_union(lexicon.completions(head) for head in heads))
+    found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
     plain = {term for term in found - set(own) if _plain(term, analyzer)}
     if plain:
         found = plain
@@ -128,18 +130,13 @@ def _completions(
         if found - set(own):
             break
         heads = [space + word[:length] for space in analyzer.namespaces]
-        found.update(_union(lexicon.completions(head) for head in heads))
+        found.update(chain.from_iterable(lexicon.completions(head) for head in heads))
     return sorted(found - set(own), key=lambda term: (len(term), term))[:PREFIX_LIMIT]
 
 
 def _plain(term: str, analyzer: Analyzer) -> bool:
     """Whether a term is a word of letters (not an identifier such as ``paginator.count``)."""
     return term.removeprefix(_space(term, analyzer)).isalpha()
-
-
-def _union(lists: Iterable[list[str]]) -> Iterable[str]:
-    for found in lists:
-        yield from found
 
 
 def _near_terms(

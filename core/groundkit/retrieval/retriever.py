@@ -119,8 +119,11 @@ class Retriever:
 
     def warm(self) -> bool:
         """Load now what the first dense or hybrid search would (the vector store) and run the
-        embedder once, so that search is not the slow one: a server calls this when it opens a
-        collection. False where the collection has no usable dense side."""
+        embedder once, so that search is not the slow one, and score BM25 through numpy where
+        it is installed, even on a collection too small for a one-shot process to import it
+        (``BM25Index.accelerate``): a server calls this when it opens a collection. False where
+        the collection has no usable dense side."""
+        self._lexical.accelerate()
         return self._dense.warm()
 
     @property

@@ -9,6 +9,7 @@ from language_corpus import FRENCH, GERMAN
 
 from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.languages import LANGUAGES
 from groundkit.cli import ExitCode, main
 from groundkit.collection import open_reader
 from groundkit.errors import IndexIdentityError
@@ -52,9 +53,32 @@ def test_known_items_rank_first_with_their_language(
     assert english < with_language, (english, with_language)
 
 
-def test_a_language_without_a_snowball_stop_list_has_none() -> None:
-    assert Analyzer.for_language("ta").stopwords == "none"
-    assert Analyzer.for_language("de").stopwords == "snowball-german"
+@pytest.mark.parametrize(
+    ("language", "stopwords"),
+    [("de", "snowball-german"), ("ta", "lucene-tamil"), ("el", "lucene-greek"), ("yi", "none")],
+)
+def test_stop_words_are_snowballs_else_lucenes_else_none(language: str, stopwords: str) -> None:
+    assert Analyzer.for_language(language).stopwords == stopwords
+
+
+def test_every_language_but_yiddish_has_a_stop_list() -> None:
+    unlisted = [code for code in LANGUAGES if Analyzer.for_language(code).stopwords == "none"]
+    assert unlisted == ["yi"]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "kept"),
+    [
+        ("tr", "Bu kitap ve şu kalem", 2),  # bu, ve, şu
+        ("ar", "ذهب الولد إلى المدرسة", 3),  # إلى
+        ("ca", "La casa i el jardí", 2),  # la, i, el
+        ("el", "Το σπίτι ΑΠΌ την πόλη", 2),  # το, από (accented), την
+    ],
+)
+def test_lucene_stop_lists_drop_function_words(language: str, text: str, kept: int) -> None:
+    """Greek's list is accentless (Lucene applies it after removing the tonos): an accented
+    or capitalised function word is dropped all the same."""
+    assert len(Analyzer.for_language(language).terms(text)) == kept
 
 
 def test_a_search_with_another_language_is_refused(tmp_path: Path) -> None:

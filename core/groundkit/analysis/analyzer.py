@@ -22,7 +22,7 @@ from groundkit.analysis.languages import (
     stemmer_release,
 )
 from groundkit.analysis.languages import resolve_language as _resolve_language
-from groundkit.analysis.stopwords import STOPWORD_SETS
+from groundkit.analysis.stopwords import FOLDED_STOPWORD_SETS, STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.memo import Memo
@@ -68,6 +68,7 @@ class Analyzer:
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
     """Word -> index term ("" for a stopword), each word analyzed on its first lookup."""
     _elided: frozenset[str] = field(init=False, repr=False, compare=False)
+    _stop_folded: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.stemmer not in STEMMERS:
@@ -80,6 +81,7 @@ class Analyzer:
             )
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
+        object.__setattr__(self, "_stop_folded", self.stopwords in FOLDED_STOPWORD_SETS)
         object.__setattr__(self, "_cache", Memo(self._term, _CACHE_LIMIT))
         elided = ELISIONS.get(self.stemmer.removeprefix("snowball-"), frozenset())
         object.__setattr__(self, "_elided", elided)
@@ -87,17 +89,14 @@ class Analyzer:
     @classmethod
     def for_language(cls, tag: str, *, fold: bool = False) -> Analyzer:
         """The analyzer of a language (``de``, ``pt-BR``, ``german``): its Snowball stemmer and
-        stop words (none where Snowball has no list)."""
+        stop words: Snowball's list, else Lucene's, else none (Yiddish)."""
         algorithm = _resolve_language(tag)
         if algorithm is None:
             codes = ", ".join(sorted(LANGUAGES))
             raise ConfigurationError(f"unknown language {tag!r}; choose one of {codes}")
-        stopwords = f"snowball-{algorithm}"
-        return cls(
-            stemmer=f"snowball-{algorithm}",
-            stopwords=stopwords if stopwords in STOPWORD_SETS else "none",
-            fold=fold,
-        )
+        lists = (f"snowball-{algorithm}", f"lucene-{algorithm}")
+        stopwords = next((name for name in lists if name in STOPWORD_SETS), "none")
+        return cls(stemmer=f"snowball-{algorithm}", stopwords=stopwords, fold=fold)
 
     @classmethod
     def for_languages(cls, tags: str, *, fold: bool = False) -> Analyzer:
@@ -229,7 +228,7 @@ class Analyzer:
             head, _, rest = token.replace("\u2019", "'").partition("'")
             if rest and head in self._elided:
                 token = rest
-        if token in self._stop:
+        if (fold_diacritics(token) if self._stop_folded else token) in self._stop:
             return ""
         if self._stem is None or (self.stemmer in _ASCII_ONLY and not token.isascii()):
             term = token

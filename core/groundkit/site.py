@@ -290,18 +290,11 @@ def _tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def _check_page_languages(analyzer: Analyzer | None) -> None:
-    """Refuse, before any work, a collection the page could not search: its Snowball stemmers
-    (the languages extra) are not shipped to Pyodide yet (adr/0045)."""
-    others = [name for name in (analyzer.languages if analyzer else ()) if name != "english"]
-    if others:
-        raise ConfigurationError(
-            f"the search page cannot stem {', '.join(others)} yet (it does not ship the "
-            "languages extra's stemmers to the browser), so it could not search this "
-            "collection: build the site without --language, or serve the collection with "
-            "`groundkit serve`",
-            subject="language",
-        )
+def _page_bundle(analyzer: Analyzer | None) -> tuple[str, ...]:
+    """The pure-Python distributions the page needs inside the wheel: snowballstemmer for a
+    collection stemmed in a language other than English (the core stems English itself)."""
+    languages = analyzer.languages if analyzer is not None else ()
+    return ("snowballstemmer",) if any(name != "english" for name in languages) else ()
 
 
 def build_site(
@@ -359,7 +352,6 @@ def build_site(
     if ort_dir is not None:
         check_semantic(embedder, Path(ort_dir))
     check_precompress(precompress_with)
-    _check_page_languages(analyzer)
     if theme is not None and not Path(theme).is_file():
         raise ConfigurationError(f"--theme {theme}: no such CSS file", subject=str(theme))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -474,7 +466,7 @@ def _write_site(
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
     # stored, not deflated, when the host compresses it: brotli then packs the whole wheel
-    wheel = build_wheel(work, deflate=precompress_with is None)
+    wheel = build_wheel(work, deflate=precompress_with is None, bundle=_page_bundle(analyzer))
     app = package_dir() / "web_app"
     for name in APP_FILES:
         shutil.copyfile(app / name, work / name)

@@ -267,21 +267,61 @@ def test_snapshot_needs_the_runtime_copied_in_and_node(
     assert not (tmp_path / "site").exists()
 
 
-def test_a_site_of_a_language_the_page_cannot_stem_is_refused_before_any_work(
-    tmp_path: Path,
-) -> None:
-    """The page does not ship the Snowball stemmers yet: a German collection is refused at
-    build time, never built into a page that fails at its first search (adr/0045)."""
+def test_a_language_sites_wheel_carries_the_stemmers_it_was_built_with(tmp_path: Path) -> None:
+    """A German collection's page needs snowballstemmer in Pyodide: the site's one wheel carries
+    the installed copy (sources, METADATA with the release the identity names, licence); an
+    English site's wheel does not (adr/0045)."""
     pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
+    from importlib.metadata import version
+
     from groundkit.analysis.analyzer import Analyzer
-    from groundkit.errors import ConfigurationError
     from groundkit.site import build_site
 
+    release = version("snowballstemmer")
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# Zähne\n\nDie Zähne putzen.\n", encoding="utf-8")
-    with pytest.raises(ConfigurationError, match="cannot stem german"):
-        build_site(tmp_path / "docs", tmp_path / "site", analyzer=Analyzer.for_language("de"))
-    assert not (tmp_path / "site").exists()
+    report = build_site(tmp_path / "docs", tmp_path / "site", analyzer=Analyzer.for_language("de"))
+    assert report.wheel == f"groundkit-{groundkit.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(tmp_path / "site" / report.wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(f"snowballstemmer-{release}.dist-info/METADATA").decode()
+    assert {"snowballstemmer/__init__.py", "snowballstemmer/german_stemmer.py"} <= names
+    assert f"snowballstemmer-{release}.dist-info/licenses/COPYING" in names
+    assert f"Version: {release}" in metadata
+    with open_site(tmp_path / "site") as retriever:
+        assert retriever.search("Zahn").results[0].source == "a.md"
+    plain = build_wheel(tmp_path)
+    with zipfile.ZipFile(plain) as archive:
+        assert not [n for n in archive.namelist() if n.startswith("snowballstemmer")]
+
+
+@pytest.mark.subprocess
+def test_a_bundled_stemmer_imports_and_names_its_release_from_the_wheel(tmp_path: Path) -> None:
+    """Without site-packages (``-S``), only the wheel on ``sys.path``: the German analyzer
+    loads snowballstemmer and reads its release from the wheel, as Pyodide does."""
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    pytest.importorskip("snowballstemmer", reason='pip install ".[languages]"')
+    wheel = build_wheel(tmp_path, bundle=["snowballstemmer"])
+    code = (
+        "from groundkit.analysis.analyzer import Analyzer; import snowballstemmer; "
+        "a = Analyzer.for_language('de'); "
+        "print(snowballstemmer.__file__, a.identity['release'], a.terms('Die Zähne'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", f"import sys; sys.path.insert(0, {str(wheel)!r}); {code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == [
+        f"{wheel}/snowballstemmer/__init__.py",
+        "snowballstemmer",
+        version("snowballstemmer"),
+        "['zahn']",
+    ]
 
 
 def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -> None:

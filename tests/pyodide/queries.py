@@ -5,9 +5,11 @@ SQLite file: in CPython and inside Pyodide. Scores are written with ``float.hex`
 means bit-identical floats. Standard library and groundkit only; runs on Python 3.11+.
 
     python tests/pyodide/queries.py INDEX_DIR OUT.json [--site SITE_DIR OUT2.json]
+                                    [--queries QUERIES.json]
 
 With ``--site``, the same queries also run over a built site's static index (``index/``, read
 with ``groundkit.site.open_site``, as the browser page reads it), in the same process.
+``--queries`` replaces the fixed set with a JSON list of ``[query, top_k, threshold]``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,12 @@ QUERIES: tuple[tuple[str, int, float | None], ...] = (
 )
 
 
-def run(index_dir: str, *, site: bool = False) -> dict[str, Any]:
+def run(
+    index_dir: str,
+    *,
+    site: bool = False,
+    queries: tuple[tuple[str, int, float | None], ...] = QUERIES,
+) -> dict[str, Any]:
     """Everything the queries return, minus timings; ``runtime`` says where it ran."""
     answers: list[dict[str, Any]] = []
     if site:
@@ -52,7 +59,7 @@ def run(index_dir: str, *, site: bool = False) -> dict[str, Any]:
     else:
         opened = groundkit.Retriever.open(index_dir)
     with opened as retriever:
-        for query, top_k, threshold in QUERIES:
+        for query, top_k, threshold in queries:
             response = retriever.search(query, top_k=top_k, score_threshold=threshold)
             metadata = {k: v for k, v in response.metadata.items() if k != "timings_ms"}
             results = []
@@ -91,12 +98,19 @@ def run(index_dir: str, *, site: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
+    queries = QUERIES
+    if "--queries" in argv:
+        at = argv.index("--queries")
+        listed = json.loads(Path(argv[at + 1]).read_text(encoding="utf-8"))
+        queries = tuple((str(q), int(k), t) for q, k, t in listed)
+        argv = argv[:at] + argv[at + 2 :]
     if len(argv) not in (2, 5) or (len(argv) == 5 and argv[2] != "--site"):
         print("usage: queries.py INDEX_DIR OUT.json [--site SITE_DIR OUT2.json]", file=sys.stderr)
         return 2
     jobs = [(argv[0], argv[1], False)] + ([(argv[3], argv[4], True)] if len(argv) == 5 else [])
     for where, out, site in jobs:
-        text = json.dumps(run(where, site=site), ensure_ascii=False, indent=1, sort_keys=True)
+        answers = run(where, site=site, queries=queries)
+        text = json.dumps(answers, ensure_ascii=False, indent=1, sort_keys=True)
         Path(out).write_text(text + "\n", encoding="utf-8")
     return 0
 

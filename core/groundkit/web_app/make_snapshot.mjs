@@ -80,6 +80,18 @@ import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, i
 # Pyodide): built here, they come with the snapshot instead of delaying the first query.
 from groundkit.analysis.tokenize import _plain_word_pattern, _word_pattern
 _word_pattern(), _plain_word_pattern()
+# A --language site's wheel carries snowballstemmer (adr/0045): its stemmers and its release
+# (read from its .dist-info, a file the restored worker does not have until the wheel is
+# installed) are loaded and cached here, so the first query needs neither.
+try:
+    import snowballstemmer
+except ImportError:
+    pass
+else:
+    from groundkit.analysis.languages import LANGUAGES, language_stemmer, stemmer_release
+    stemmer_release()
+    for _algorithm in sorted(LANGUAGES.values()):
+        language_stemmer(_algorithm)
 `);
   const heap = py._module.HEAPU8.length; // _module: private API, used at build time only
   py.runPython(ZERO_FREE);

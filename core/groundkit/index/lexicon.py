@@ -3,15 +3,17 @@
 Completions of a prefix are read from the store by range (a static site fetches only the term
 blocks the prefix falls in). Terms one edit away come from a symmetric-delete table (SymSpell)
 built on first use: every term under each of its one-character deletions, looked up by the
-query term and its deletions. Terms two edits away are scanned among those with the query
-term's first letter and a length within two (a typo rarely hits the first letter); every
-candidate is checked by its optimal-string-alignment distance (adr/0046).
+query term and its deletions, each checked by its optimal-string-alignment distance. Terms two
+edits away are those a Levenshtein automaton finds in the slice of the sorted term list that keeps
+the query term's first letter (a typo rarely hits the first letter; adr/0046).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 
+from groundkit.index.automaton import terms_within
 from groundkit.store.base import CollectionReader
 
 __all__ = ["Lexicon", "edit_distance"]
@@ -22,9 +24,9 @@ class Lexicon:
 
     def __init__(self, reader: CollectionReader) -> None:
         self._reader = reader
+        self._sorted: list[str] | None = None
         self._terms: frozenset[str] | None = None
         self._deletes: dict[str, list[str]] | None = None
-        self._buckets: dict[tuple[str, int], list[str]] = {}
 
     def completions(self, prefix: str) -> list[str]:
         """Indexed terms starting with ``prefix`` (itself included), in code-point order."""
@@ -35,19 +37,23 @@ class Lexicon:
 
     def _all(self) -> frozenset[str]:
         if self._terms is None:
-            self._terms = frozenset(self._reader.indexed_terms(""))
+            self._terms = frozenset(self._in_order())
         return self._terms
 
+    def _in_order(self) -> list[str]:
+        if self._sorted is None:
+            self._sorted = self._reader.indexed_terms("")
+        return self._sorted
+
     def near(self, term: str, max_edits: int) -> dict[str, int]:
-        """Indexed terms within ``max_edits`` (1 or 2) of ``term``, each with its distance;
-        ``term`` itself excluded. Every term one edit away; those two away that keep the
-        first letter."""
+        """Indexed terms within ``max_edits`` (1 or 2) of ``term``, each with its distance, in
+        code-point order; ``term`` itself excluded. Every term one edit away; those two away
+        that keep the first letter."""
         if self._deletes is None:
             table: dict[str, list[str]] = {}
-            for known in sorted(self._all()):
+            for known in self._in_order():
                 for variant in set(_deletions(known)):
                     table.setdefault(variant, []).append(known)
-                self._buckets.setdefault((known[:1], len(known)), []).append(known)
             self._deletes = table
         terms, table = self._all(), self._deletes
         candidates: set[str] = set()
@@ -55,16 +61,14 @@ class Lexicon:
             if probe in terms:
                 candidates.add(probe)
             candidates.update(table.get(probe, ()))
-        if max_edits > 1:
-            for length in range(len(term) - max_edits, len(term) + max_edits + 1):
-                candidates.update(self._buckets.get((term[:1], length), ()))
         candidates.discard(term)
-        found = {}
-        for candidate in candidates:
-            distance = edit_distance(term, candidate, max_edits)
-            if distance == 1 or (distance == 2 and candidate[:1] == term[:1]):
-                found[candidate] = distance
-        return found
+        found = {known: 1 for known in candidates if edit_distance(term, known, 1) == 1}
+        if max_edits > 1 and term:
+            ordered = self._in_order()
+            lo = bisect_left(ordered, term[0])
+            hi = bisect_left(ordered, chr(ord(term[0]) + 1), lo) if term[0] < "\U0010ffff" else None
+            found.update(terms_within(term, ordered, max_edits, lo=lo, hi=hi))
+        return dict(sorted(found.items()))
 
 
 def _deletions(word: str) -> Iterator[str]:

@@ -248,7 +248,7 @@ def _pyodide_version(pyodide_dir: Path) -> str:
     if int(version.split(".", maxsplit=1)[0]) < 314:
         raise ConfigurationError(
             f"--pyodide-dir {pyodide_dir}: Pyodide {version} keeps sqlite3 out of its standard "
-            "library; 314 or later is needed (ADR 0007)",
+            "library; 314 or later is needed (docs: how-to/browser-site)",
             subject=str(pyodide_dir),
         )
     return version

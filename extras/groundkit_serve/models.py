@@ -176,7 +176,7 @@ class VerificationOut(BaseModel):
 
 class ShardedSearchRequest(SearchFields):
     """A search over the sharded collection behind ``search_sharded`` (a Ray Serve one, say):
-    the ranking and scores one collection over the same corpus would give (adr/0028)."""
+    the ranking and scores one collection over the same corpus would give."""
 
 
 class SearchHit(BaseModel):

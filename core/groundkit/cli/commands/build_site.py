@@ -32,7 +32,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         description=(
             "Ingest PATH and write into DIR a self-contained static site: the search app, a "
             "groundkit wheel, the collection and the source files (for verify), loaded by "
-            "Pyodide in the browser; any static host can serve it (adr/0011). PATH "
+            "Pyodide in the browser; any static host can serve it (docs: how-to/browser-site). PATH "
             f"'{SAMPLE_NAME}' means the bundled sample corpus. An earlier site in DIR is replaced."
         ),
         epilog=(
@@ -69,7 +69,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="URL",
         help="link each result to its source's rendered page under URL (https://... or "
         "/path/), named by --url-rule; the page's source view stays, for checking the "
-        "citation (adr/0048)",
+        "citation (docs: how-to/browser-site)",
     )
     parser.add_argument(
         "--url-rule",
@@ -124,7 +124,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="with --pyodide-dir: also ship Pyodide's memory snapshot with groundkit imported "
         "(made with Node.js here; the page restores it instead of starting Python: faster to "
         "the first result; 6.1 MB gzipped, and a standard library cut to what the page "
-        "imports; adr/0019, adr/0033)",
+        "imports; docs: how-to/browser-site)",
     )
     parser.add_argument(
         "--precompress",
@@ -133,7 +133,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="also write NAME.gz (gzip) or NAME.gz and NAME.br (brotli: the brotli extra) "
         "beside the runtime and app files, for hosts that serve pre-compressed files "
         "(nginx gzip_static/brotli_static, Caddy precompressed); with --snapshot the snapshot "
-        "then ships plain for the host to compress (adr/0033)",
+        "then ships plain for the host to compress (docs: how-to/browser-site)",
     )
     parser.add_argument(
         "--ort-dir",
@@ -141,7 +141,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="DIR",
         help="with --embedder minilm: copy onnxruntime-web from this npm package folder "
         "(node_modules/onnxruntime-web) and the model into the site, so a visitor can turn on "
-        "semantic search, embedded in the page (fetched only then: about 38 MB; adr/0035)",
+        "semantic search, embedded in the page (fetched only then: about 38 MB; docs: how-to/browser-site)",
     )
     stemmer_option(parser, "stemmer (default: porter)")
     exclude_options(parser)

@@ -33,7 +33,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         NAME,
         help="build and search sharded collections (N collections answering as one)",
         description="A sharded collection is N ordinary collections and a manifest; its "
-        "searches return exactly the ranking and scores of one collection (adr/0028).",
+        "searches return exactly the ranking and scores of one collection (docs: how-to/ray).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

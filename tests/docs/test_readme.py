@@ -1,0 +1,89 @@
+"""The README stays short, its two set-up commands stay true, and help texts point to pages
+that exist (the wheel ships no adr/ folder, so ``--help`` points to the docs instead)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from snippets import REPO_ROOT, blocks
+from test_snippets import run_shell
+
+from groundkit.cli.app import build_parser
+
+README = REPO_ROOT / "README.md"
+DOCS_REFERENCE = re.compile(r"\bdocs: ([a-z0-9-]+(?:/[a-z0-9-]+)*)")
+
+
+def setup_commands() -> list[str]:
+    """The README's two set-up commands: the bash blocks under "Set-up on a fresh machine"."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Set-up on a fresh machine", 1)[1].split("\n## ", 1)[0]
+    start = text.index(section)
+    first_line = text[:start].count("\n") + 1
+    last_line = first_line + section.count("\n")
+    found = [
+        b.text.strip()
+        for b in blocks(README)
+        if b.language == "bash" and first_line <= b.line <= last_line
+    ]
+    assert len(found) == 2, found
+    return found
+
+
+def test_the_readme_is_at_most_150_lines() -> None:
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 150
+
+
+def test_ci_runs_set_up_command_2_verbatim() -> None:
+    command = setup_commands()[1]
+    ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert command.startswith("python3 -m pip install") and "tox run" in command
+    # .ci/run adds only pip's quiet flags to the install
+    assert command.replace("pip install", "pip install --quiet --disable-pip-version-check") in ci
+
+
+@pytest.mark.subprocess
+def test_set_up_command_1_installs_then_ingests_and_searches(tmp_path: Path) -> None:
+    """Its last two steps, run with this installation's groundkit, exit 0 and verify."""
+    steps = [step.strip() for step in setup_commands()[0].split("&&")]
+    assert steps[:2] == ["python3 -m venv .venv", ".venv/bin/pip install ."]
+    cli_steps = steps[2:]
+    assert [shlex.split(s)[:2] for s in cli_steps] == [
+        [".venv/bin/groundkit", "ingest"],
+        [".venv/bin/groundkit", "search"],
+    ]
+    for step in cli_steps:
+        done = run_shell(step.removeprefix(".venv/bin/"), tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert "[verified]" in done.stdout and "[drifted]" not in done.stdout
+
+
+def parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from parsers(sub)
+
+
+def help_strings(parser: argparse.ArgumentParser) -> Iterator[str]:
+    """Every text a parser's --help prints, before argparse wraps it."""
+    yield from (parser.description or "", parser.epilog or "")
+    for group in parser._action_groups:
+        yield from (group.title or "", group.description or "")
+    for action in parser._actions:
+        yield str(action.help or "")
+
+
+def test_help_texts_point_to_docs_pages_that_exist_and_never_to_adr() -> None:
+    texts = [text for p in parsers(build_parser()) for text in help_strings(p)]
+    assert not [t for t in texts if "adr/" in t], "the wheel ships no adr/: point to a docs page"
+    references = {r for text in texts for r in DOCS_REFERENCE.findall(text)}
+    assert references, "no help text points to the docs"
+    missing = [r for r in sorted(references) if not (REPO_ROOT / "docs" / f"{r}.md").is_file()]
+    assert not missing, missing

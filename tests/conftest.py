@@ -15,8 +15,8 @@ IN_PYODIDE = sys.platform == "emscripten"
 # it explicitly (an explicit path is collected even when listed here); likewise tests/native
 # (third-party native packages) runs only in `tox run -e native`, tests/serve (the service
 # extra: MCP SDK, Starlette, uvicorn) only in `tox run -e serve`, and tests/ray (Ray) only in
-# `tox run -e ray`.
-collect_ignore = ["pyodide", "native", "serve", "ray"]
+# `tox run -e ray`, and tests/docs (the documentation's snippets) only in `tox run -e docs`.
+collect_ignore = ["pyodide", "native", "serve", "ray", "docs"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

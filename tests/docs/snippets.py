@@ -11,7 +11,7 @@ Convention, for whoever writes a page:
   commands must fail says so with ``<!-- docs-test: exit N -->``.
 
 Every page runs in a temporary folder holding a collection of the bundled sample
-(``.groundkit``, as ``groundkit ingest sample`` writes it).
+(``.groundkit``, as ``groundkit ingest sample`` writes it) and a copy of the sample as ``docs/``.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from groundkit import sample_corpus
 from snippets import REPO_ROOT, Block, documentation_pages, runnable, shell_commands
 
 PAGES = [page for page in documentation_pages() if runnable(page)]
@@ -26,8 +28,10 @@ def page_id(page: Path) -> str:
 
 @pytest.fixture(scope="session")
 def sample_collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding ``.groundkit``: the bundled sample, ingested once by the CLI."""
+    """A folder holding ``.groundkit``, the bundled sample ingested once by the CLI, and a copy
+    of the sample as ``docs/``, the folder the pages' examples ingest."""
     folder = tmp_path_factory.mktemp("sample")
+    shutil.copytree(sample_corpus(), folder / "docs")
     done = run_shell("groundkit ingest sample", folder)
     assert done.returncode == 0, done.stderr
     return folder

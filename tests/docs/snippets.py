@@ -63,9 +63,12 @@ def blocks(path: Path) -> list[Block]:
         end = index + 1
         while end < len(lines) and lines[end].strip() != fence:
             end += 1
-        body = textwrap.dedent("\n".join(line.removeprefix(indent) for line in lines[index + 1 : end]))
+        inside = lines[index + 1 : end]
+        body = textwrap.dedent("\n".join(line.removeprefix(indent) for line in inside))
         marker = MARKER.match(lines[index - 1]) if index else None
-        skip = marker["argument"] or "no reason given" if marker and marker["what"] == "skip" else None
+        skip = None
+        if marker and marker["what"] == "skip":
+            skip = marker["argument"] or "no reason given"
         exit_code = int(marker["argument"]) if marker and marker["what"] == "exit" else 0
         found.append(Block(path, index + 1, language, body, skip, exit_code))
         index = end + 1

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from snippets import REPO_ROOT, Block, documentation_pages, runnable, shell_commands
 
 from groundkit import sample_corpus
-from snippets import REPO_ROOT, Block, documentation_pages, runnable, shell_commands
 
 PAGES = [page for page in documentation_pages() if runnable(page)]
 BIN = Path(sys.executable).parent

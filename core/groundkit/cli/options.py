@@ -112,7 +112,9 @@ def parents() -> Parents:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument("--json", action="store_true", help="print JSON on stdout")
     native = argparse.ArgumentParser(add_help=False)
-    group = native.add_argument_group('native models (pip install ".[onnx]"; docs: how-to/native-extras)')
+    group = native.add_argument_group(
+        'native models (pip install ".[onnx]"; docs: how-to/native-extras)'
+    )
     group.add_argument(
         "--device",
         choices=("cpu", "cuda"),

@@ -32,7 +32,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         description=(
             "Ingest PATH and write into DIR a self-contained static site: the search app, a "
             "groundkit wheel, the collection and the source files (for verify), loaded by "
-            "Pyodide in the browser; any static host can serve it (docs: how-to/browser-site). PATH "
+            "Pyodide in the browser; any static host can serve it (docs: how-to/browser-site). "
+            "PATH "
             f"'{SAMPLE_NAME}' means the bundled sample corpus. An earlier site in DIR is replaced."
         ),
         epilog=(
@@ -141,7 +142,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="DIR",
         help="with --embedder minilm: copy onnxruntime-web from this npm package folder "
         "(node_modules/onnxruntime-web) and the model into the site, so a visitor can turn on "
-        "semantic search, embedded in the page (fetched only then: about 38 MB; docs: how-to/browser-site)",
+        "semantic search, embedded in the page (fetched only then: about 38 MB; "
+        "docs: how-to/browser-site)",
     )
     stemmer_option(parser, "stemmer (default: porter)")
     exclude_options(parser)

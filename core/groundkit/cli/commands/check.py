@@ -20,8 +20,9 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="check a collection file for damage (SQLite's integrity_check and groundkit's own)",
         description=(
             "Run SQLite's integrity_check on the collection file, then check that counters, "
-            "documents, chunks, terms, postings and vectors agree (docs: explanation/reliability). Reads no source "
-            "files (`groundkit verify` re-checks the citations). Exits 6 when anything is wrong."
+            "documents, chunks, terms, postings and vectors agree (docs: "
+            "explanation/reliability). Reads no source files (`groundkit verify` re-checks the "
+            "citations). Exits 6 when anything is wrong."
         ),
         epilog="example:\n  groundkit check --collection handbook --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -64,7 +64,9 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="drop results scoring below X (off by default)",
     )
     bm25_options(parser)
-    hybrid = parser.add_argument_group("hybrid (--mode hybrid; docs: explanation/hybrid-and-abstention)")
+    hybrid = parser.add_argument_group(
+        "hybrid (--mode hybrid; docs: explanation/hybrid-and-abstention)"
+    )
     hybrid.add_argument(
         "--rrf-k",
         type=positive_int,
@@ -101,7 +103,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="when no passage reaches the similarity floor, answer from BM25 only if its best "
         "score is at least this share of the query's ideal score, else say nothing here "
         "(0..1; default: the collection's, recorded by `groundkit calibrate --write`, else "
-        f"{DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; docs: explanation/hybrid-and-abstention)",
+        f"{DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; "
+        "docs: explanation/hybrid-and-abstention)",
     )
     parser.add_argument(
         "--min-similarity",
@@ -110,7 +113,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="X",
         help="dense/hybrid: the similarity under which a passage counts as unrelated, so a "
         "query with nothing over it gets no dense results (default: the collection's floor "
-        "from `groundkit calibrate`, else the embedder's; -1 turns it off; docs: explanation/hybrid-and-abstention)",
+        "from `groundkit calibrate`, else the embedder's; -1 turns it off; "
+        "docs: explanation/hybrid-and-abstention)",
     )
     narrow = parser.add_argument_group("filter (exact: --top-k counts only matching chunks)")
     narrow.add_argument(
@@ -128,7 +132,9 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="only chunks whose metadata KEY equals VALUE, or contains it when KEY holds a list "
         "(heading_path=Billing); repeat for more; true/false/numbers are typed",
     )
-    words = parser.add_argument_group("word matching (bm25 and hybrid; docs: how-to/prefix-and-typos)")
+    words = parser.add_argument_group(
+        "word matching (bm25 and hybrid; docs: how-to/prefix-and-typos)"
+    )
     words.add_argument(
         "--prefix",
         action="store_true",

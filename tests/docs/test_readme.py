@@ -39,6 +39,13 @@ def test_the_readme_is_at_most_150_lines() -> None:
     assert len(README.read_text(encoding="utf-8").splitlines()) <= 150
 
 
+def test_the_readme_links_to_files_that_exist() -> None:
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#:]+)\)", text)
+    assert "docs/index.md" in targets
+    assert [t for t in targets if not (REPO_ROOT / t).exists()] == []
+
+
 def test_ci_runs_set_up_command_2_verbatim() -> None:
     command = setup_commands()[1]
     ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     gk_build = build_groundkit(folder, work / "gk", args.snapshot, args.precompress)
     pf_build = build_pagefind(folder, work / "pf")
     if args.precompress:
-        from groundkit.precompress import precompress
+        from groundkit.site.precompress import precompress
 
         precompress(sorted(p for p in (work / "pf").rglob("*") if p.is_file()), args.precompress)
     gk_site = tree_bytes(work / "gk")

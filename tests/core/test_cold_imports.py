@@ -59,6 +59,9 @@ NOT_FOR_SEARCH = (
 )
 """What a bm25 search of a small collection, in Python or on the command line, must not import."""
 
+PARSER_ONLY = ("groundkit.site", "groundkit.site.source_links")
+"""What building the CLI's parser imports of the site package: ``--url-rule``'s choices."""
+
 REPORT = "import json, sys; print(json.dumps(sorted(sys.modules)))"
 
 
@@ -161,7 +164,7 @@ def test_the_search_command_imports_no_ingest_extraction_evaluation_or_numpy(
     )
     modules = imported_by(code, tmp_path)
     assert "groundkit.cli.commands.search" in modules
-    assert under(modules, NOT_FOR_SEARCH) == []
+    assert [m for m in under(modules, NOT_FOR_SEARCH) if m not in PARSER_ONLY] == []
 
 
 def test_numpy_available_does_not_import_numpy(tmp_path: Path) -> None:

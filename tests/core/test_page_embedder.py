@@ -20,7 +20,7 @@ from groundkit.embedding.page import GivenQueryEmbedder, revision_parts
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.site import build_site
-from groundkit.site_semantic import ORT_FILES
+from groundkit.site.semantic_assets import ORT_FILES
 
 TOKENIZER = (
     Path(__file__).resolve().parents[2] / "extras/groundkit_native/data/minilm/tokenizer.json"

@@ -18,7 +18,9 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import verify_citation
-from groundkit.site import APP_FILES, PYODIDE_FILES, build_site, build_wheel, open_site, page_html
+from groundkit.site import PYODIDE_FILES, build_site, build_wheel, open_site
+from groundkit.site.layout import APP_DIR, APP_FILES
+from groundkit.site.page_files import page_html
 
 CORPUS = {
     "guide/intro.md": "# 💧 Intro\n\nThe quokka 🦘 lives on Rottnest Island.\n",
@@ -82,7 +84,7 @@ def test_a_snapshot_page_preloads_the_runtime_files_app_js_hands_the_worker(
 ) -> None:
     """Only a --snapshot page names them (data-runtime: the names app.js and worker.js use);
     a plain site's page preloads no runtime file."""
-    template = (Path(groundkit.__file__).parent / "web_app" / "index.html").read_text("utf-8")
+    template = (APP_DIR / "index.html").read_text("utf-8")
     early = {"snapshot": "pyodide/snapshot.bin", "wasm": "pyodide/pyodide.asm.wasm"}
     html = page_html(template, "pyodide/", early)
     found = re.findall(r'href="([^"]+)" as="fetch" crossorigin data-runtime="([^"]+)"', html)
@@ -113,7 +115,9 @@ def test_wheel_is_a_pure_python_wheel_of_the_package(tmp_path: Path) -> None:
         dist = f"groundkit-{groundkit.__version__}.dist-info"
         assert {f"{dist}/METADATA", f"{dist}/WHEEL", f"{dist}/RECORD"} <= set(names)
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
-        assert not [n for n in names if n.startswith(("groundkit/sample/", "groundkit/web_app/"))]
+        left_out = ("groundkit/sample/", "groundkit/site/web_app/")
+        assert not [n for n in names if n.startswith(left_out)]
+        assert "groundkit/site/wheel.py" in names
         assert "Root-Is-Purelib: true" in archive.read(f"{dist}/WHEEL").decode()
         record = archive.read(f"{dist}/RECORD").decode().splitlines()
         assert len(record) == len(names)
@@ -261,7 +265,7 @@ def test_snapshot_needs_the_runtime_copied_in_and_node(
     runtime.mkdir()
     for name in PYODIDE_FILES:
         (runtime / name).write_text('{"version": "314.0.8"}' if name == "package.json" else "")
-    monkeypatch.setattr("groundkit.site_runtime.shutil.which", lambda name: None)
+    monkeypatch.setattr("groundkit.site.memory_snapshot.shutil.which", lambda name: None)
     with pytest.raises(ConfigurationError, match=r"Node\.js"):
         _site(tmp_path, write_corpus, snapshot=True, pyodide_dir=runtime)
     assert not (tmp_path / "site").exists()

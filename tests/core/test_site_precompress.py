@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from groundkit.errors import ConfigurationError
-from groundkit.precompress import check_precompress, precompress
-from groundkit.site import _site_entry
-from groundkit.site_runtime import gzip_file, strip_zero_runs, trim_stdlib
+from groundkit.site.layout import site_entry
+from groundkit.site.memory_snapshot import gzip_file, strip_zero_runs, trim_stdlib
+from groundkit.site.precompress import check_precompress, precompress
 
 
 def test_gzip_siblings_are_deterministic_and_only_where_they_pay(tmp_path: Path) -> None:
@@ -40,8 +40,8 @@ def test_brotli_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_rebuild_replaces_the_siblings_of_a_sites_own_files() -> None:
-    assert _site_entry("index.html.gz") and _site_entry("app.js.br") and _site_entry("site.json")
-    assert not _site_entry("notes.txt.gz") and not _site_entry("notes.txt")
+    assert site_entry("index.html.gz") and site_entry("app.js.br") and site_entry("site.json")
+    assert not site_entry("notes.txt.gz") and not site_entry("notes.txt")
 
 
 def test_trim_stdlib_keeps_the_named_modules_and_packages_in_order(tmp_path: Path) -> None:

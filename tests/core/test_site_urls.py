@@ -1,6 +1,6 @@
 """``build-site --base-url/--url-rule/--url-map``: each result's rendered page (ADR 0048).
 
-The rules and anchors are ``groundkit.site_urls``; the page only looks links up in
+The rules and anchors are ``groundkit.site.source_links``; the page only looks links up in
 ``links.json`` (the browser test, ``tox -e web``, follows one).
 """
 
@@ -15,7 +15,7 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.site import build_site
-from groundkit.site_urls import (
+from groundkit.site.source_links import (
     LinkSpec,
     check_base_url,
     make_id,

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import {
   codePointLength, codePointToUtf16, decodeSource, spanToUtf16, utf16ToCodePoint,
-} from "../../core/groundkit/web_app/offsets.js";
+} from "../../core/groundkit/site/web_app/offsets.js";
 
 // The same text as Python sees it: a list of code points; slice there, compare in JS.
 const pySlice = (text, start, end) => [...text].slice(start, end).join("");

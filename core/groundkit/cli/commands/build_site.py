@@ -19,7 +19,7 @@ from groundkit.cli.options import (
 from groundkit.cli.render import ProgressBar, emit_json
 from groundkit.config import DEFAULT_COLLECTION, IngestSettings
 from groundkit.embedding.registry import available_embedders, get_embedder
-from groundkit.site_urls import URL_RULES
+from groundkit.site.source_links import URL_RULES
 
 NAME = "build-site"
 
@@ -156,7 +156,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 def run(args: argparse.Namespace) -> ExitCode:
     from groundkit.site import build_site
-    from groundkit.site_urls import LinkSpec
+    from groundkit.site.source_links import LinkSpec
 
     links = LinkSpec.from_options(
         base_url=args.base_url, url_rule=args.url_rule, url_map=args.url_map

@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError, GroundkitError
-from groundkit.precompress import gzip_bytes
+from groundkit.site.precompress import gzip_bytes
 
 __all__ = [
     "SNAPSHOT_FILE",

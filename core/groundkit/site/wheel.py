@@ -20,13 +20,15 @@ from groundkit.errors import GroundkitError
 
 __all__ = ["build_wheel", "package_dir"]
 
-_WHEEL_EXCLUDE = ("web_app", "sample")
+_WHEEL_EXCLUDE = (("site", "web_app"), ("sample",))
+"""Folders of the package the browser never needs: the app (shipped beside the wheel) and the
+sample corpus."""
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def package_dir() -> Path:
     """The installed ``groundkit`` package folder."""
-    return Path(__file__).resolve().parent
+    return Path(__file__).resolve().parents[1]
 
 
 def _package_files(root: Path) -> Iterator[tuple[str, Path]]:
@@ -34,7 +36,7 @@ def _package_files(root: Path) -> Iterator[tuple[str, Path]]:
         rel = path.relative_to(root)
         if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo"):
             continue
-        if rel.parts[0] in _WHEEL_EXCLUDE:
+        if any(rel.parts[: len(folder)] == folder for folder in _WHEEL_EXCLUDE):
             continue
         yield "groundkit/" + rel.as_posix(), path
 

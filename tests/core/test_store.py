@@ -620,7 +620,7 @@ def test_term_ids_are_the_same_when_the_writer_forgets_its_cache(
     """With a term cache that starts over every few terms, stored terms are looked up and
     terms created earlier in the transaction found among its pending ones: every term gets
     the id it gets with the cache kept whole, and none is created twice."""
-    from groundkit.store.sqlite import writer
+    from groundkit.store.sqlite import term_table
 
     texts = [["alpha beta gamma", "beta delta"], ["gamma epsilon alpha"], ["zeta beta eta"]]
 
@@ -640,6 +640,6 @@ def test_term_ids_are_the_same_when_the_writer_forgets_its_cache(
         return rows
 
     whole = build("whole.sqlite")
-    monkeypatch.setattr(writer, "TERM_CACHE_LIMIT", 1)
+    monkeypatch.setattr(term_table, "TERM_CACHE_LIMIT", 1)
     assert build("forgetful.sqlite") == whole
     assert len({row[0] for row in whole}) == len({row[1] for row in whole}) == 7

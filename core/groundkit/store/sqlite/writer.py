@@ -11,7 +11,6 @@ from groundkit import codec
 from groundkit.contracts import Document
 from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.memo import Memo
 from groundkit.store.base import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, prepare_writable
@@ -20,10 +19,8 @@ from groundkit.store.sqlite.migrate import create_schema, upgrade_schema
 from groundkit.store.sqlite.pending import Pending, add_counts
 from groundkit.store.sqlite.reader import SqliteReader
 from groundkit.store.sqlite.schema import (
-    CHECKSUM_MODULUS,
     DOCUMENT_COLUMNS,
     SCHEMA_VERSION,
-    TERM_CACHE_LIMIT,
     WAL_CHECKPOINT_PAGES,
     WRITER_CACHE_KIB,
     batches,
@@ -38,6 +35,7 @@ from groundkit.store.sqlite.schema import (
     user_version,
 )
 from groundkit.store.sqlite.stamp import drop_stamp, matches_stamp, write_stamp
+from groundkit.store.sqlite.term_table import TermIds, add_to_checksums, add_to_df
 
 __all__ = ["SqliteStore"]
 
@@ -63,11 +61,7 @@ class SqliteStore:
         unchanged = matches_stamp(self._path)  # as its last writer closed it (adr/0030)
         drop_stamp(self._path)
         self._db = connect(self._path, write=True)
-        # Term -> id of stored terms and of those this transaction created; a lookup that
-        # misses gives the term a new id, so it is made only when a miss is known to be new
-        # (every term of the file is here, or the stored ones were just read: ``_term_ids``).
-        self._term_ids_cache: Memo[str, int] = Memo(self._new_term_id)
-        self._terms_complete = False  # the cache holds every term of the file
+        self._terms = TermIds(self._db, lambda: self._pending)  # see ``TermIds``
         self._stored: StoredKeys | None = None  # see ``StoredKeys``
         self._cache_generation = -1
         self._batch_generation: int | None = None  # set while a batch() is open
@@ -245,9 +239,8 @@ class SqliteStore:
         self._pending = Pending(int(self._meta("generation") or 0))
         if self._pending.generation != self._cache_generation:
             # another writer may have written since: what this one knew is void
-            self._term_ids_cache.clear()
             empty = self._db.execute("SELECT 1 FROM terms LIMIT 1").fetchone() is None
-            self._terms_complete = empty
+            self._terms.forget(complete=empty)
             none = self._db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
             self._stored = StoredKeys() if none else None  # a first build: no lookups
 
@@ -264,8 +257,7 @@ class SqliteStore:
         self._cache_generation = generation
 
     def _rollback(self) -> None:
-        self._term_ids_cache.clear()
-        self._terms_complete = False
+        self._terms.forget()
         self._pending.bound.clear()
         self._pending.next_term_id = None
         self._pending.next_chunk_key = None
@@ -350,69 +342,10 @@ class SqliteStore:
     def _add_counts(self, chunks: int, length: int) -> None:
         add_counts(self._db, chunks, length)
 
-    def _term_ids(self, terms: Sequence[str]) -> list[int]:
-        """Ids of ``terms`` (distinct; their document frequencies are raised by ``_flush``).
-
-        Unknown terms are looked up in batches, unless the cache is known to hold every term
-        of the file; the rest get ids this writer assigns (``_new_term_id``, as the cache's
-        lookup misses them) and are stored by ``_flush`` with their document frequency,
-        instead of one upsert per term."""
-        cache = self._term_ids_cache
-        if len(cache) > TERM_CACHE_LIMIT:
-            cache.clear()
-            self._terms_complete = False
-        if not self._terms_complete:
-            ids = list(map(cache.get, terms))
-            if None not in ids:
-                return ids  # type: ignore[return-value]  # every term known: the usual case
-            self._look_up_terms([t for t in terms if t not in cache])
-        return list(map(cache.__getitem__, terms))
-
-    def _look_up_terms(self, missing: list[str]) -> None:
-        """Cache the ids of those of ``missing`` that are stored, or that this transaction
-        created: each left out is new."""
-        cache, new_terms = self._term_ids_cache, self._pending.new_terms
-        for batch, marks in batches(missing):
-            for term, term_id in self._db.execute(
-                f"SELECT term, term_id FROM terms WHERE term IN ({marks})", batch
-            ):
-                cache[term] = term_id
-        for term in missing:  # created earlier in this transaction, not stored yet
-            if term not in cache and term in new_terms:
-                cache[term] = new_terms[term]
-
-    def _new_term_id(self, term: str) -> int:
-        """An id for ``term``, which the file does not hold: past every stored and pending
-        one (this writer holds the write lock; the stored maximum is read once per
-        transaction)."""
-        pending = self._pending
-        term_id = pending.next_term_id
-        if term_id is None:
-            found = self._db.execute("SELECT coalesce(max(term_id), 0) + 1 FROM terms")
-            term_id = max(int(found.fetchone()[0]), max(pending.new_terms.values(), default=0) + 1)
-        pending.next_term_id = term_id + 1
-        pending.new_terms[term] = term_id
-        return term_id
-
-    def _add_to_df(self, term_ids: Sequence[int], delta: int) -> None:
-        """Add ``delta`` to the df of each of ``term_ids`` (distinct): one statement per batch
-        of ids rather than one per term."""
-        for batch, marks in batches(term_ids):
-            self._db.execute(
-                f"UPDATE terms SET df = df + ? WHERE term_id IN ({marks})", (delta, *batch)
-            )
-
-    def _add_to_checksums(self, parts: Sequence[tuple[int, int]], sign: int) -> None:
-        """Add (``sign`` 1) or take away (-1) postings' parts of their terms' checksums."""
-        self._db.executemany(
-            f"UPDATE terms SET checksum = (checksum + ?) % {CHECKSUM_MODULUS} WHERE term_id = ?",
-            [(part if sign > 0 else CHECKSUM_MODULUS - part, tid) for tid, part in parts],
-        )
-
     def _insert_chunk(self, item: IndexedChunk) -> None:
         c = item.chunk
         freqs = item.term_freqs
-        term_ids = self._term_ids(list(freqs))
+        term_ids = self._terms.ids(list(freqs))
         key = self._next_chunk_key()
         pending = self._pending
         pending.chunk_rows.append(
@@ -457,15 +390,14 @@ class SqliteStore:
                         (key, *batch),
                     )
                 )
-            self._add_to_checksums([(tid, posting_term(key, tf)) for tid, tf in found], -1)
+            add_to_checksums(db, [(tid, posting_term(key, tf)) for tid, tf in found], -1)
             db.executemany(
                 "DELETE FROM postings WHERE term_id = ? AND chunk_key = ?",
                 [(tid, key) for tid in term_ids],
             )
-            self._add_to_df(term_ids.tolist(), -1)
+            add_to_df(db, term_ids.tolist(), -1)
         db.execute("DELETE FROM terms WHERE df <= 0")
-        self._term_ids_cache.clear()
-        self._terms_complete = False
+        self._terms.forget()
         db.execute(
             "DELETE FROM vectors WHERE chunk_key IN "
             "(SELECT chunk_key FROM chunks WHERE document_id = ?)",

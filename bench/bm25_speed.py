@@ -248,7 +248,7 @@ def _write_documents(
     """One ``write_document`` per text (one chunk each), committed in the indexer's groups of
     ``FILES_PER_COMMIT`` (without its time cap, so runs compare on a fixed grouping); returns
     how many were written (fewer once ``deadline`` passes)."""
-    from groundkit.ingest.indexer import FILES_PER_COMMIT
+    from groundkit.ingestion.indexer import FILES_PER_COMMIT
 
     written = 0
     for start in range(0, len(texts), FILES_PER_COMMIT):

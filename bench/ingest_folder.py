@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.store.sqlite import SqliteStore
 
 

@@ -104,7 +104,7 @@ def _gk_settings() -> Any:
 def worker_gk(dataset: Path, work: Path, files: bool) -> dict[str, Any]:
     from groundkit.evaluation.beir import BeirDataset
     from groundkit.evaluation.run import corpus_texts
-    from groundkit.ingest import Indexer
+    from groundkit.ingestion import Indexer
     from groundkit.store.sqlite import SqliteStore
 
     _, texts = corpus_texts(BeirDataset.load(dataset))

@@ -51,7 +51,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.languages import LANGUAGES
 from groundkit.analysis.snowball_stopwords import SNOWBALL_STOPWORDS
 from groundkit.config import ChunkerSettings, IngestSettings
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.store import MemoryStore
 

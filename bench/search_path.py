@@ -24,7 +24,7 @@ from pathlib import Path
 
 from groundkit.collection import open_store
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"

@@ -13,10 +13,8 @@ This module only re-exports the public API, each name imported on first use (adr
 
 from __future__ import annotations
 
-import sys as _sys
 from importlib import import_module as _import_module
 from importlib.util import find_spec as _find_spec
-from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING
 
 from groundkit.config import (
@@ -61,7 +59,7 @@ if TYPE_CHECKING:
         register_embedder,
     )
     from groundkit.extract import Extraction, Extractor, ExtractorIdentity, register_extractor
-    from groundkit.ingest import (
+    from groundkit.ingestion import (
         Indexer,
         IngestProgress,
         IngestReport,
@@ -110,7 +108,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "register_embedder",
     ),
     "groundkit.extract": ("Extraction", "Extractor", "ExtractorIdentity", "register_extractor"),
-    "groundkit.ingest": (
+    "groundkit.ingestion": (
         "Indexer",
         "IngestProgress",
         "IngestReport",
@@ -162,18 +160,6 @@ if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-class _Package(_ModuleType):
-    """Keeps ``groundkit.ingest`` the function: importing the ``groundkit.ingest`` package
-    binds the package here too, as the import system does for every subpackage."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "ingest" and isinstance(value, _ModuleType):
-            value = value.ingest
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "MAX_QUERY_CHARS",

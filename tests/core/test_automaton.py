@@ -16,7 +16,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.index.automaton import terms_within
 from groundkit.index.lexicon import Lexicon, edit_distance
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.store import MemoryStore
 
 WORDS = st.text("abcdé", max_size=7)

@@ -169,7 +169,7 @@ def test_progress_reaches_a_log_when_stderr_is_not_a_terminal() -> None:
     import io
 
     from groundkit.cli.render import ProgressBar
-    from groundkit.ingest import IngestProgress
+    from groundkit.ingestion import IngestProgress
 
     now = [0.0]
     stream = io.StringIO()

@@ -97,7 +97,7 @@ def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path)
             if calls == 60:
                 os.kill(os.getpid(), signal.SIGKILL)
         SqliteStore._insert_chunk = insert
-        from groundkit.ingest import indexer
+        from groundkit.ingestion import indexer
         indexer.FILES_PER_COMMIT = 16  # small groups, so that some are committed before the kill
         from groundkit.cli import main
         main(["ingest", sys.argv[1], "--index-dir", sys.argv[2], "--embedder", "hash", "--quiet"])

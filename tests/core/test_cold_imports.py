@@ -29,7 +29,7 @@ HEAVY = (
     "groundkit.evaluation",
     "groundkit.extract",
     "groundkit.index",
-    "groundkit.ingest",
+    "groundkit.ingestion",
     "groundkit.retrieval",
     "groundkit.shards",
     "groundkit.site",
@@ -47,7 +47,7 @@ NOT_FOR_SEARCH = (
     "groundkit.chunking",
     "groundkit.evaluation",
     "groundkit.extract",
-    "groundkit.ingest",
+    "groundkit.ingestion",
     "groundkit.shards",
     "groundkit.site",
     "groundkit.store.sqlite.writer",
@@ -112,28 +112,31 @@ def test_every_public_name_still_resolves_in_a_fresh_process(tmp_path: Path) -> 
         "import groundkit\n"
         "missing = [n for n in groundkit.__all__ if getattr(groundkit, n, None) is None]\n"
         "assert not missing, missing\n"
-        "assert groundkit.ingest.__module__ == 'groundkit.ingest.api'\n"
+        "assert groundkit.ingest.__module__ == 'groundkit.ingestion.api'\n"
         "from groundkit import *  # noqa: F403\n"
         "assert set(groundkit.__all__) <= set(dir(groundkit))\n"
     )
     imported_by(code, tmp_path)
 
 
-def test_groundkit_ingest_stays_the_function_when_the_package_is_imported_first(
+def test_the_ingest_function_and_the_ingestion_package_both_resolve_in_either_order(
     tmp_path: Path,
 ) -> None:
+    """The function ``groundkit.ingest`` and the package ``groundkit.ingestion`` have different
+    names (adr/0051), so importing the package first changes neither."""
     code = (
-        "import groundkit.ingest.indexer, groundkit\n"
+        "import groundkit.ingestion.manage, groundkit\n"
         "assert callable(groundkit.ingest), groundkit.ingest\n"
+        "assert groundkit.ingestion.manage.list_sources is groundkit.list_sources\n"
         "from groundkit import ingest\n"
-        "from groundkit.ingest.api import ingest as home\n"
+        "from groundkit.ingestion.api import ingest as home\n"
         "assert groundkit.ingest is home and ingest is home\n"
     )
     imported_by(code, tmp_path)
 
 
 def test_public_names_are_the_same_objects_as_their_homes() -> None:
-    from groundkit.ingest.api import ingest
+    from groundkit.ingestion.api import ingest
     from groundkit.retrieval import Retriever
 
     assert groundkit.ingest is ingest

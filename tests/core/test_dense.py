@@ -24,7 +24,7 @@ from groundkit.errors import (
     StorageError,
 )
 from groundkit.index import bm25 as bm25_module
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval import HybridOptions, Retriever
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE

@@ -15,7 +15,7 @@ from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon, edit_distance
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.store import CollectionStore, MemoryStore
 

@@ -13,7 +13,7 @@ from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.tokenize import token_spans, tokenize, wanted_token_spans
 from groundkit.cli import main
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever, highlight_spans, snippet
 from groundkit.store import MemoryStore
 

@@ -11,7 +11,7 @@ from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import ChunkerSettings, IngestSettings
 from groundkit.errors import IndexIdentityError, IngestionError
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.store import CollectionStore
 
 DOCS = {
@@ -195,7 +195,7 @@ def test_files_are_committed_in_groups_bounded_by_count_and_time(
 ) -> None:
     from contextlib import contextmanager
 
-    from groundkit.ingest import indexer
+    from groundkit.ingestion import indexer
 
     monkeypatch.setattr(indexer, "FILES_PER_COMMIT", files_per_commit)
     monkeypatch.setattr(indexer, "COMMIT_SECONDS", commit_seconds)

@@ -79,7 +79,7 @@ def test_an_interrupt_before_any_file_finished_says_none_was_stored(
     def interrupted(*args: Any, **kwargs: Any) -> bytes:
         raise KeyboardInterrupt
 
-    indexer = importlib.import_module("groundkit.ingest.indexer")  # the package name is shadowed
+    indexer = importlib.import_module("groundkit.ingestion.indexer")  # the package name is shadowed
     monkeypatch.setattr(indexer, "read_bytes", interrupted)
     code = main(["ingest", str(groundkit.sample_corpus()), "--index-dir", str(tmp_path / "i")])
     err = capsys.readouterr().err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import WriteCorpus
 from groundkit.config import IngestSettings
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.store import CollectionStore
 

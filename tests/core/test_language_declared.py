@@ -12,7 +12,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.extract.base import Extraction
 from groundkit.extract.html import HtmlExtractor
 from groundkit.extract.language import declared_language, front_matter_language, html_language
-from groundkit.ingest import ingest
+from groundkit.ingestion import ingest
 
 
 @pytest.mark.parametrize(

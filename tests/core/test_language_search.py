@@ -13,7 +13,7 @@ from groundkit.analysis.languages import LANGUAGES
 from groundkit.cli import ExitCode, main
 from groundkit.collection import open_reader
 from groundkit.errors import IndexIdentityError
-from groundkit.ingest import ingest
+from groundkit.ingestion import ingest
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.request import SearchFilter
 from groundkit.store.static_export import export_static

@@ -148,7 +148,7 @@ def test_relocate_refuses_content_that_changed_and_changes_nothing(
 
 
 def test_stores_relocate_documents_and_count_sources(store: CollectionStore) -> None:
-    from groundkit.ingest import Indexer
+    from groundkit.ingestion import Indexer
 
     indexer = Indexer(store)
     document, chunks = indexer.build("/a", "x.md", "hello", "h1", "f1")

@@ -15,9 +15,9 @@ from groundkit.retrieval.citations import verify_citation
 from groundkit.sources import read_bytes, read_text
 
 SECRET = "top secret outside the base\n"
-# by module name: ``groundkit.ingest`` re-exports a function called ``discover``
-discover_module = importlib.import_module("groundkit.ingest.discover")
-indexer_module = importlib.import_module("groundkit.ingest.indexer")
+# by module name: ``groundkit.ingestion`` re-exports a function called ``discover``
+discover_module = importlib.import_module("groundkit.ingestion.discover")
+indexer_module = importlib.import_module("groundkit.ingestion.indexer")
 
 
 def _swap_after_discovery(monkeypatch: pytest.MonkeyPatch, swap: Any) -> None:

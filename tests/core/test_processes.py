@@ -58,7 +58,7 @@ def test_a_writer_killed_mid_transaction_leaves_a_sound_collection(tmp_path: Pat
                 os.kill(os.getpid(), signal.SIGKILL)
             original(self, item)
         SqliteStore._insert_chunk = insert
-        from groundkit.ingest import indexer
+        from groundkit.ingestion import indexer
         indexer.FILES_PER_COMMIT = 16  # small groups, so that some are committed before the kill
         from groundkit.cli import main
         main(["ingest", sys.argv[1], "--index-dir", sys.argv[2], "--quiet"])

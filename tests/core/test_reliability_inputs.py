@@ -16,8 +16,8 @@ from conftest import WriteCorpus
 from groundkit.chunking import chunk_text
 from groundkit.chunking.scan import paragraph_bounds
 from groundkit.config import ChunkerSettings, IngestSettings
-from groundkit.ingest import Indexer
-from groundkit.ingest.discover import discover
+from groundkit.ingestion import Indexer
+from groundkit.ingestion.discover import discover
 from groundkit.lines import LineIndex
 from groundkit.retrieval.citations import (
     citation_for,

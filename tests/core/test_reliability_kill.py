@@ -68,7 +68,7 @@ def _ingest_process(corpus: Path, index: Path) -> subprocess.Popen[str]:
     of 8 files (not 256), so that kills land before, inside and after commits."""
     code = (
         "import importlib, sys, groundkit\n"
-        "importlib.import_module('groundkit.ingest.indexer').FILES_PER_COMMIT = 8\n"
+        "importlib.import_module('groundkit.ingestion.indexer').FILES_PER_COMMIT = 8\n"
         "groundkit.ingest(sys.argv[1], index_dir=sys.argv[2],\n"
         "                 progress=lambda event: print(event.done, flush=True))\n"
     )

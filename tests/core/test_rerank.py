@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import WriteCorpus
 from groundkit.contracts import Citation, SearchResult
 from groundkit.errors import ConfigurationError, RerankerNotConfiguredError, RetrievalError
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.rerank import LogitReranker, rerank_by_logits, sigmoid
 from groundkit.store import CollectionStore

@@ -17,7 +17,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import MAX_QUERY_CHARS, MAX_TOP_K, BM25Params
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.errors import CorruptCollectionError, IndexIdentityError, RetrievalError
-from groundkit.ingest import Indexer
+from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
 from groundkit.store import CollectionStore, IndexedChunk, MemoryStore
 from groundkit.store.sqlite import SqliteReader, SqliteStore

@@ -19,7 +19,7 @@ import pytest
 
 import groundkit
 from groundkit import Retriever
-from groundkit.ingest.fetch import address_refusal, fetch
+from groundkit.ingestion.fetch import address_refusal, fetch
 
 pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide has no sockets")
 

@@ -191,7 +191,7 @@ def source_path(given: str) -> Path:
     """PATH as given, where ``sample`` means the bundled sample corpus."""
     if given != SAMPLE_NAME:
         return Path(given)
-    from groundkit.ingest.api import sample_corpus  # ingest is imported by the commands using it
+    from groundkit.ingestion.api import sample_corpus  # ingest is imported by the commands using it
 
     return sample_corpus()
 

@@ -14,7 +14,7 @@ from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.highlight import snippet as cut_snippet
 
 if TYPE_CHECKING:
-    from groundkit.ingest import IngestProgress
+    from groundkit.ingestion import IngestProgress
 
 __all__ = [
     "ProgressBar",

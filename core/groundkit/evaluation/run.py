@@ -22,7 +22,7 @@ from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.ingest import Indexer, IngestProgress, ingest
+from groundkit.ingestion import Indexer, IngestProgress, ingest
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.request import SearchMode
 from groundkit.store import CollectionStore, MemoryStore

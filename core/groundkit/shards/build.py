@@ -19,9 +19,9 @@ from groundkit.collection import open_reader, open_store
 from groundkit.config import DEFAULT_INDEX_DIR, IngestSettings
 from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError, ShardUnavailableError
-from groundkit.ingest.discover import require_source
-from groundkit.ingest.indexer import Indexer, IngestProgress
-from groundkit.ingest.report import IngestReport
+from groundkit.ingestion.discover import require_source
+from groundkit.ingestion.indexer import Indexer, IngestProgress
+from groundkit.ingestion.report import IngestReport
 from groundkit.shards.manifest import (
     ShardManifest,
     ShardRecord,

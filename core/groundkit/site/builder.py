@@ -19,8 +19,8 @@ from groundkit.collection import collection_file, open_reader
 from groundkit.config import IngestSettings
 from groundkit.embedding.base import Embedder
 from groundkit.errors import ConfigurationError, GroundkitError
-from groundkit.ingest import ingest as ingest_path
-from groundkit.ingest.indexer import ProgressCallback
+from groundkit.ingestion import ingest as ingest_path
+from groundkit.ingestion.indexer import ProgressCallback
 from groundkit.retrieval.audit import verify_reader
 from groundkit.site.layout import (
     APP_DIR,

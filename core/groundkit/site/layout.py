@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundkit.ingest.report import IngestReport
+from groundkit.ingestion.report import IngestReport
 from groundkit.site.semantic_assets import SEMANTIC_DIR
 from groundkit.site.source_links import LINKS_JSON
 

@@ -31,7 +31,7 @@ from groundkit.embedding.registry import available_embedders, resolve_embedder
 from groundkit.errors import GroundkitError
 
 if TYPE_CHECKING:
-    from groundkit.ingest import IngestReport
+    from groundkit.ingestion import IngestReport
 
 NAME = "ingest"
 
@@ -136,7 +136,7 @@ def _extensions(text: str) -> tuple[str, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groundkit.ingest.fetch import is_url
+    from groundkit.ingestion.fetch import is_url
 
     settings = IngestSettings(
         max_file_bytes=args.max_file_bytes,
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
 def ingest(path: str | Path, **options: Any) -> IngestReport:
     """``groundkit.ingest``, imported when this command runs: every command's parser imports
     this module, and only this one needs ingest (adr/0047)."""
-    from groundkit.ingest import ingest as ingest_path
+    from groundkit.ingestion import ingest as ingest_path
 
     return ingest_path(path, **options)
 

@@ -31,7 +31,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from groundkit.ingest.manage import relocate_sources  # imported by this command only
+    from groundkit.ingestion.manage import relocate_sources  # imported by this command only
 
     report = relocate_sources(
         args.old, args.new, index_dir=args.index_dir, collection=args.collection

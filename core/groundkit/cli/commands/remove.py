@@ -29,7 +29,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from groundkit.ingest.manage import remove_sources  # imported by this command only
+    from groundkit.ingestion.manage import remove_sources  # imported by this command only
 
     report = remove_sources(args.target, index_dir=args.index_dir, collection=args.collection)
     if args.json:

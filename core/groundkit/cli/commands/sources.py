@@ -25,7 +25,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from groundkit.ingest.manage import list_sources  # imported by this command only
+    from groundkit.ingestion.manage import list_sources  # imported by this command only
 
     roots = list_sources(args.index_dir, args.collection)
     if args.json:

@@ -17,8 +17,8 @@ from typing import Any
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, DEFAULT_MAX_FILE_BYTES
 from groundkit.contracts import Document, content_hash
 from groundkit.errors import IngestionError
-from groundkit.ingest.fetch import is_url
-from groundkit.ingest.snapshot import normalized_url
+from groundkit.ingestion.fetch import is_url
+from groundkit.ingestion.snapshot import normalized_url
 
 __all__ = [
     "RelocateReport",

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundkit.ingest.discover import Refusal
+from groundkit.ingestion.discover import Refusal
 
 __all__ = ["UNSUPPORTED_REASONS", "IngestReport"]
 

@@ -27,11 +27,11 @@ from groundkit.extract.base import Extraction, ExtractorIdentity
 from groundkit.extract.language import declared_language
 from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bound_embedder
-from groundkit.ingest.discover import Refusal, SourceFile, discover
-from groundkit.ingest.fetch import fetch
-from groundkit.ingest.language import check_language
-from groundkit.ingest.report import IngestReport
-from groundkit.ingest.snapshot import normalized_url, write_snapshot
+from groundkit.ingestion.discover import Refusal, SourceFile, discover
+from groundkit.ingestion.fetch import fetch
+from groundkit.ingestion.language import check_language
+from groundkit.ingestion.report import IngestReport
+from groundkit.ingestion.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
 from groundkit.sources import check_text, decode_text, read_bytes
 from groundkit.store.base import CollectionStore, IndexedChunk

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from groundkit.ingest.api import ingest, sample_corpus
-from groundkit.ingest.discover import Discovery, Refusal, SourceFile, discover
-from groundkit.ingest.indexer import Indexer, IngestProgress
-from groundkit.ingest.manage import (
+from groundkit.ingestion.api import ingest, sample_corpus
+from groundkit.ingestion.discover import Discovery, Refusal, SourceFile, discover
+from groundkit.ingestion.indexer import Indexer, IngestProgress
+from groundkit.ingestion.manage import (
     RelocateReport,
     RemoveReport,
     SourceRoot,
@@ -13,7 +13,7 @@ from groundkit.ingest.manage import (
     relocate_sources,
     remove_sources,
 )
-from groundkit.ingest.report import IngestReport
+from groundkit.ingestion.report import IngestReport
 
 __all__ = [
     "Discovery",

@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from groundkit.ingest.fetch import Fetched, redacted
+from groundkit.ingestion.fetch import Fetched, redacted
 
 __all__ = ["normalized_url", "snapshot_name", "write_snapshot"]
 

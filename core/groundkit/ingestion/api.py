@@ -12,10 +12,10 @@ from pathlib import Path
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, IngestSettings
 from groundkit.embedding.base import Embedder
-from groundkit.ingest.discover import require_source
-from groundkit.ingest.fetch import is_url
-from groundkit.ingest.indexer import Indexer, IngestProgress
-from groundkit.ingest.report import IngestReport
+from groundkit.ingestion.discover import require_source
+from groundkit.ingestion.fetch import is_url
+from groundkit.ingestion.indexer import Indexer, IngestProgress
+from groundkit.ingestion.report import IngestReport
 
 __all__ = ["ingest", "sample_corpus"]
 

@@ -53,7 +53,7 @@ def _packing(mode: str) -> Any:
     """The plan that never packs, always packs, or follows the cost rule (``rule``)."""
     from dataclasses import replace
 
-    from groundkit.index.plan import DEFAULT_PLAN
+    from groundkit.index.lexical_plan import DEFAULT_PLAN
 
     if mode == "rule":
         return DEFAULT_PLAN

@@ -18,7 +18,7 @@ import argparse
 import json
 from pathlib import Path
 
-from groundkit.evaluation.calibrate import best_similarities, choose_floor, load_queries
+from groundkit.evaluation.floor_calibration import best_similarities, choose_floor, load_queries
 from groundkit.retrieval import Retriever
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import groundkit
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 
 QUERIES = ["how do I report a leak", "water tastes of chlorine", "boil water notice",
            "pay my bill", "frozen pipes"]  # fmt: skip

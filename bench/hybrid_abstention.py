@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from groundkit.evaluation.calibrate import load_queries
+from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.retrieval import HybridOptions, Retriever
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 

@@ -38,7 +38,7 @@ import groundkit
 from groundkit import SearchFilter
 from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
 from groundkit.shards.gather import LocalShards
-from groundkit.shards.stats import reduce_statistics
+from groundkit.shards.shard_stats import reduce_statistics
 
 K = 10
 FILTER_PREFIX = {"synthetic": "001/", "scifact": "0001/"}

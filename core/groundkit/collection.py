@@ -8,7 +8,7 @@ from typing import Any
 
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.errors import ConfigurationError
-from groundkit.store.base import CollectionReader, CollectionStore
+from groundkit.store.protocols import CollectionReader, CollectionStore
 
 __all__ = [
     "check_collection",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from groundkit.collection import collection_file, collection_status, open_reader
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit.contracts import SearchResult
-from groundkit.embedding.base import Embedder
-from groundkit.embedding.registry import EmbedderFactory, register_embedder
+from groundkit.embedding.embedder import Embedder
+from groundkit.embedding.embedder_registry import EmbedderFactory, register_embedder
 from groundkit.errors import (
     ConfigurationError,
     GroundkitError,
@@ -31,10 +31,10 @@ from groundkit.retrieval.audit import verify_reader
 from groundkit.retrieval.citations import citation_for, citation_root, verify_document_citation
 from groundkit.retrieval.rerank import Reranker, rerank_by_logits, sigmoid
 from groundkit.retrieval.rerankers import RerankerFactory, register_reranker
-from groundkit.store.base import CollectionReader, TieKey
+from groundkit.store.protocols import CollectionReader, TieKey
 from groundkit.store.sqlite.stamp import altered_since_stamp
 from groundkit.vectors import TieKeys, VectorStore, pack_vector, unpack_vector
-from groundkit.vectors.registry import VectorStoreLoader, register_vector_store
+from groundkit.vectors.store_registry import VectorStoreLoader, register_vector_store
 
 __all__ = [
     "DEFAULT_COLLECTION",

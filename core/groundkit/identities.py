@@ -17,8 +17,8 @@ from groundkit.errors import ConfigurationError, IndexIdentityError, StorageErro
 from groundkit.manifest import EmbeddingIdentity, ManifestError
 
 if TYPE_CHECKING:
-    from groundkit.embedding.base import Embedder
-    from groundkit.store.base import CollectionStore, IndexedChunk
+    from groundkit.embedding.embedder import Embedder
+    from groundkit.store.protocols import CollectionStore, IndexedChunk
 
 __all__ = [
     "bind_analyzer",
@@ -153,7 +153,8 @@ def check_embedding_write(
 
 def bound_embedder(store: CollectionStore, embedder: Embedder | None) -> Embedder | None:
     """``embedder``, checked against the collection's manifest; or the one the manifest names."""
-    from groundkit.embedding.registry import embedder_for  # the registry imports extras' names
+    # the registry imports extras' names
+    from groundkit.embedding.embedder_registry import embedder_for
 
     manifest = store.embedding_identity()
     if manifest is None or embedder is not None:

@@ -8,8 +8,13 @@ answers are those of one collection over the same corpus (adr/0028).
 from __future__ import annotations
 
 from groundkit_ray._ray import import_ray
-from groundkit_ray.build import build_on_ray, jsonl_to_folder
-from groundkit_ray.serve import RayShards, ShardedSearchTool, ShardReplica, serve_sharded
+from groundkit_ray.ray_data_build import build_on_ray, jsonl_to_folder
+from groundkit_ray.serve_deployments import (
+    RayShards,
+    ShardedSearchTool,
+    ShardReplica,
+    serve_sharded,
+)
 
 __all__ = [
     "RayShards",

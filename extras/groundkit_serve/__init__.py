@@ -7,9 +7,9 @@ serve`` imports it on request. See adr/0020.
 
 from __future__ import annotations
 
-from groundkit_serve.app import create_app, run_http, run_stdio
-from groundkit_serve.errors import ServiceError
+from groundkit_serve.http_app import create_app, run_http, run_stdio
 from groundkit_serve.runtime import Runtime
+from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.settings import ServeSettings
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.tools import Registry

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import (
     ConnectorDocument,
     ConnectorFetchRequest,
@@ -16,6 +15,7 @@ from groundkit_serve.models import (
     FetchChunkRequest,
     SearchRequest,
 )
+from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
 
 if TYPE_CHECKING:

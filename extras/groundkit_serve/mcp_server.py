@@ -22,8 +22,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from groundkit import __version__
-from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import FetchChunkRequest
+from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
 from groundkit_serve.tools import Registry
 

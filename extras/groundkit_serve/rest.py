@@ -2,7 +2,7 @@
 ``/v1/collections``, ``/v1/status``, and its OpenAPI document at ``/openapi.json``.
 
 Bodies and replies are the tools' pydantic models; errors are ``{"error", "message",
-"subject"}`` with the status of ``groundkit_serve.errors`` (validation: 422).
+"subject"}`` with the status of ``groundkit_serve.service_errors`` (validation: 422).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from groundkit import __version__
-from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import ErrorBody, FetchChunkRequest, NoArguments, SearchRequest
+from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.tools import Registry
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from groundkit import SearchFilter, SearchResponse, Verification
-from groundkit_serve.errors import ServiceError
 from groundkit_serve.models import SearchFields, SearchHit, SearchReply, VerificationOut
+from groundkit_serve.service_errors import ServiceError
 
 __all__ = ["search_arguments", "search_reply", "verification_out"]
 

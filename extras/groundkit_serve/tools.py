@@ -38,7 +38,6 @@ from groundkit.extend import (
 from groundkit.shards import load_manifest
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
-from groundkit_serve.errors import ServiceError, from_library
 from groundkit_serve.models import (
     CollectionInfo,
     CollectionList,
@@ -54,6 +53,7 @@ from groundkit_serve.models import (
 )
 from groundkit_serve.runtime import Lease, Runtime
 from groundkit_serve.searching import search_arguments, search_reply, verification_out
+from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.verifying import running_verifications, verify_in_child

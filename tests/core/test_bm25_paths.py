@@ -16,11 +16,11 @@ from test_retrieval import load
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.ties import CachedTieKeys, TieKeys
 from groundkit.retrieval import Retriever
 from groundkit.store import MemoryStore
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 WORDS = st.sampled_from([f"w{i}" for i in range(12)])
 PASSAGE = st.lists(WORDS, min_size=1, max_size=15).map(" ".join)

@@ -6,7 +6,7 @@ import pytest
 
 from groundkit.embedding import HashEmbedder
 from groundkit.errors import ConfigurationError
-from groundkit.evaluation.calibrate import Calibration, choose_floor
+from groundkit.evaluation.floor_calibration import Calibration, choose_floor
 
 
 def test_a_separable_pair_gets_a_floor_in_the_middle_of_the_gap() -> None:

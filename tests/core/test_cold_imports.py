@@ -112,7 +112,7 @@ def test_every_public_name_still_resolves_in_a_fresh_process(tmp_path: Path) -> 
         "import groundkit\n"
         "missing = [n for n in groundkit.__all__ if getattr(groundkit, n, None) is None]\n"
         "assert not missing, missing\n"
-        "assert groundkit.ingest.__module__ == 'groundkit.ingestion.api'\n"
+        "assert groundkit.ingest.__module__ == 'groundkit.ingestion.collection_ingest'\n"
         "from groundkit import *  # noqa: F403\n"
         "assert set(groundkit.__all__) <= set(dir(groundkit))\n"
     )
@@ -129,14 +129,14 @@ def test_the_ingest_function_and_the_ingestion_package_both_resolve_in_either_or
         "assert callable(groundkit.ingest), groundkit.ingest\n"
         "assert groundkit.ingestion.manage.list_sources is groundkit.list_sources\n"
         "from groundkit import ingest\n"
-        "from groundkit.ingestion.api import ingest as home\n"
+        "from groundkit.ingestion.collection_ingest import ingest as home\n"
         "assert groundkit.ingest is home and ingest is home\n"
     )
     imported_by(code, tmp_path)
 
 
 def test_public_names_are_the_same_objects_as_their_homes() -> None:
-    from groundkit.ingestion.api import ingest
+    from groundkit.ingestion.collection_ingest import ingest
     from groundkit.retrieval import Retriever
 
     assert groundkit.ingest is ingest

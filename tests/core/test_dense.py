@@ -760,7 +760,7 @@ def test_calibrate_records_a_lexical_share_that_hybrid_search_then_uses(
 ) -> None:
     """Queries the embedder cannot place ("tariff" answers, "tariff pizza" should not) get
     their bar measured beside the floor, recorded, and used when a search names none."""
-    from groundkit.evaluation.calibrate import calibrate, choose_share
+    from groundkit.evaluation.floor_calibration import calibrate, choose_share
 
     embedder = Unregistered({"pump": [1.0, 0.0], "valve": [1.0, 0.0], "bill": [1.0, 0.0]})
     store = SqliteStore(tmp_path / "index" / "default" / "collection.sqlite")

@@ -140,10 +140,10 @@ def test_a_registered_extractor_reads_its_extension(tmp_path: Path) -> None:
             top = retriever.search("quiet").results[0]
             assert top.content == "QUIET WORDS" and retriever.verify(top).ok
     finally:
-        from groundkit.extract import registry
+        from groundkit.extract import extractor_registry
 
-        registry._FACTORIES.pop("upper")
-        registry._EXTENSIONS.pop(".up")
+        extractor_registry._FACTORIES.pop("upper")
+        extractor_registry._EXTENSIONS.pop(".up")
 
 
 def test_a_pdf_without_pypdf_is_refused_naming_the_extra(

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import WriteCorpus
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.extract.base import Extraction
+from groundkit.extract.extractor import Extraction
 from groundkit.extract.html import HtmlExtractor
 from groundkit.extract.language import declared_language, front_matter_language, html_language
 from groundkit.ingestion import ingest

@@ -12,7 +12,7 @@ import pytest
 import groundkit
 from groundkit import Retriever
 from groundkit.retrieval.citations import verify_citation
-from groundkit.sources import read_bytes, read_text
+from groundkit.source_files import read_bytes, read_text
 
 SECRET = "top secret outside the base\n"
 # by module name: ``groundkit.ingestion`` re-exports a function called ``discover``
@@ -89,9 +89,9 @@ def test_a_swap_inside_the_base_is_refused_rather_than_followed(
     (corpus / "real" / "a.md").write_text("checked text\n", encoding="utf-8")
     (corpus / "b.md").write_text("other text\n", encoding="utf-8")
     (corpus / "dir").symlink_to(corpus / "real", target_is_directory=True)
-    from groundkit import sources
+    from groundkit import source_files
 
-    checked = sources.contained_path
+    checked = source_files.contained_path
 
     def check_then_swap(root: Path, source: str) -> Path:
         resolved = checked(root, source)
@@ -100,10 +100,10 @@ def test_a_swap_inside_the_base_is_refused_rather_than_followed(
             (corpus / "real" / "a.md").symlink_to(corpus / "b.md")
         return resolved
 
-    if walk and not sources._WALK:
+    if walk and not source_files._WALK:
         pytest.skip("this host's os.open has no dir_fd")
-    monkeypatch.setattr(sources, "_WALK", walk)
-    monkeypatch.setattr(sources, "contained_path", check_then_swap)
+    monkeypatch.setattr(source_files, "_WALK", walk)
+    monkeypatch.setattr(source_files, "contained_path", check_then_swap)
     with pytest.raises(groundkit.IngestionError) as info:
         read_bytes(corpus, "dir/a.md", max_bytes=1000)
     assert info.value.reason == "path_escape"
@@ -115,9 +115,9 @@ def test_plain_names_are_read_without_resolving_and_anything_else_is_resolved(
     """A source of plain names with no link is opened as it is, name by name; a link, a
     ``..`` or a ``.`` on the way sends it through the resolving check, which refuses what
     leaves the base."""
-    from groundkit import sources
+    from groundkit import source_files
 
-    if not sources._WALK:
+    if not source_files._WALK:
         pytest.skip("this host's os.open has no dir_fd")
     (tmp_path / "secret.txt").write_text(SECRET, encoding="utf-8")
     corpus = tmp_path / "corpus"
@@ -125,13 +125,13 @@ def test_plain_names_are_read_without_resolving_and_anything_else_is_resolved(
     (corpus / "sub" / "a.md").write_text("inside\n", encoding="utf-8")
     (corpus / "link.md").symlink_to(corpus / "sub" / "a.md")
     resolved: list[str] = []
-    checked = sources.contained_path
+    checked = source_files.contained_path
 
     def counted(root: Path, source: str) -> Path:
         resolved.append(source)
         return checked(root, source)
 
-    monkeypatch.setattr(sources, "contained_path", counted)
+    monkeypatch.setattr(source_files, "contained_path", counted)
     assert read_text(corpus, "sub/a.md", max_bytes=100) == "inside\n"
     assert resolved == []
     assert read_text(corpus, "link.md", max_bytes=100) == "inside\n"
@@ -177,7 +177,7 @@ def test_a_file_is_read_to_its_end_or_one_past_the_limit_whatever_size_fstat_gav
     """The read takes the file's size from ``fstat`` as its first piece, not the limit; a
     file that grew since is read on in larger pieces, up to one byte past the limit (which
     ``read_bytes`` refuses as too large)."""
-    from groundkit.sources import _read_up_to
+    from groundkit.source_files import _read_up_to
 
     data = bytes(range(256)) * 400  # 102,400 bytes
     path = tmp_path / "grown.bin"

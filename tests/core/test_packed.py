@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from groundkit.index.lexical_plan import DEFAULT_PLAN
 from groundkit.index.packed import PackedScorer
-from groundkit.index.plan import DEFAULT_PLAN
 from groundkit.index.terms import QueryTerm, TermScores
 
 SLOTS = 16

@@ -11,9 +11,9 @@ from test_retrieval import load
 
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.cache import BoundedCache
-from groundkit.index.plan import DEFAULT_PLAN, PATHS
+from groundkit.index.lexical_plan import DEFAULT_PLAN, PATHS
 from groundkit.store import MemoryStore
-from groundkit.store.base import TieKey
+from groundkit.store.protocols import TieKey
 
 PYTHON = frozenset({"python", "python-filtered", "python-maxscore", "python-packed"})
 NUMPY = frozenset({"python", "python-filtered", "python-maxscore", "numpy-dense", "numpy-sparse"})

@@ -10,16 +10,16 @@ import pytest
 
 import groundkit
 from groundkit import ConfigurationError, Retriever, plugins
-from groundkit.embedding import registry
-from groundkit.vectors import registry as vector_registry
+from groundkit.embedding import embedder_registry
+from groundkit.vectors import store_registry as vector_registry
 
 
 @pytest.mark.subprocess
 def test_native_names_are_listed_without_importing_the_extras() -> None:
     code = (
         "import sys, groundkit, groundkit.cli.app\n"
-        "from groundkit.embedding.registry import available_embedders\n"
-        "from groundkit.vectors.registry import available_vector_stores\n"
+        "from groundkit.embedding.embedder_registry import available_embedders\n"
+        "from groundkit.vectors.store_registry import available_vector_stores\n"
         "groundkit.cli.app.build_parser()\n"
         "assert 'minilm' in available_embedders(), available_embedders()\n"
         "assert 'usearch' in available_vector_stores(), available_vector_stores()\n"
@@ -42,7 +42,9 @@ def missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         plugins.EXTRAS, "vector-store:ghost", plugins.NamedExtra("no_such:load", "ghost")
     )
     monkeypatch.setitem(
-        registry._LAZY, "ghost", registry._LazyEntry("ghostco", "ghost-1", "embedder:ghost")
+        embedder_registry._LAZY,
+        "ghost",
+        embedder_registry._LazyEntry("ghostco", "ghost-1", "embedder:ghost"),
     )
     monkeypatch.setitem(vector_registry._LAZY, "ghoststore", "vector-store:ghost")
 
@@ -50,8 +52,8 @@ def missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("missing_extra")
 def test_a_missing_extra_names_the_pip_install() -> None:
     with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
-        registry.get_embedder("ghost")
-    assert "ghost" in registry.available_embedders()
+        embedder_registry.get_embedder("ghost")
+    assert "ghost" in embedder_registry.available_embedders()
     with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
         vector_registry.load_vector_store("ghoststore", None, None, location="x")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="unknown vector store"):

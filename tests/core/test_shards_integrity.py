@@ -73,7 +73,7 @@ def test_an_altered_manifest_is_a_damaged_collection(
 
 def test_a_resealed_manifest_without_a_shard_is_refused(tmp_path: Path) -> None:
     # a manifest rewritten consistently but listing fewer shards than the folder holds
-    from groundkit.shards.manifest import ShardManifest, save_manifest
+    from groundkit.shards.shard_manifest import ShardManifest, save_manifest
 
     _, index = _built(tmp_path, TEXTS, shards=3)
     manifest = load_manifest(index, "many")

@@ -17,7 +17,7 @@ from groundkit.collection import open_reader
 from groundkit.errors import StorageError
 from groundkit.retrieval import Retriever
 from groundkit.store import static_export
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 from groundkit.store.static import HEAD, FilesNeeded, StaticReader, pack, shard_of, shard_path
 from groundkit.store.static_export import export_static
 

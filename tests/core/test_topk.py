@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundkit.index.plan import DEFAULT_PLAN
+from groundkit.index.lexical_plan import DEFAULT_PLAN
 from groundkit.index.ties import CachedTieKeys, order_ties, tie_order_keys, tied_order
 from groundkit.index.topk import select_top_k, top_k_columns
-from groundkit.store.base import TieKey
+from groundkit.store.protocols import TieKey
 
 SCORES = st.dictionaries(st.integers(0, 400), st.sampled_from([0.5, 1.0, 1.5, 2.0, 2.5, 3.25]))
 

@@ -32,7 +32,7 @@ def test_our_modules_in_either_order_never_crash() -> None:
     for code in (
         "import groundkit_native.usearch_store; import groundkit_native.onnx_embedder",
         "import groundkit_native.onnx_embedder; import groundkit_native.usearch_store",
-        "from groundkit.vectors.registry import _loader; _loader('usearch');"
+        "from groundkit.vectors.store_registry import _loader; _loader('usearch');"
         "from groundkit import get_embedder; get_embedder('minilm')",
     ):
         done = _run(code + "; print('ok')")

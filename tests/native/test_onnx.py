@@ -11,7 +11,7 @@ import pytest
 
 from groundkit import ConfigurationError, EmbeddingIdentity, IndexIdentityError, get_embedder
 from groundkit.contracts import Citation, SearchResult
-from groundkit.embedding.registry import embedder_for
+from groundkit.embedding.embedder_registry import embedder_for
 from groundkit_native.onnx_embedder import OnnxEmbedder, minilm_factory
 from groundkit_native.onnx_reranker import OnnxCrossEncoder
 

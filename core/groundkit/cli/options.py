@@ -12,7 +12,7 @@ from groundkit.analysis.analyzer import STEMMERS, Analyzer
 from groundkit.analysis.languages import LANGUAGES
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.vectors.registry import available_vector_stores
+from groundkit.vectors.store_registry import available_vector_stores
 
 __all__ = [
     "SAMPLE_NAME",
@@ -191,7 +191,8 @@ def source_path(given: str) -> Path:
     """PATH as given, where ``sample`` means the bundled sample corpus."""
     if given != SAMPLE_NAME:
         return Path(given)
-    from groundkit.ingestion.api import sample_corpus  # ingest is imported by the commands using it
+    # ingest is imported by the commands using it
+    from groundkit.ingestion.collection_ingest import sample_corpus
 
     return sample_corpus()
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from groundkit.embedding.base import Embedder
-from groundkit.embedding.hashing import HashEmbedder
-from groundkit.embedding.registry import (
+from groundkit.embedding.embedder import Embedder
+from groundkit.embedding.embedder_registry import (
     available_embedders,
     embedder_for,
     get_embedder,
     register_embedder,
 )
+from groundkit.embedding.hashing import HashEmbedder
 from groundkit.manifest import EmbeddingIdentity
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Any
 from groundkit import codec
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import MAX_TOP_K, BM25Params, ChunkerSettings, IngestSettings
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset

@@ -7,8 +7,8 @@ extractor of the same identity, or calls the citation ``unresolvable``
 
 from __future__ import annotations
 
-from groundkit.extract.base import Extraction, Extractor, ExtractorIdentity
-from groundkit.extract.registry import (
+from groundkit.extract.extractor import Extraction, Extractor, ExtractorIdentity
+from groundkit.extract.extractor_registry import (
     extractor_for_identity,
     extractor_for_source,
     extractor_names,

@@ -18,7 +18,7 @@ import re
 from html.parser import HTMLParser
 
 from groundkit.errors import IngestionError
-from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.extractor import Extraction, ExtractorIdentity
 from groundkit.extract.language import html_language
 
 __all__ = [

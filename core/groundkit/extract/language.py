@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from groundkit.extract.base import Extraction
+from groundkit.extract.extractor import Extraction
 
 __all__ = ["declared_language", "front_matter_language", "html_language"]
 

@@ -11,7 +11,7 @@ import io
 from typing import Any
 
 from groundkit.errors import IngestionError
-from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.extractor import Extraction, ExtractorIdentity
 from groundkit.plugins import install_hint
 
 __all__ = ["INSTALL", "REVISION", "PdfExtractor"]

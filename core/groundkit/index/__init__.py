@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from groundkit.index.bm25 import BM25Index
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.paths import LexicalHits
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.topk import select_top_k
 
 __all__ = ["DEFAULT_PLAN", "BM25Index", "LexicalHits", "LexicalPlan", "select_top_k"]

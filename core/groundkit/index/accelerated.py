@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundkit.index.cache import BoundedCache
+from groundkit.index.lexical_plan import LexicalPlan
 from groundkit.index.paths import LexicalHits, LexicalQuery, ScoringPath
-from groundkit.index.plan import LexicalPlan
 from groundkit.index.postings import PostingList
 from groundkit.index.terms import QueryTerm
 from groundkit.index.ties import order_tied_arrays

@@ -21,6 +21,7 @@ from typing import Literal
 from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError
 from groundkit.index.cache import BoundedCache
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.packed import PackedScorer, packing_available
 from groundkit.index.paths import (
     ExhaustivePath,
@@ -29,13 +30,12 @@ from groundkit.index.paths import (
     LexicalQuery,
     ScoringPath,
 )
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.postings import BLEND, PostingsCache, blend_members
 from groundkit.index.pruning import MaxScorePath
 from groundkit.index.stats import CollectionStats
 from groundkit.index.terms import QueryTerm, TermScores, canonical_order
 from groundkit.index.ties import TieKeys
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["ACCELERATORS", "BM25Index", "LexicalHits", "bm25_idf", "numpy_available"]
 

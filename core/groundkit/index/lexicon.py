@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 
 from groundkit.index.automaton import terms_within
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["Lexicon", "edit_distance"]
 

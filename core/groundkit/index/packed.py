@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from groundkit.index.cache import BoundedCache
+from groundkit.index.lexical_plan import LexicalPlan
 from groundkit.index.paths import LexicalHits, LexicalQuery, hits_of
-from groundkit.index.plan import LexicalPlan
 from groundkit.index.terms import QueryTerm, TermScoresOf
 
 __all__ = ["PackedScorer", "packing_available"]

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from groundkit.index.plan import LexicalPlan
+from groundkit.index.lexical_plan import LexicalPlan
 from groundkit.index.terms import QueryTerm, TermScoresOf
 from groundkit.index.ties import TieKeys
 from groundkit.index.topk import top_k_columns

@@ -10,8 +10,8 @@ from array import array
 from dataclasses import dataclass
 
 from groundkit.index.cache import BoundedCache
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
-from groundkit.store.base import CollectionReader
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["BLEND", "PostingList", "PostingsCache", "blend_members"]
 

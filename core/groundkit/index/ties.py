@@ -19,8 +19,8 @@ from operator import eq, neg
 from typing import Any
 
 from groundkit.index.cache import BoundedCache
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
-from groundkit.store.base import CollectionReader, TieKey
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
+from groundkit.store.protocols import CollectionReader, TieKey
 
 __all__ = [
     "CachedTieKeys",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping
 
-from groundkit.index.plan import DEFAULT_PLAN, LexicalPlan
+from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.ties import TieKeys, by_chunk_key, order_ties
 
 __all__ = ["Ranked", "select_top_k", "top_k_columns"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groundkit.ingestion.api import ingest, sample_corpus
+from groundkit.ingestion.collection_ingest import ingest, sample_corpus
 from groundkit.ingestion.discover import Discovery, Refusal, SourceFile, discover
 from groundkit.ingestion.indexer import Indexer, IngestProgress
 from groundkit.ingestion.manage import (

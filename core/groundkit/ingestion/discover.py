@@ -18,7 +18,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from groundkit.errors import IngestionError
-from groundkit.sources import contained_path, relative_source
+from groundkit.source_files import contained_path, relative_source
 
 __all__ = [
     "Discovery",

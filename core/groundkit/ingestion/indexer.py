@@ -21,20 +21,20 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.chunking import Span, chunk_text, kind_for
 from groundkit.config import IngestSettings
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import ConfigurationError, IngestionError
-from groundkit.extract.base import Extraction, ExtractorIdentity
+from groundkit.extract.extractor import Extraction, ExtractorIdentity
+from groundkit.extract.extractor_registry import extractor_for_source
 from groundkit.extract.language import declared_language
-from groundkit.extract.registry import extractor_for_source
 from groundkit.identities import bind_analyzer, bound_embedder
 from groundkit.ingestion.discover import Refusal, SourceFile, discover
 from groundkit.ingestion.fetch import fetch
-from groundkit.ingestion.language import check_language
+from groundkit.ingestion.language_check import check_language
 from groundkit.ingestion.report import IngestReport
 from groundkit.ingestion.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
-from groundkit.sources import check_text, decode_text, read_bytes
-from groundkit.store.base import CollectionStore, IndexedChunk
+from groundkit.source_files import check_text, decode_text, read_bytes
+from groundkit.store.protocols import CollectionStore, IndexedChunk
 from groundkit.vectors.packing import pack_vector
 
 __all__ = ["COMMIT_SECONDS", "FILES_PER_COMMIT", "Indexer", "IngestProgress"]

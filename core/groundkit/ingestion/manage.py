@@ -243,7 +243,7 @@ def relocate_sources(
 def _refresh_vectors(index_dir: str | Path, collection: str) -> None:
     """Bring a recorded derived vector index (usearch) in line after documents were removed."""
     from groundkit.collection import open_reader
-    from groundkit.vectors.registry import refresh_vector_store
+    from groundkit.vectors.store_registry import refresh_vector_store
 
     with open_reader(index_dir, collection) as reader:
         refresh_vector_store(reader, None, location=reader.location)

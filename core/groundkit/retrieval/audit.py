@@ -17,7 +17,7 @@ from groundkit.retrieval.citations import (
     citation_root,
     verify_max_bytes,
 )
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["CollectionVerification", "verify_collection", "verify_reader"]
 

@@ -17,7 +17,7 @@ from typing import Literal
 from groundkit.config import DEFAULT_MAX_FILE_BYTES
 from groundkit.contracts import Chunk, Citation, Document
 from groundkit.errors import IngestionError, RetrievalError
-from groundkit.sources import decode_text, read_bytes
+from groundkit.source_files import decode_text, read_bytes
 
 __all__ = [
     "SourceTexts",

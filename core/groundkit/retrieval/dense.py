@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from groundkit.embedding.base import Embedder
-from groundkit.embedding.registry import embedder_for
+from groundkit.embedding.embedder import Embedder
+from groundkit.embedding.embedder_registry import embedder_for
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.floor import check_floor, read_floor
 from groundkit.retrieval.request import SearchMode
-from groundkit.store.base import CollectionReader
-from groundkit.vectors.base import TieKeys, VectorStore
-from groundkit.vectors.registry import load_vector_store, recorded_vector_store
+from groundkit.store.protocols import CollectionReader
+from groundkit.vectors.store_registry import load_vector_store, recorded_vector_store
+from groundkit.vectors.vector_store import TieKeys, VectorStore
 
 __all__ = ["DEFAULT_MODE_NOTE", "DenseLeg"]
 

@@ -7,7 +7,7 @@ each shard exactly the chunks one collection would admit (filtering happens befo
 from __future__ import annotations
 
 from groundkit.retrieval.request import SearchFilter
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["FilterCache"]
 

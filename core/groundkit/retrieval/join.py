@@ -16,7 +16,7 @@ from groundkit.contracts import Citation, SearchResult
 from groundkit.index.cache import BoundedCache
 from groundkit.retrieval.citations import citation_for
 from groundkit.retrieval.highlight import highlight_spans
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["JOINED_RECORDS_CHARS", "JoinedRecords", "join_results", "with_highlights"]
 

@@ -19,7 +19,7 @@ from groundkit.config import (
     BM25Params,
 )
 from groundkit.contracts import Document, SearchResponse, SearchResult, SearchTrace
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import (
     MissingRecordError,
     RetrievalError,
@@ -47,7 +47,7 @@ from groundkit.retrieval.request import (
     SearchMode,
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["MODES", "Retriever"]
 

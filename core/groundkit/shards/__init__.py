@@ -8,15 +8,15 @@ search returns exactly the ranking and scores of one collection over the same co
 
 from __future__ import annotations
 
-from groundkit.shards.api import ShardedRetriever
 from groundkit.shards.build import ShardedIngestReport, ingest_shard, ingest_sharded, seal_shards
 from groundkit.shards.gather import LocalShards, ShardGroup
-from groundkit.shards.manifest import ShardManifest, ShardRecord, load_manifest, shard_name
 from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of, shard_selector
 from groundkit.shards.search import ShardedSearch
 from groundkit.shards.shard import ShardSearcher
-from groundkit.shards.stats import ShardStatistics, map_statistics, reduce_statistics
+from groundkit.shards.shard_manifest import ShardManifest, ShardRecord, load_manifest, shard_name
+from groundkit.shards.shard_stats import ShardStatistics, map_statistics, reduce_statistics
+from groundkit.shards.sharded_retriever import ShardedRetriever
 
 __all__ = [
     "LocalShards",

@@ -17,12 +17,14 @@ from pathlib import Path
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import open_reader, open_store
 from groundkit.config import DEFAULT_INDEX_DIR, IngestSettings
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.ingestion.discover import require_source
 from groundkit.ingestion.indexer import Indexer, IngestProgress
 from groundkit.ingestion.report import IngestReport
-from groundkit.shards.manifest import (
+from groundkit.shards.routing import shard_selector
+from groundkit.shards.seal import content_stamp
+from groundkit.shards.shard_manifest import (
     ShardManifest,
     ShardRecord,
     load_manifest,
@@ -30,8 +32,6 @@ from groundkit.shards.manifest import (
     shard_name,
     shards_dir,
 )
-from groundkit.shards.routing import shard_selector
-from groundkit.shards.seal import content_stamp
 
 __all__ = [
     "ShardedIngestReport",
@@ -121,7 +121,7 @@ def ingest_shard(
     progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """The map: ingest the sources of ``path`` routed to ``shard`` into that shard."""
-    from groundkit.vectors.registry import refresh_vector_store
+    from groundkit.vectors.store_registry import refresh_vector_store
 
     require_source(path)
     folder = shards_dir(index_dir, collection)

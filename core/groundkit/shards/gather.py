@@ -22,8 +22,8 @@ from groundkit.retrieval.request import (
     SearchMode,
 )
 from groundkit.shards.merge import ShardHit
-from groundkit.shards.stats import ShardStatistics
-from groundkit.store.base import TieKey
+from groundkit.shards.shard_stats import ShardStatistics
+from groundkit.store.protocols import TieKey
 
 __all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits"]
 

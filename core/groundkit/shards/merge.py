@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import NamedTuple
 
-from groundkit.store.base import TieKey
+from groundkit.store.protocols import TieKey
 
 __all__ = ["ShardHit", "merge_hits", "order_key"]
 

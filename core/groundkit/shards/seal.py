@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from groundkit.errors import ShardMismatchError
 from groundkit.shards.routing import shard_of
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 
 if TYPE_CHECKING:
-    from groundkit.shards.manifest import ShardManifest
+    from groundkit.shards.shard_manifest import ShardManifest
 
 __all__ = ["ContentStamp", "check_shard", "content_stamp", "manifest_seal"]
 

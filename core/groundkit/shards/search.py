@@ -35,10 +35,10 @@ from groundkit.retrieval.request import (
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.shards.gather import ShardGroup, all_answered, fuse_hits, join_hits
-from groundkit.shards.manifest import ShardManifest, shard_name
 from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of
-from groundkit.shards.stats import reduce_statistics
+from groundkit.shards.shard_manifest import ShardManifest, shard_name
+from groundkit.shards.shard_stats import reduce_statistics
 
 __all__ = ["ShardedSearch"]
 

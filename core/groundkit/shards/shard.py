@@ -13,7 +13,7 @@ from pathlib import Path
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import BM25Params
 from groundkit.contracts import Citation, Document, SearchResult
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import (
     CollectionNotFoundError,
     MissingRecordError,
@@ -28,11 +28,11 @@ from groundkit.retrieval.dense import DenseLeg
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.join import JoinedRecords, join_results
 from groundkit.retrieval.request import SearchFilter, SearchMode
-from groundkit.shards.manifest import ShardManifest, shard_name, shards_dir
 from groundkit.shards.merge import ShardHit
 from groundkit.shards.seal import check_shard
-from groundkit.shards.stats import ShardStatistics, collection_stats, map_statistics
-from groundkit.store.base import CollectionReader
+from groundkit.shards.shard_manifest import ShardManifest, shard_name, shards_dir
+from groundkit.shards.shard_stats import ShardStatistics, collection_stats, map_statistics
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["ShardSearcher"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import IngestSettings
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import ConfigurationError, GroundkitError
 from groundkit.ingestion import ingest as ingest_path
 from groundkit.ingestion.indexer import ProgressCallback
@@ -57,7 +57,7 @@ from groundkit.site.semantic_assets import (
 from groundkit.site.source_links import LINKS_JSON, LinkSpec, write_links
 from groundkit.site.target_folder import check_out, install, remove_stale_builds
 from groundkit.site.wheel import build_wheel
-from groundkit.sources import read_bytes
+from groundkit.source_files import read_bytes
 from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static_export import export_static
 

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.embedding.page import revision_parts
 from groundkit.errors import ConfigurationError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundkit.retrieval import Retriever
-from groundkit.sources import contained_path
+from groundkit.source_files import contained_path
 from groundkit.store.static import StaticReader
 
 __all__ = ["open_site"]

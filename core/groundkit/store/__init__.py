@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from groundkit.store.base import CollectionReader, CollectionStore, IndexedChunk, TieKey
 from groundkit.store.memory import MemoryReader, MemoryStore
+from groundkit.store.protocols import CollectionReader, CollectionStore, IndexedChunk, TieKey
 
 __all__ = [
     "CollectionReader",

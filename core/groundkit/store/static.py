@@ -30,7 +30,7 @@ from typing import Any
 from groundkit.contracts import Chunk, Document, chunk_id_for
 from groundkit.errors import StorageError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.store.base import TieKey
+from groundkit.store.protocols import TieKey
 
 __all__ = [
     "BLOCK",

@@ -17,8 +17,8 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import IngestSettings
 from groundkit.contracts import Document, chunk_id_for
 from groundkit.errors import StorageError
-from groundkit.sources import read_text
-from groundkit.store.base import CollectionReader
+from groundkit.source_files import read_text
+from groundkit.store.protocols import CollectionReader
 from groundkit.store.static import (
     BLOCK,
     FORMAT,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from groundkit.vectors.base import TieKeys, VectorStore
 from groundkit.vectors.exact import ExactVectorStore
 from groundkit.vectors.packing import pack_vector, unpack_vector
 from groundkit.vectors.snapshot import load_vectors
+from groundkit.vectors.vector_store import TieKeys, VectorStore
 
 __all__ = [
     "ExactVectorStore",

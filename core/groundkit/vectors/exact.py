@@ -17,8 +17,8 @@ from operator import mul
 from groundkit.index.bm25 import ACCELERATORS, Accelerator, numpy_available
 from groundkit.index.topk import select_top_k
 from groundkit.manifest import SIMILARITIES
-from groundkit.vectors.base import TieKeys
 from groundkit.vectors.prefilter import NumpyPrefilter
+from groundkit.vectors.vector_store import TieKeys
 
 __all__ = ["ExactVectorStore"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from groundkit.errors import RetrievalError, StorageError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.store.base import CollectionReader
+from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.exact import ExactVectorStore
 from groundkit.vectors.packing import unpack_vector
 

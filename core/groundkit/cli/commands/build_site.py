@@ -18,7 +18,7 @@ from groundkit.cli.options import (
 )
 from groundkit.cli.render import ProgressBar, emit_json
 from groundkit.config import DEFAULT_COLLECTION, IngestSettings
-from groundkit.embedding.registry import available_embedders, get_embedder
+from groundkit.embedding.embedder_registry import available_embedders, get_embedder
 from groundkit.site.source_links import URL_RULES
 
 NAME = "build-site"

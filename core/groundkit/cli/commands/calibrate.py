@@ -8,7 +8,7 @@ from typing import Any
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents, vector_store_option
 from groundkit.cli.render import emit_json
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import Retriever
 from groundkit.retrieval.floor import FloorRecord, check_floor, write_floor
@@ -66,7 +66,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from groundkit.evaluation.calibrate import Calibration, calibrate, load_queries
+    from groundkit.evaluation.floor_calibration import Calibration, calibrate, load_queries
 
     measuring = args.queries is not None or args.off_topic is not None
     if measuring and (args.queries is None or args.off_topic is None):

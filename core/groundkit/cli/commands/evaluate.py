@@ -16,7 +16,7 @@ from groundkit.cli.options import (
 )
 from groundkit.cli.render import ProgressBar, emit_json
 from groundkit.config import MAX_TOP_K, BM25Params
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.retrieval import MODES
 
 NAME = "eval"

@@ -27,7 +27,7 @@ from groundkit.config import (
     ChunkerSettings,
     IngestSettings,
 )
-from groundkit.embedding.registry import available_embedders, resolve_embedder
+from groundkit.embedding.embedder_registry import available_embedders, resolve_embedder
 from groundkit.errors import GroundkitError
 
 if TYPE_CHECKING:

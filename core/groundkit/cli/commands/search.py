@@ -23,7 +23,7 @@ from groundkit.config import (
     MAX_TOP_K,
     BM25Params,
 )
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.retrieval import MODES, Retriever
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.request import HybridOptions, MetadataValue, SearchFilter

@@ -14,7 +14,7 @@ from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
 from groundkit.cli.render import emit_json, print_table, show_search
 from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSettings
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.plugins import load_extra
 from groundkit.retrieval import MODES
 

@@ -11,7 +11,7 @@ from groundkit import codec
 from groundkit.contracts import Document
 from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.store.base import IndexedChunk
+from groundkit.store.protocols import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, prepare_writable
 from groundkit.store.sqlite.known import StoredKeys

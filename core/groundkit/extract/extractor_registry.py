@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from groundkit.errors import IngestionError
-from groundkit.extract.base import Extractor, ExtractorIdentity
+from groundkit.extract.extractor import Extractor, ExtractorIdentity
 
 __all__ = [
     "extractor_for_identity",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.errors import IngestionError
-from groundkit.extract.base import Extraction
+from groundkit.extract.extractor import Extraction
 from groundkit.extract.language import declared_language
 
 __all__ = ["check_language"]

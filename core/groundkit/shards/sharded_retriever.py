@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.index.bm25 import Accelerator
 from groundkit.retrieval.rerank import Reranker
 from groundkit.shards.gather import LocalShards
-from groundkit.shards.manifest import ShardManifest, load_manifest
 from groundkit.shards.search import ShardedSearch
 from groundkit.shards.shard import ShardSearcher
-from groundkit.store.base import CollectionReader
+from groundkit.shards.shard_manifest import ShardManifest, load_manifest
+from groundkit.store.protocols import CollectionReader
 
 __all__ = ["ShardedRetriever"]
 

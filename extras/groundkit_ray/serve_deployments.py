@@ -16,7 +16,7 @@ from typing import Any
 
 from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
 from groundkit.contracts import Citation, SearchResult
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.errors import GroundkitError, ShardUnavailableError
 from groundkit.extend import ConfigurationError
 from groundkit.retrieval.citations import Verification

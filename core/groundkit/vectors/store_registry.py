@@ -17,9 +17,9 @@ from pathlib import Path
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import load_named
-from groundkit.store.base import CollectionReader
-from groundkit.vectors.base import VectorStore
+from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.snapshot import load_vectors
+from groundkit.vectors.vector_store import VectorStore
 
 __all__ = [
     "RECORD_FILE",

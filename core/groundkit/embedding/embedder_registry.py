@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.embedding.hashing import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity

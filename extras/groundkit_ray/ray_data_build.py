@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.config import DEFAULT_INDEX_DIR, IngestSettings
-from groundkit.embedding.registry import resolve_embedder
+from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.extend import ConfigurationError
 from groundkit.shards.build import (
     ShardedIngestReport,

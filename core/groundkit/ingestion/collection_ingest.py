@@ -11,7 +11,7 @@ from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, IngestSettings
-from groundkit.embedding.base import Embedder
+from groundkit.embedding.embedder import Embedder
 from groundkit.ingestion.discover import require_source
 from groundkit.ingestion.fetch import is_url
 from groundkit.ingestion.indexer import Indexer, IngestProgress
@@ -55,7 +55,7 @@ def ingest(
     without reading each file (``Indexer.ingest_texts``: a dataset's corpus in memory).
     """
     from groundkit.collection import collection_file, open_reader, open_store, snapshot_dir
-    from groundkit.vectors.registry import refresh_vector_store
+    from groundkit.vectors.store_registry import refresh_vector_store
 
     url = is_url(path)
     if not url:

@@ -16,12 +16,12 @@ __all__ = [
     "collection_status",
     "open_reader",
     "open_store",
-    "snapshot_dir",
+    "page_archive_dir",
 ]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_NAME = "collection.sqlite"
-SNAPSHOTS = "snapshots"
+PAGE_ARCHIVE = "snapshots"  # the folder's name since adr/0022: kept, collections hold it
 
 
 def collection_file(
@@ -37,9 +37,10 @@ def collection_file(
     return Path(index_dir) / name / FILE_NAME
 
 
-def snapshot_dir(location: str | Path) -> Path:
-    """The folder of URL snapshots kept beside the collection file at ``location`` (adr/0022)."""
-    return Path(location).parent / SNAPSHOTS
+def page_archive_dir(location: str | Path) -> Path:
+    """The page archive: the folder of fetched URLs kept beside the collection file at
+    ``location`` (adr/0022)."""
+    return Path(location).parent / PAGE_ARCHIVE
 
 
 def open_store(
@@ -57,7 +58,7 @@ def open_store(
 def open_reader(
     index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION
 ) -> CollectionReader:
-    """A snapshot reader of an existing collection."""
+    """A reader (a read view) of an existing collection."""
     from groundkit.store.sqlite import SqliteReader
 
     return SqliteReader(collection_file(index_dir, name))

@@ -51,7 +51,8 @@ def chunk_id_for(document_id: str, chunk_index: int, start: int, end: int) -> st
 
 
 def _extractor_fits(source_class: str, extractor: str | None) -> bool:
-    """``extracted`` needs an extractor identity, ``text`` has none, a ``snapshot`` either."""
+    """``extracted`` needs an extractor identity, ``text`` has none, a ``snapshot`` (a fetched
+    page: the stored name, adr/0051) either."""
     if source_class == "extracted":
         return bool(extractor)
     return source_class == "snapshot" or extractor is None

@@ -115,7 +115,7 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
         verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
         where = c.source  # root-qualified when the results come from several roots
         if c.source_class == "snapshot" and result.metadata.get("root"):
-            where = str(result.metadata["root"])  # the URL (its snapshot file is c.source)
+            where = str(result.metadata["root"])  # the URL (its archived file is c.source)
         elif len(roots) > 1 and result.metadata.get("root"):
             where = f"{str(result.metadata['root']).rstrip('/')}/{c.source}"
         print(

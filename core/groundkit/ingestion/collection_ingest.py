@@ -48,13 +48,13 @@ def ingest(
 
     An ``http(s)://`` ``path`` is fetched once (within ``fetch_timeout_s``, through the SSRF
     guard: private, loopback and link-local addresses are refused unless listed in
-    ``allow_addresses``) into a snapshot kept beside the collection, and cited and verified
-    against that snapshot from then on (adr/0022-snapshot-store.md).
+    ``allow_addresses``) into the page archive kept beside the collection, and cited and
+    verified against that copy from then on (adr/0022-snapshot-store.md).
 
     ``texts``: (source, text) pairs ingested as the files of folder ``path`` holding them,
     without reading each file (``Indexer.ingest_texts``: a dataset's corpus in memory).
     """
-    from groundkit.collection import collection_file, open_reader, open_store, snapshot_dir
+    from groundkit.collection import collection_file, open_reader, open_store, page_archive_dir
     from groundkit.vectors.store_registry import refresh_vector_store
 
     url = is_url(path)
@@ -68,7 +68,7 @@ def ingest(
         elif url:
             report = indexer.ingest_url(
                 str(path),
-                snapshots=snapshot_dir(collection_file(index_dir, collection)),
+                archive=page_archive_dir(collection_file(index_dir, collection)),
                 allow=tuple(allow_addresses),
                 timeout_s=fetch_timeout_s,
                 progress=progress,

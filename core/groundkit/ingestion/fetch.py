@@ -35,9 +35,9 @@ CONTENT_TYPES = {
     "text/markdown": ".md",
     "text/x-rst": ".rst",
 }
-"""Content types a snapshot accepts, and the extension that decides how it is read."""
+"""Content types a fetched page may have, and the extension that decides how it is read."""
 MAX_REDIRECTS = 5
-_HEADERS = {"User-Agent": "groundkit-snapshot", "Accept": ", ".join(CONTENT_TYPES)}
+_HEADERS = {"User-Agent": "groundkit-fetch", "Accept": ", ".join(CONTENT_TYPES)}
 _CHUNK = 64 * 1024
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -55,7 +55,7 @@ class Fetched:
 
 
 def is_url(value: object) -> bool:
-    """True for an ``http://`` or ``https://`` string (what ``ingest`` snapshots)."""
+    """True for an ``http://`` or ``https://`` string (what ``ingest`` fetches)."""
     return isinstance(value, str) and value.lower().startswith(("http://", "https://"))
 
 
@@ -126,7 +126,7 @@ def fetch(
             if extension is None:
                 raise _refused(
                     url,
-                    f"{current} is {content_type or 'of no declared type'}, which a snapshot "
+                    f"{current} is {content_type or 'of no declared type'}, which a fetched page "
                     f"cannot read (accepted: {', '.join(sorted(CONTENT_TYPES))})",
                     "unsupported_type",
                 )

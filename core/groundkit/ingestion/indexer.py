@@ -30,8 +30,8 @@ from groundkit.identities import bind_analyzer, bound_embedder
 from groundkit.ingestion.discover import Refusal, SourceFile, discover
 from groundkit.ingestion.fetch import fetch
 from groundkit.ingestion.language_check import check_language
+from groundkit.ingestion.page_archive import archive_page, normalized_url
 from groundkit.ingestion.report import IngestReport
-from groundkit.ingestion.snapshot import normalized_url, write_snapshot
 from groundkit.lines import LineIndex
 from groundkit.source_files import check_text, decode_text, read_bytes
 from groundkit.store.protocols import CollectionStore, IndexedChunk
@@ -194,14 +194,15 @@ class Indexer:
         self,
         url: str,
         *,
-        snapshots: Path,
+        archive: Path,
         allow: tuple[str, ...] = (),
         timeout_s: float = 30.0,
         progress: ProgressCallback | None = None,
     ) -> IngestReport:
-        """Fetch ``url`` once into the snapshot folder and ingest it as a ``snapshot`` source.
+        """Fetch ``url`` once into the page archive ``archive`` and ingest it (its
+        ``source_class`` is ``"snapshot"``, the stored name of a fetched page's class).
 
-        The document's root is the URL; an earlier snapshot of the same URL is replaced. A
+        The document's root is the URL; an earlier fetch of the same URL is replaced. A
         refused fetch (SSRF guard, size, time, type) is reported like a refused file.
         """
         started = time.perf_counter()
@@ -212,21 +213,21 @@ class Indexer:
             fetched = fetch(
                 url, max_bytes=self.settings.max_file_bytes, timeout_s=timeout_s, allow=allow
             )
-            source, created = write_snapshot(snapshots, fetched)
+            source, created = archive_page(archive, fetched)
         except IngestionError as exc:
             report.refused.append(Refusal.of(exc, root))
             return report
         with self.store.batch():
             outcome = self._ingest_file(
-                root, SourceFile(source, snapshots / source), report, read_root=str(snapshots)
+                root, SourceFile(source, archive / source), report, read_root=str(archive)
             )
             if outcome in ("indexed", "replaced", "unchanged"):
                 for document in self.store.documents_under(root):
-                    if document.source != source:  # an older snapshot of this URL
+                    if document.source != source:  # an older fetch of this URL
                         report.generation = self.store.remove_document(document.document_id)
                         report.removed.append(document.source)
             elif created:  # refused (a duplicate, undecodable): no document cites it
-                (snapshots / source).unlink(missing_ok=True)
+                (archive / source).unlink(missing_ok=True)
         if progress is not None:
             progress(IngestProgress(1, 1, root, outcome))
         report.elapsed_s = time.perf_counter() - started
@@ -240,7 +241,7 @@ class Indexer:
         *,
         read_root: str | None = None,
     ) -> str:
-        """Ingest one file; ``read_root`` (a snapshot folder) is where it is read from, when
+        """Ingest one file; ``read_root`` (the page archive) is where it is read from, when
         that is not its recorded ``root`` (a URL)."""
         source = source_file.source
         existing = self.store.find_document(root, source)
@@ -271,7 +272,7 @@ class Indexer:
             report,
             extractor=extractor,
             fingerprint=None if extractor is None else fingerprint,
-            snapshot=read_root is not None,
+            fetched_page=read_root is not None,
         )
 
     def _ingest_memory(self, root: str, source: str, text: str, report: IngestReport) -> str:
@@ -296,7 +297,7 @@ class Indexer:
         *,
         extractor: str | None = None,
         fingerprint: str | None = None,
-        snapshot: bool = False,
+        fetched_page: bool = False,
     ) -> str:
         """Store a read source unless unchanged or a duplicate (``fingerprint``: an extracted
         file's, from its bytes; a text's is taken here); its outcome."""
@@ -329,7 +330,7 @@ class Indexer:
             fingerprint,
             extraction=extraction,
             extractor=extractor,
-            snapshot=snapshot,
+            fetched_page=fetched_page,
         )
         report.generation = self.store.write_document(
             document,
@@ -355,7 +356,7 @@ class Indexer:
         *,
         extraction: Extraction | None = None,
         extractor: str | None = None,
-        snapshot: bool = False,
+        fetched_page: bool = False,
     ) -> tuple[Document, list[IndexedChunk]]:
         """The document record and analyzed chunks of one decoded (or extracted) source."""
         lines = LineIndex(text)
@@ -400,7 +401,9 @@ class Indexer:
             char_count=len(text),
             line_count=lines.line_count,
             fingerprint=fingerprint,
-            source_class="snapshot" if snapshot else "text" if extractor is None else "extracted",
+            source_class=(
+                "snapshot" if fetched_page else "text" if extractor is None else "extracted"
+            ),
             extractor=extractor,
         )
         return document, chunks

@@ -18,7 +18,7 @@ from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, DEFAULT_MAX_
 from groundkit.contracts import Document, content_hash
 from groundkit.errors import IngestionError
 from groundkit.ingestion.fetch import is_url
-from groundkit.ingestion.snapshot import normalized_url
+from groundkit.ingestion.page_archive import normalized_url
 
 __all__ = [
     "RelocateReport",

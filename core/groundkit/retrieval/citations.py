@@ -75,19 +75,19 @@ def verify_max_bytes(document: Document) -> int:
 
 
 def citation_root(document: Document, location: str) -> str:
-    """Where a document's citations are re-read: its root, or, for a URL snapshot, the snapshot
+    """Where a document's citations are re-read: its root, or, for a fetched URL, the page archive
     folder beside the collection file at ``location`` (never the network)."""
     if document.source_class == "snapshot":
-        from groundkit.collection import snapshot_dir
+        from groundkit.collection import page_archive_dir
 
-        return str(snapshot_dir(location))
+        return str(page_archive_dir(location))
     return document.root
 
 
 def verify_document_citation(citation: Citation, document: Document, location: str) -> Verification:
     """Re-read a citation of ``document`` where its source lives (``citation_root``) under the
     size cap it was ingested with (``verify_max_bytes``): how every caller verifies a stored
-    result, so a URL snapshot or a file over the default cap verifies everywhere alike."""
+    result, so a fetched URL or a file over the default cap verifies everywhere alike."""
     return verify_citation(
         citation, citation_root(document, location), max_bytes=verify_max_bytes(document)
     )

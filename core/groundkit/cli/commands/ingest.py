@@ -59,7 +59,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     parser.add_argument(
         "path",
         metavar="PATH",
-        help="file or folder to ingest, or an http(s) URL to fetch once into a snapshot",
+        help="file or folder to ingest, or an http(s) URL to fetch once into the page archive",
     )
     stemmer_option(
         parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"

@@ -1,4 +1,5 @@
-"""``snapshot`` sources: a URL fetched once, through the SSRF guard, then verified offline.
+"""Fetched pages (``source_class`` ``snapshot``): a URL fetched once into the page archive, through
+the SSRF guard, then verified offline.
 
 A real HTTP server on 127.0.0.1 (a thread, bounded in time), reached with the explicit allow.
 """

@@ -1,9 +1,11 @@
-"""The snapshot store: fetched bodies kept beside the collection, named by their content.
+"""The page archive: fetched bodies kept beside the collection, named by their content.
 
 ``<index_dir>/<collection>/snapshots/sha256-<64 hex><ext>``, written once (temporary file, then
 an atomic rename) before the document that cites it is stored, so a stored citation always has
-its bytes on disk. A snapshot document's root is its URL and its source this file name; it is
-cited and verified against the file, offline, never by fetching again (adr/0022).
+its bytes on disk. A fetched page's document has its URL as root and this file name as source;
+it is cited and verified against the file, offline, never by fetching again (adr/0022). The
+folder keeps its name ``snapshots/`` and the documents their ``source_class`` ``"snapshot"``:
+both are stored in collections (adr/0051).
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from pathlib import Path
 
 from groundkit.ingestion.fetch import Fetched, redacted
 
-__all__ = ["normalized_url", "snapshot_name", "write_snapshot"]
+__all__ = ["archive_page", "archived_name", "normalized_url"]
 
 
-def snapshot_name(fetched: Fetched) -> str:
+def archived_name(fetched: Fetched) -> str:
     """The content-derived file name of a fetched body (its extension says how to read it)."""
     return f"sha256-{hashlib.sha256(fetched.body).hexdigest()}{fetched.extension}"
 
@@ -28,10 +30,10 @@ def normalized_url(url: str) -> str:
     return redacted(url.split("#", 1)[0])
 
 
-def write_snapshot(directory: Path, fetched: Fetched) -> tuple[str, bool]:
+def archive_page(directory: Path, fetched: Fetched) -> tuple[str, bool]:
     """Store ``fetched`` under ``directory`` (kept if already there): its source name, and
     whether this call created the file."""
-    name = snapshot_name(fetched)
+    name = archived_name(fetched)
     target = directory / name
     if target.is_file() and target.stat().st_size == len(fetched.body):
         return name, False

@@ -5,7 +5,7 @@ protocol here and registers itself by name; it reports failures through the erro
 tells users how to install what it needs with ``install_hint``. Extras import from this
 module only, never from internals, so the internals can move without breaking them. A service
 over stored collections (the ``serve`` extra) also finds here how collections are located,
-opened as snapshots and audited.
+opened as read views and audited.
 """
 
 from __future__ import annotations

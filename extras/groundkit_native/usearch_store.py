@@ -1,7 +1,7 @@
 """usearch HNSW vector store: a derived ANN index over the collection's SQLite vectors.
 
 SQLite stays the source of truth (adr/0009); the index is rebuilt or refreshed from a reader's
-snapshot whenever the collection's generation moved since it was saved, so a crash between the
+read view whenever the collection's generation moved since it was saved, so a crash between the
 SQLite commit and the index save loses nothing (adr/0013). Files beside ``collection.sqlite``::
 
     vectors-usearch.json          the commit record: generation, identity, metric, dtype, files
@@ -10,7 +10,7 @@ SQLite commit and the index save loses nothing (adr/0013). Files beside ``collec
 
 The metric follows the manifest (cosine -> ``cos``, dot -> ``ip``), the dtype is pinned
 (``f32`` by default, not usearch's CPU-dependent default). Large indexes are memory-mapped
-(``view``). Keys are SQLite chunk keys; a key the snapshot no longer holds is removed from the
+(``view``). Keys are SQLite chunk keys; a key the read view no longer holds is removed from the
 index in the refresh that sees its chunk gone, a changed vector is replaced.
 """
 
@@ -179,10 +179,10 @@ def _digest(blob: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(blob, digest_size=8).digest(), "little")
 
 
-def _snapshot(
+def _stored_vectors(
     reader: CollectionReader, identity: EmbeddingIdentity, location: str
 ) -> tuple[Any, Any, dict[int, bytes]]:
-    """(keys, digests) of every vector of the snapshot, and the blobs; checked as the core does."""
+    """(keys, digests) of every vector of the read view, and the blobs; checked as the core does."""
     import numpy as np
 
     chunk_keys = {key for key, _ in reader.chunk_lengths()}
@@ -283,9 +283,9 @@ def open_store(
     *,
     persist: bool = True,
 ) -> UsearchVectorStore:
-    """The usearch store of ``reader``'s snapshot: loaded when saved at its generation, else
+    """The usearch store of ``reader``'s read view: loaded when saved at its generation, else
     refreshed (removals, replacements, additions) or rebuilt from the SQLite vectors, and saved
-    beside the collection when the snapshot is newer than what is saved."""
+    beside the collection when the read view is newer than what is saved."""
     import numpy as np
 
     settings = settings or UsearchSettings()
@@ -299,7 +299,7 @@ def open_store(
         index_file, keys_file = record_io.files(int(saved["generation"]))
         if saved["generation"] == generation and index_file.is_file():
             return _restore(index_file, identity, settings)
-    keys, digests, blobs = _snapshot(reader, identity, location)
+    keys, digests, blobs = _stored_vectors(reader, identity, location)
     store: UsearchVectorStore | None = None
     removed_total = 0
     if record_io is not None and saved is not None and compatible:
@@ -354,7 +354,7 @@ def _restore(
 
 
 def load(reader: CollectionReader, identity: EmbeddingIdentity, location: str) -> Any:
-    """The ``usearch`` vector store (HNSW) of a snapshot (``VectorStoreLoader``)."""
+    """The ``usearch`` vector store (HNSW) of a read view (``VectorStoreLoader``)."""
     return open_store(reader, identity, location)
 
 

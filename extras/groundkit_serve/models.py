@@ -300,7 +300,7 @@ class ServiceStatus(BaseModel):
     version: str
     index_dir: str
     default_collection: str
-    open_collections: dict[str, int] = Field(description="name -> generation of open snapshots")
+    open_collections: dict[str, int] = Field(description="name -> generation of open read views")
     max_open_collections: int
     max_top_k: int
     workers: int
@@ -318,7 +318,7 @@ class ServiceStatus(BaseModel):
     refreshes: int
     refresh_errors: dict[str, str] = Field(
         description="collection -> why its newer generation could not be opened (the older "
-        "snapshot keeps serving)"
+        "read view keeps serving)"
     )
     uptime_s: float
 

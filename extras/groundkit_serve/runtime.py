@@ -1,13 +1,13 @@
-"""The long-lived side of the service: open snapshots per collection, refreshed as they change.
+"""The long-lived side of the service: open read views per collection, refreshed as they change.
 
-Each collection has at most one current ``Retriever`` (a snapshot at one generation). A request
+Each collection has at most one current ``Retriever`` (a read view at one generation). A request
 leases it, uses it under its lock, and gives it back; one request's results therefore all come
 from one generation. When a probe finds a newer generation, one background thread builds the
-new snapshot (single-flight) while requests keep being answered from the old, complete one; the
+new read view (single-flight) while requests keep being answered from the old, complete one; the
 old one is closed when its last lease ends. An LRU cap bounds how many stay open. See adr/0020.
 
 A sharded collection (a folder with ``shards.json``, adr/0028) is served the same way: its
-snapshot is a ``ShardedRetriever`` over every shard, its generation the manifest's, and a
+read view is a ``ShardedRetriever`` over every shard, its generation the manifest's, and a
 missing or out-of-step shard makes the request fail closed (``ShardUnavailableError``).
 """
 
@@ -29,9 +29,9 @@ from groundkit.shards import ShardedRetriever, load_manifest, shard_name
 from groundkit.shards.shard_manifest import MANIFEST_FILE, shards_dir
 from groundkit_serve.settings import ServeSettings
 
-__all__ = ["Lease", "Runtime", "Snapshot"]
+__all__ = ["Lease", "ReadView", "Runtime"]
 
-Snapshot = Retriever | ShardedRetriever
+ReadView = Retriever | ShardedRetriever
 """What a lease holds: one collection's retriever, or a sharded collection's."""
 
 log = logging.getLogger("groundkit.serve")
@@ -39,7 +39,7 @@ log = logging.getLogger("groundkit.serve")
 
 @dataclass(eq=False)
 class _Entry:
-    retriever: Snapshot
+    retriever: ReadView
     generation: int
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
@@ -48,22 +48,22 @@ class _Entry:
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A snapshot of one collection, held for one request."""
+    """A read view of one collection, held for one request."""
 
     collection: str
-    retriever: Snapshot
+    retriever: ReadView
     generation: int
 
     @property
     def readers(self) -> tuple[CollectionReader, ...]:
-        """The snapshot's stores: the collection's, or each shard's in shard order."""
+        """The read view's stores: the collection's, or each shard's in shard order."""
         found = self.retriever
         return found.readers if isinstance(found, ShardedRetriever) else (found.reader,)
 
 
 def _refuse_altered(path: Path, what: str) -> None:
     """A file changed outside any writer since its last one stamped it is not served from an
-    older snapshot: the request fails closed (503) until ``groundkit check`` says why."""
+    older read view: the request fails closed (503) until ``groundkit check`` says why."""
     if altered_since_stamp(path):
         raise CorruptCollectionError(
             f"{what} ({path}) was changed outside groundkit since its last ingest; it is not "
@@ -73,7 +73,7 @@ def _refuse_altered(path: Path, what: str) -> None:
 
 
 class Runtime:
-    """Snapshots cached per collection; every method is safe to call from worker threads."""
+    """Read views cached per collection; every method is safe to call from worker threads."""
 
     def __init__(self, settings: ServeSettings, *, reranker: Reranker | None = None) -> None:
         self.settings = settings
@@ -130,7 +130,7 @@ class Runtime:
 
     @contextmanager
     def lease(self, collection: str | None) -> Iterator[Lease]:
-        """The current snapshot of ``collection``, locked for this request."""
+        """The current read view of ``collection``, locked for this request."""
         name = self.name(collection)
         entry = self._acquire(name)
         try:
@@ -140,7 +140,7 @@ class Runtime:
             self._release(entry)
 
     def preload(self, collection: str) -> None:
-        """Open (and warm) ``collection``'s snapshot ahead of its first request; a collection
+        """Open (and warm) ``collection``'s read view ahead of its first request; a collection
         that cannot be opened is left to that request to report."""
         try:
             self._release(self._acquire(self.name(collection)))
@@ -174,7 +174,7 @@ class Runtime:
             return entry
 
     def _open(self, name: str) -> _Entry:
-        retriever: Snapshot
+        retriever: ReadView
         if self.sharded(name):
             retriever = ShardedRetriever.open(
                 self.settings.index_dir, name, reranker=self._reranker
@@ -185,7 +185,7 @@ class Runtime:
         return _Entry(retriever, retriever.generation)
 
     def _refresh(self, name: str) -> None:
-        """Build the newer snapshot in the background and swap it in when complete."""
+        """Build the newer read view in the background and swap it in when complete."""
         try:
             building = self._building.setdefault(name, threading.Lock())
             with building:
@@ -195,7 +195,7 @@ class Runtime:
                 self.refreshes += 1
                 self.refresh_errors.pop(name, None)
             log.info("refreshed", extra={"collection": name, "generation": entry.generation})
-        except GroundkitError as exc:  # the old snapshot keeps serving; status shows why
+        except GroundkitError as exc:  # the old read view keeps serving; status shows why
             self.refresh_errors[name] = exc.message
             log.warning("refresh failed", extra={"collection": name, "error": exc.message})
         finally:

@@ -146,7 +146,7 @@ class Registry:
                 ToolSpec(
                     "status",
                     "Server status",
-                    "The server's version, limits, open snapshots and request counts.",
+                    "The server's version, limits, open read views and request counts.",
                     NoArguments,
                     ServiceStatus,
                     self.status,
@@ -315,7 +315,7 @@ class Registry:
         if request.chunk_id is not None and request.citation is not None:
             raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
         if request.chunk_id is None and request.citation is None:
-            # the whole collection: in a child process, holding no snapshot (adr/0040)
+            # the whole collection: in a child process, holding no read view (adr/0040)
             collection = self.runtime.name(request.collection)
             self.runtime.probe(collection)  # a missing or damaged collection fails here
             generation, audit = verify_in_child(self.settings.index_dir, collection, current_work())

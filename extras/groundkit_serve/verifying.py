@@ -3,7 +3,7 @@
 Verifying re-reads every source: seconds of pure-Python work on a large collection. In a
 worker thread it held the interpreter's lock against every search and could not be stopped
 when its request timed out. In its own process it uses another core, searches of the same
-snapshot keep answering, and a cancelled or timed-out request ends it at once (``terminate``).
+read view keep answering, and a cancelled or timed-out request ends it at once (``terminate``).
 The child opens the collection afresh (the generation it verified is in the reply) and sends
 its progress and its result through a pipe.
 """

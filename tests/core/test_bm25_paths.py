@@ -36,7 +36,7 @@ needs_numpy = pytest.mark.skipif(not numpy_available(), reason="numpy is not ins
 
 
 def tie_keys_for(reader: CollectionReader, source: str) -> TieKeys:
-    """The reader's own tie keys, cached ones, or cached ones with snapshot-wide ranks."""
+    """The reader's own tie keys, cached ones, or cached ones with view-wide ranks."""
     if source == "fetch":
         return reader.tie_keys
     if source == "ranks":
@@ -189,7 +189,7 @@ def test_packing_steps_aside_when_fixed_point_cannot_decide(fraction_bits: int, 
     assert pairs(hits) == exhaustive(index, query, 3, store)
 
 
-def test_auto_uses_numpy_when_it_is_importable_and_the_snapshot_is_large_enough() -> None:
+def test_auto_uses_numpy_when_it_is_importable_and_the_read_view_is_large_enough() -> None:
     store = MemoryStore()
     load(store, [["a b"]])
     assert BM25Index(store.reader()).accelerator == "python"  # below numpy_min_chunks

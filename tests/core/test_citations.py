@@ -80,8 +80,8 @@ def test_traversal_in_the_source_is_unresolvable(root: Path, tmp_path: Path) -> 
     assert "outside the base directory" in outcome.reason
 
 
-def test_a_snapshot_citation_is_read_from_the_folder_it_is_given(root: Path) -> None:
-    """Callers pass a snapshot's folder (``citation_root``), never its URL: no fetch happens."""
+def test_a_fetched_page_citation_is_read_from_the_folder_it_is_given(root: Path) -> None:
+    """Callers pass the page archive (``citation_root``), never the URL: no fetch happens."""
     citation = Citation("a.md", "snapshot", 0, 8, TEXT[:8], 1, 1)
     assert verify_citation(citation, root).verdict == "verified"
     assert verify_citation(citation, "https://example.org/a.md").verdict == "unresolvable"

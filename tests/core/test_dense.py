@@ -1,4 +1,4 @@
-"""Dense and hybrid retrieval: identities, lockstep vectors, snapshots, and failing closed."""
+"""Dense and hybrid retrieval: identities, lockstep vectors, read views, and failing closed."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def test_the_plan_is_frozen() -> None:
 
 
 class WideReader:
-    """A designed snapshot too large to pack (70,000 chunks): "even" is in every other chunk,
+    """A designed read view too large to pack (70,000 chunks): "even" is in every other chunk,
     "third" in every third, "rare" three times in each of chunks 0-4."""
 
     chunk_count = 70_000

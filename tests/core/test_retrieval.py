@@ -1,4 +1,4 @@
-"""Retriever: exact Lucene BM25, tie-breaks, validation, snapshots, failing closed."""
+"""Retriever: exact Lucene BM25, tie-breaks, validation, read views, failing closed."""
 
 from __future__ import annotations
 
@@ -252,7 +252,7 @@ def test_same_corpus_same_ranking_on_both_stores(tmp_path: Path) -> None:
 @pytest.mark.parametrize("limit", [1 << 25, 300])
 def test_joined_records_are_read_once_and_give_the_same_results(limit: int) -> None:
     """A hit's chunk, document and citation are read on its first join and kept for the
-    snapshot's lifetime (a small bound starts over: still the same results)."""
+    read view's lifetime (a small bound starts over: still the same results)."""
     from groundkit.retrieval.join import JoinedRecords, join_results
 
     store = MemoryStore()

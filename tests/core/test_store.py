@@ -1,4 +1,4 @@
-"""Both stores behind one protocol: transactions, generations, snapshots, identity, refusals."""
+"""Both stores behind one protocol: transactions, generations, read views, identity, refusals."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_replace_and_remove_leave_no_stale_postings(store: CollectionStore) -> N
         assert reader.integrity_problems() == []
 
 
-def test_reader_is_a_snapshot(store: CollectionStore) -> None:
+def test_reader_is_a_read_view(store: CollectionStore) -> None:
     put(store, "a.md", ["alpha"])
     reader = store.reader()
     put(store, "b.md", ["alpha again"])

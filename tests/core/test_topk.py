@@ -39,14 +39,14 @@ def test_select_top_k_equals_a_full_sort(
 
 
 def ranked_tie_keys() -> CachedTieKeys:
-    """Tie keys of chunks 0..400 that rank all of them, as a small snapshot would."""
+    """Tie keys of chunks 0..400 that rank all of them, as a small read view would."""
     every = tie_keys(range(401)).items
     return CachedTieKeys(tie_keys, every=every, chunk_count=401, rank_after=0)
 
 
 @settings(max_examples=300, deadline=None)
 @given(SCORES, st.integers(1, 60), st.none() | st.sampled_from([1.0, 2.0, 3.0]))
-def test_snapshot_ranks_give_the_same_top_k(
+def test_view_wide_ranks_give_the_same_top_k(
     scores: dict[int, float], k: int, floor: float | None
 ) -> None:
     keys, values = top_k_columns(scores, k, ranked_tie_keys(), floor)
@@ -86,7 +86,7 @@ def test_tie_keys_are_fetched_only_for_runs_that_reach_the_top_k() -> None:
     assert asked == []
 
 
-def test_a_snapshot_is_ranked_once_its_lookups_add_up_to_its_size() -> None:
+def test_a_read_view_is_ranked_once_its_lookups_add_up_to_its_size() -> None:
     passes: list[int] = []
 
     def every() -> list[tuple[int, TieKey]]:

@@ -192,7 +192,7 @@ def test_a_collection_file_changed_outside_groundkit_is_not_served(tmp_path: Pat
     server = start_server("--index-dir", str(index))
     try:
         found = httpx.get(server.url + "/v1/search", params={"q": "leak"}, timeout=TIMEOUT)
-        assert found.status_code == 200  # the snapshot is open and cached
+        assert found.status_code == 200  # the read view is open and cached
         path = index / "default" / "collection.sqlite"
         with path.open("r+b") as handle:  # damage a page in the middle, size unchanged
             handle.seek(path.stat().st_size // 2)

@@ -298,7 +298,7 @@ def test_a_reingested_collection_is_served_at_its_new_generation_never_mixed(
             thread.join(timeout=60)
         server.stop()
     assert failures == []
-    assert all(len(versions) == 1 for _, versions in seen)  # one snapshot per response
+    assert all(len(versions) == 1 for _, versions in seen)  # one read view per response
     by_generation: dict[int, set[str]] = {}
     for generation, versions in seen:
         by_generation.setdefault(generation, set()).update(versions)

@@ -1,4 +1,4 @@
-"""Lexical scoring over a collection snapshot's postings, and exact top-k selection."""
+"""Lexical scoring over a collection read view's postings, and exact top-k selection."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Lucene BM25 over a snapshot's postings, with exact top-k: the lexical engine's one door.
+"""Lucene BM25 over a read view's postings, with exact top-k: the lexical engine's one door.
 
 score(q, d) = sum over query terms t of qtf(t) * idf(t) * tf / (tf + k1 * (1 - b + b * |d| / avgdl))
 with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), as Lucene's BM25Similarity (8.0 and later).
-Each posting's *term score* ``idf * (tf / (tf + norm))`` is computed once per snapshot; a query
+Each posting's *term score* ``idf * (tf / (tf + norm))`` is computed once per read view; a query
 adds ``qtf * term score`` per chunk in the canonical term order, on every path, so every path's
 scores are bit-identical (adr/0014). ``top_k`` asks the plan which paths to try
 (``plan.LexicalPlan.paths``) and reports the one that answered in ``LexicalHits.path``.
@@ -55,7 +55,7 @@ def bm25_idf(chunks: int, df: int) -> float:
 
 
 class BM25Index:
-    """Scores query terms against one collection snapshot."""
+    """Scores query terms against one collection read view."""
 
     def __init__(
         self,
@@ -67,7 +67,7 @@ class BM25Index:
         stats: CollectionStats | None = None,
     ) -> None:
         """``stats``: score as part of a larger collection (a shard) with its statistics
-        instead of this snapshot's own (``groundkit.index.stats``)."""
+        instead of this read view's own (``groundkit.index.stats``)."""
         if accelerator not in ACCELERATORS:
             raise ConfigurationError(
                 f"unknown accelerator {accelerator!r}; choose one of {', '.join(ACCELERATORS)}"
@@ -139,11 +139,11 @@ class BM25Index:
         return bm25_idf(self._n, df)
 
     def local_df(self, term: str) -> int:
-        """The number of this snapshot's chunks holding ``term``."""
+        """The number of this read view's chunks holding ``term``."""
         return len(self._postings.get(term))
 
     def df(self, term: str) -> int:
-        """The document frequency of ``term``: this snapshot's, or the collection's (stats);
+        """The document frequency of ``term``: this read view's, or the collection's (stats);
         a blended term's is its most frequent member's (Lucene's SynonymQuery)."""
         blended = blend_members(term)
         if blended is not None:

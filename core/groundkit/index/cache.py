@@ -1,6 +1,6 @@
 """The one bounded cache of the lexical index: a dict that starts over when it is full.
 
-A snapshot never changes, so what is derived from it (postings, term scores, packed terms,
+A read view never changes, so what is derived from it (postings, term scores, packed terms,
 tie keys) can be kept for its lifetime. Each cache is bounded by a cost (postings, bytes or
 entries); an entry that would pass the bound clears the cache first. Answers stay the same
 after a clear, only slower; starting over needs no bookkeeping on the hot path, unlike LRU.

@@ -51,7 +51,7 @@ class LexicalPlan:
     heap_fraction: int = 8
     sampled_fraction: int = 2
     selection_sample_stride: int = 4
-    # Cache bounds, and the largest snapshot whose chunks are all ranked by tie key at once.
+    # Cache bounds, and the largest read view whose chunks are all ranked by tie key at once.
     postings_cache_postings: int = 1 << 26
     term_scores_cache_postings: int = 1 << 24
     numpy_cache_postings: int = 1 << 26

@@ -1,4 +1,4 @@
-"""The lexicon: a snapshot's indexed terms, for prefix completion and typo-tolerant lookup.
+"""The lexicon: a read view's indexed terms, for prefix completion and typo-tolerant lookup.
 
 Completions of a prefix are read from the store by range (a static site fetches only the term
 blocks the prefix falls in). Terms one edit away come from a symmetric-delete table (SymSpell)
@@ -20,7 +20,7 @@ __all__ = ["Lexicon", "edit_distance"]
 
 
 class Lexicon:
-    """The indexed terms of one snapshot, read on first use and kept."""
+    """The indexed terms of one read view, read on first use and kept."""
 
     def __init__(self, reader: CollectionReader) -> None:
         self._reader = reader

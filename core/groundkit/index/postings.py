@@ -1,6 +1,6 @@
-"""Per-term postings of one snapshot, read once from the store and kept as compact arrays.
+"""Per-term postings of one read view, read once from the store and kept as compact arrays.
 
-A snapshot never changes, so a term's postings are kept for its lifetime, in a cache bounded
+A read view never changes, so a term's postings are kept for its lifetime, in a cache bounded
 by ``LexicalPlan.postings_cache_postings``.
 """
 

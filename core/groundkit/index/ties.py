@@ -5,8 +5,8 @@ layouts candidates come in: each run of equal scores that reaches the k-th place
 by ``tie_order_keys`` within the block it holds. A chunk without a tie key (a missing record)
 raises ``KeyError`` rather than being ranked silently (adr/0005, adr/0015).
 
-``CachedTieKeys`` keeps a snapshot's tie keys, fetched once per chunk; once its lookups add
-up to the snapshot's size (up to ``LexicalPlan.tie_ranks_max_chunks``), it ranks every chunk
+``CachedTieKeys`` keeps a read view's tie keys, fetched once per chunk; once its lookups add
+up to the read view's size (up to ``LexicalPlan.tie_ranks_max_chunks``), it ranks every chunk
 by tie key in one pass, and ties are then broken by comparing integers.
 """
 
@@ -44,7 +44,7 @@ def by_chunk_key(keys: Sequence[int]) -> dict[int, TieKey]:
 
 
 class CachedTieKeys:
-    """Wraps a reader's ``tie_keys`` with a per-snapshot cache; called the same way."""
+    """Wraps a reader's ``tie_keys`` with a per-view cache; called the same way."""
 
     def __init__(
         self,
@@ -55,7 +55,7 @@ class CachedTieKeys:
         rank_after: int | None = None,
         plan: LexicalPlan = DEFAULT_PLAN,
     ) -> None:
-        """``every`` gives every chunk's tie key in one pass; with it, the snapshot is ranked
+        """``every`` gives every chunk's tie key in one pass; with it, the read view is ranked
         once ``rank_after`` keys (default: ``chunk_count``) have been looked up."""
         self._fetch = fetch
         self._known: BoundedCache[int, TieKey] = BoundedCache(plan.tie_cache_entries)
@@ -72,7 +72,7 @@ class CachedTieKeys:
         rank_after: int | None = None,
         plan: LexicalPlan = DEFAULT_PLAN,
     ) -> CachedTieKeys:
-        """The cache for ``reader``'s snapshot."""
+        """The cache for ``reader``'s read view."""
         return cls(
             reader.tie_keys,
             every=reader.iter_tie_keys,
@@ -108,13 +108,13 @@ class CachedTieKeys:
 
 
 def tie_ranks_of(tie_keys: TieKeys) -> array[int] | None:
-    """The snapshot-wide tie ranks behind ``tie_keys``, where it is a ``CachedTieKeys`` that
+    """The view-wide tie ranks behind ``tie_keys``, where it is a ``CachedTieKeys`` that
     has (or can make) them."""
     return tie_keys.ranks() if isinstance(tie_keys, CachedTieKeys) else None
 
 
 def tie_order_keys(tied: Sequence[int], tie_keys: TieKeys) -> list[int] | list[TieKey]:
-    """What orders ``tied`` by tie key: each one's snapshot-wide rank where ``tie_keys`` has
+    """What orders ``tied`` by tie key: each one's view-wide rank where ``tie_keys`` has
     them, else its tie key; equal tie keys are left to the chunk key. A key without a tie key
     (or a rank) raises ``KeyError``."""
     tie_ranks = tie_ranks_of(tie_keys)
@@ -171,13 +171,13 @@ def order_tied_arrays(np: Any, matched: Any, values: Any, tie_keys: TieKeys) -> 
 
 
 def _array_ranks(np: Any, tied_keys: Any, tie_keys: TieKeys) -> Any:
-    """Each tied chunk's place in tie order: gathered from the snapshot ranks where all of
+    """Each tied chunk's place in tie order: gathered from the view-wide ranks where all of
     these have one, else ``tied_order`` (which raises ``KeyError`` for a missing record)."""
     ranks = tie_ranks_of(tie_keys)
     if ranks is not None:
-        snapshot = np.frombuffer(ranks, dtype=np.int64)  # a view, no copy
-        if tied_keys.max() < snapshot.size:
-            found = snapshot[tied_keys]
+        ranked = np.frombuffer(ranks, dtype=np.int64)  # a view, no copy
+        if tied_keys.max() < ranked.size:
+            found = ranked[tied_keys]
             if found.min() >= 0:
                 return found
     return np.asarray(tied_order(tied_keys.tolist(), tie_keys), dtype=np.int64)

@@ -1,4 +1,4 @@
-"""Search over a collection snapshot, and re-checking citations against their sources."""
+"""Search over a collection read view, and re-checking citations against their sources."""
 
 from __future__ import annotations
 

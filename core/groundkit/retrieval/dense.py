@@ -1,8 +1,8 @@
-"""The dense leg of a snapshot: its embedder, checked against the manifest at open, and its
+"""The dense leg of a read view: its embedder, checked against the manifest at open, and its
 vectors, loaded on first use.
 
 Opening costs O(1) here: the identity comparison reads only the manifest. The vectors are read
-(and checked against the snapshot's chunks) the first time a dense or hybrid search runs, into
+(and checked against the read view's chunks) the first time a dense or hybrid search runs, into
 the exact store or the one named by ``vector_store`` (default: the one recorded beside the
 collection, adr/0012).
 """
@@ -35,7 +35,7 @@ semantic embedder that is not available (one collection's or a sharded one's: ad
 
 
 class DenseLeg:
-    """Embeds queries and searches the snapshot's vectors (exact, deterministic)."""
+    """Embeds queries and searches the read view's vectors (exact, deterministic)."""
 
     def __init__(
         self,

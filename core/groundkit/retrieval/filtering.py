@@ -1,4 +1,4 @@
-"""The chunks a ``SearchFilter`` admits in one snapshot: a collection's, or a shard's.
+"""The chunks a ``SearchFilter`` admits in one read view: a collection's, or a shard's.
 
 One implementation for the retriever and every shard, so a filtered sharded search admits in
 each shard exactly the chunks one collection would admit (filtering happens before the merge).
@@ -11,18 +11,18 @@ from groundkit.store.protocols import CollectionReader
 
 __all__ = ["FilterCache"]
 
-_FILTERS_CACHED = 32  # chunk sets of recent filters kept per snapshot
+_FILTERS_CACHED = 32  # chunk sets of recent filters kept per read view
 
 
 class FilterCache:
-    """Admitted chunk keys per filter, computed once per filter for one snapshot."""
+    """Admitted chunk keys per filter, computed once per filter for one read view."""
 
     def __init__(self, reader: CollectionReader) -> None:
         self._reader = reader
         self._found: dict[tuple[object, ...], frozenset[int]] = {}
 
     def allowed(self, where: SearchFilter) -> frozenset[int]:
-        """The chunk keys ``where`` admits in this snapshot."""
+        """The chunk keys ``where`` admits in this read view."""
         found = self._found.get(where.key())
         if found is not None:
             return found

@@ -2,7 +2,7 @@
 (failing closed on a missing one), and the query's words located in each result's text.
 
 Shared by the retriever and the sharded search, so a result looks the same either way. A
-snapshot never changes, so ``JoinedRecords`` keeps what a hit joins to (its chunk, document and
+read view never changes, so ``JoinedRecords`` keeps what a hit joins to (its chunk, document and
 citation) for the next query that returns it, bounded by the text it holds.
 """
 
@@ -32,7 +32,7 @@ copy: a copy of a small dict is cheaper than building it)."""
 
 
 class JoinedRecords:
-    """A snapshot's hits joined to their records, read in batches and kept."""
+    """A read view's hits joined to their records, read in batches and kept."""
 
     def __init__(self, reader: CollectionReader, limit: int = JOINED_RECORDS_CHARS) -> None:
         self._reader = reader

@@ -2,7 +2,7 @@
 
 ``ingest_shard`` (the map) ingests the sources routed to one shard into that shard's ordinary
 collection; it touches nothing else, so shards can be built at once in separate processes or
-machines. ``seal_shards`` (the reduce) reads every shard's snapshot, checks they share one
+machines. ``seal_shards`` (the reduce) reads every shard's read view, checks they share one
 analyzer and embedding identity, and writes the manifest with the reduced statistics. An
 incremental ingest is the same two steps over the changed corpus: each shard replaces,
 skips or removes its own documents and the seal records the new statistics.
@@ -137,7 +137,7 @@ def ingest_shard(
 
 
 def seal_shards(index_dir: str | Path, collection: str, shards: int) -> ShardManifest:
-    """The reduce: read every shard's snapshot and write the manifest (atomically)."""
+    """The reduce: read every shard's read view and write the manifest (atomically)."""
     folder = shards_dir(index_dir, collection)
     records: list[ShardRecord] = []
     analyzers: set[str] = set()

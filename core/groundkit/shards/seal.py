@@ -38,7 +38,7 @@ def manifest_seal(data: dict[str, Any]) -> str:
 def content_stamp(
     reader: CollectionReader, *, shard: int | None = None, shards: int | None = None
 ) -> ContentStamp:
-    """The content stamp of a shard's snapshot: one pass over its document records.
+    """The content stamp of a shard's read view: one pass over its document records.
 
     With ``shard`` and ``shards``, also check that routing put every document there (a seal
     refuses to bind a shard holding another shard's documents)."""
@@ -58,7 +58,7 @@ def content_stamp(
 
 
 def check_shard(reader: CollectionReader, shard: int, manifest: ShardManifest) -> None:
-    """Raise ``ShardMismatchError`` unless ``reader`` is the snapshot ``manifest`` sealed as
+    """Raise ``ShardMismatchError`` unless ``reader`` is the read view ``manifest`` sealed as
     shard ``shard``: same analyzer and embedding identity, statistics and content stamp."""
     record = manifest.shards[shard]
     embedding = reader.embedding_identity

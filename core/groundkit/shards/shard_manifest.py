@@ -4,7 +4,7 @@ A sharded collection is a folder holding N ordinary collections (``shard-0000`` 
 manifest: the routing rule, the analyzer and embedding identities every shard shares, and each
 shard's generation, chunk count, total length and content stamp when the manifest was sealed.
 A shard whose generation differs from its record was written outside a sharded ingest (or one
-that did not finish): opening refuses it rather than mixing statistics of different snapshots.
+that did not finish): opening refuses it rather than mixing statistics of different read views.
 The manifest carries its shard count and a seal over its own JSON (``groundkit.shards.seal``):
 an edited, truncated or emptied manifest is a damaged collection (``ShardMismatchError``).
 """
@@ -41,7 +41,7 @@ FORMAT = 2
 
 @dataclass(frozen=True, slots=True)
 class ShardRecord:
-    """One shard as the manifest was sealed: its name, snapshot statistics and content stamp."""
+    """One shard as the manifest was sealed: its name, read view statistics and content stamp."""
 
     name: str
     generation: int

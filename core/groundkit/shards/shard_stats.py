@@ -3,7 +3,7 @@
 Each shard maps to its chunk count, total length and the document frequencies of the terms
 asked for; the reduce sums them. Summed, they are exactly the statistics of one collection
 over the union of the shards' documents, so every shard can score as that collection would
-(``BM25Index(stats=...)``). Chunk counts and lengths are reduced once per snapshot set;
+(``BM25Index(stats=...)``). Chunk counts and lengths are reduced once per set of read views;
 document frequencies per query, for the query's terms only (no shard holds the vocabulary
 of the others).
 """

@@ -73,7 +73,7 @@ class ShardedRetriever(ShardedSearch):
 
     @property
     def readers(self) -> tuple[CollectionReader, ...]:
-        """Each shard's snapshot, in shard order."""
+        """Each shard's read view, in shard order."""
         return tuple(searcher.reader for searcher in self._searchers)
 
     def close(self) -> None:

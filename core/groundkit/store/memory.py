@@ -1,7 +1,7 @@
 """An in-process store behind the same protocol, for hosts without ``sqlite3``.
 
 Nothing is persisted. A reader shares the current state; the next write copies it first
-(copy-on-write), so creating a snapshot is O(1) and a snapshot never changes.
+(copy-on-write), so creating a read view is O(1) and a read view never changes.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def _delete(state: _State, document_id: str) -> None:
 
 
 class MemoryReader:
-    """A snapshot of a ``MemoryStore`` state (never mutated after it is shared)."""
+    """A read view of a ``MemoryStore`` state (never mutated after it is shared)."""
 
     def __init__(self, state: _State, location: str) -> None:
         self._state = state

@@ -1,6 +1,6 @@
 """The collection store protocol: everything durable about a collection sits behind it.
 
-A store is the single writer's view; ``reader()`` gives an immutable snapshot for searching.
+A store is the single writer's view; ``reader()`` gives an immutable read view for searching.
 Each ``write_document`` or ``remove_document`` is one transaction that also bumps the generation.
 """
 
@@ -33,7 +33,7 @@ class IndexedChunk:
 
 @runtime_checkable
 class CollectionReader(Protocol):
-    """A consistent, read-only snapshot of a collection."""
+    """A consistent read view of a collection (read-only)."""
 
     @property
     def location(self) -> str:
@@ -72,7 +72,7 @@ class CollectionReader(Protocol):
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]: ...
     def chunk_by_id(self, chunk_id: str) -> Chunk | None:
-        """The chunk with this id (``chk_...``), or None when this snapshot has none."""
+        """The chunk with this id (``chk_...``), or None when this read view has none."""
         ...
 
     def tie_keys(self, keys: Sequence[int]) -> dict[int, TieKey]:

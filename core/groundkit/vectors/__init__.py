@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from groundkit.vectors.exact import ExactVectorStore
+from groundkit.vectors.loading import load_vectors
 from groundkit.vectors.packing import pack_vector, unpack_vector
-from groundkit.vectors.snapshot import load_vectors
 from groundkit.vectors.vector_store import TieKeys, VectorStore
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Vector stores by name: ``exact`` (the core's) and the ones native extras provide.
 
 A store is *derived* state: the collection's SQLite ``vectors`` table stays the source of truth
-(adr/0009), and a store is loaded (or refreshed) from a reader's snapshot. ``usearch`` is known
+(adr/0009), and a store is loaded (or refreshed) from a reader's read view. ``usearch`` is known
 here without importing it; the extra is imported when it is asked for (adr/0012). The store a
 collection was last ingested with is recorded beside its file (``vector-store.json``), so a
 plain search uses it; ``exact`` can always be asked for instead.
@@ -18,7 +18,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.plugins import load_named
 from groundkit.store.protocols import CollectionReader
-from groundkit.vectors.snapshot import load_vectors
+from groundkit.vectors.loading import load_vectors
 from groundkit.vectors.vector_store import VectorStore
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 VectorStoreLoader = Callable[[CollectionReader, EmbeddingIdentity, str], VectorStore]
-"""(snapshot reader, its embedding manifest, its location) -> a store holding its vectors."""
+"""(a reader, its embedding manifest, its location) -> a store holding its vectors."""
 
 RECORD_FILE = "vector-store.json"
 
@@ -81,7 +81,7 @@ def _loader(name: str) -> VectorStoreLoader:
 def load_vector_store(
     name: str, reader: CollectionReader, identity: EmbeddingIdentity, *, location: str
 ) -> VectorStore:
-    """The ``name`` store over every vector of ``reader``'s snapshot."""
+    """The ``name`` store over every vector of ``reader``'s read view."""
     return _loader(name)(reader, identity, location)
 
 
@@ -127,7 +127,7 @@ def record_vector_store(location: str, name: str) -> None:
 def refresh_vector_store(
     reader: CollectionReader, name: str | None = None, *, location: str
 ) -> str | None:
-    """Bring the store ``name`` (default: the recorded one) up to ``reader``'s snapshot.
+    """Bring the store ``name`` (default: the recorded one) up to ``reader``'s read view.
 
     Derived stores (``usearch``) are refreshed from the SQLite vectors and saved beside the
     collection; ``name`` is then recorded as the default for searches. Returns the store used,

@@ -1,6 +1,6 @@
 """The embedded default store: one SQLite file per collection (stdlib ``sqlite3``, WAL).
 
-Readers hold a read transaction for their lifetime, which is what makes a retriever a snapshot.
+Readers hold a read transaction for their lifetime, which is what makes a retriever a read view.
 Schema and stamps (``schema``), the writer, the reader and the consistency checks each live in
 their own module. See adr/0002-storage.md.
 """

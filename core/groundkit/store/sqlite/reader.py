@@ -1,4 +1,4 @@
-"""A snapshot of a collection file: a read transaction held from open to ``close()``."""
+"""A read view of a collection file: a read transaction held from open to ``close()``."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ __all__ = ["SqliteReader"]
 
 @guard_methods(records=True)
 class SqliteReader:
-    """A snapshot: a read transaction held open from construction to ``close()``."""
+    """A read view: a read transaction held open from construction to ``close()``."""
 
     def __init__(self, path: str | Path) -> None:
         self._path = Path(path)

@@ -1,7 +1,7 @@
-"""Loading a snapshot's vectors into the exact store, checking them against its chunks.
+"""Loading a read view's vectors into the exact store, checking them against its chunks.
 
 Runs once per retriever, the first time a dense or hybrid search needs it. The vector side must
-cover exactly the snapshot's chunks: none missing (``StorageError``), none orphaned
+cover exactly the read view's chunks: none missing (``StorageError``), none orphaned
 (``RetrievalError``): a partial or stale dense side would silently mislabel answers.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["load_vectors"]
 def load_vectors(
     reader: CollectionReader, identity: EmbeddingIdentity, *, location: str
 ) -> ExactVectorStore:
-    """An exact store holding every vector of ``reader``'s snapshot."""
+    """An exact store holding every vector of ``reader``'s read view."""
     chunk_keys = {key for key, _ in reader.chunk_lengths()}
     store = ExactVectorStore(identity.dimensions, identity.similarity)
     keys: list[int] = []

@@ -18,6 +18,7 @@ import argparse
 from groundkit.collection import collection_file, open_store
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.evaluation.run import build_collection, evaluate
+from groundkit.retrieval.request import HybridOptions
 
 
 def main() -> None:
@@ -40,7 +41,7 @@ def main() -> None:
             if args.legs:
                 runs += [("bm25", {}), ("dense", {})]
             runs += [
-                ("hybrid", {"rrf_k": k, "depth": d})
+                ("hybrid", {"hybrid": HybridOptions(rrf_k=k, depth=d)})
                 for k in args.rrf_k
                 for d in args.depth
                 if d >= 10 * args.top_k

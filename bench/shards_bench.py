@@ -36,9 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import groundkit
 from groundkit import SearchFilter
-from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
-from groundkit.shards.gather import LocalShards
-from groundkit.shards.shard_stats import reduce_statistics
+from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval.gather import LocalShards
+from groundkit.retrieval.shard_stats import reduce_statistics
+from groundkit.shards import ingest_sharded, load_manifest
 
 K = 10
 FILTER_PREFIX = {"synthetic": "001/", "scifact": "0001/"}
@@ -89,7 +90,7 @@ def _peak_rss_mb(
 import json, sys
 import groundkit
 from groundkit.shards import load_manifest
-from groundkit.shards.shard import ShardSearcher
+from groundkit.retrieval.shard_searcher import ShardSearcher
 queries = json.loads(sys.stdin.read())
 index, collection, shard = {str(index)!r}, {collection!r}, {shard!r}
 if not {open_it!r}:

@@ -240,14 +240,13 @@ class SearchResult:
         if not math.isfinite(score):
             raise ValueError(f"SearchResult: score must be finite, got {score}")
         result = object.__new__(cls)
-        set_field = object.__setattr__
-        set_field(result, "content", citation.text)
-        set_field(result, "score", score)
-        set_field(result, "document_id", document_id)
-        set_field(result, "chunk_id", chunk_id)
-        set_field(result, "citation", citation)
-        set_field(result, "metadata", MappingProxyType(metadata))
-        set_field(result, "highlights", ())
+        _SET_CONTENT(result, citation.text)  # the slots' own setters: no name lookup
+        _SET_SCORE(result, score)
+        _SET_DOCUMENT_ID(result, document_id)
+        _SET_CHUNK_ID(result, chunk_id)
+        _SET_CITATION(result, citation)
+        _SET_METADATA(result, MappingProxyType(metadata))
+        _SET_HIGHLIGHTS(result, ())
         return result
 
     @property
@@ -274,6 +273,30 @@ class SearchResult:
             "metadata": dict(self.metadata),
             "highlights": [[start, end] for start, end in self.highlights],
         }
+
+
+(
+    _SET_CONTENT,
+    _SET_SCORE,
+    _SET_DOCUMENT_ID,
+    _SET_CHUNK_ID,
+    _SET_CITATION,
+    _SET_METADATA,
+    _SET_HIGHLIGHTS,
+) = (
+    getattr(SearchResult, name).__set__
+    for name in (
+        "content",
+        "score",
+        "document_id",
+        "chunk_id",
+        "citation",
+        "metadata",
+        "highlights",
+    )
+)
+"""Setters of ``SearchResult``'s slots, for ``of_record`` (a frozen dataclass refuses
+``setattr``; a slot's own setter skips the attribute lookup of ``object.__setattr__``)."""
 
 
 @dataclass(frozen=True, slots=True)

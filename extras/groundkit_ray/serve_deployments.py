@@ -1,11 +1,11 @@
 """Serving a sharded collection on Ray Serve: one deployment per shard, scatter-gather here.
 
 Each shard is a Serve deployment (``replicas`` copies) holding a ``ShardSearcher``; the
-search (``groundkit.shards.ShardedSearch``) sends each step to every shard at once and waits
+search (``groundkit.Searcher``) sends each step to every shard at once and waits
 for all of them, so the answer is the single collection's, bit for bit. A shard that does not
 answer in time, or fails, makes the search fail closed (``ShardUnavailableError``): never a
-shorter list. ``ShardedSearchTool`` is ``groundkit.shards.ShardedSearch`` over these
-replicas: the same search as in one process, only the calls to the shards travel.
+shorter list. ``ShardedSearchTool`` is ``groundkit.Searcher`` over these replicas: the same
+search as in one process, only the calls to the shards travel.
 """
 
 from __future__ import annotations
@@ -19,17 +19,13 @@ from groundkit.contracts import Citation, SearchResult
 from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.errors import GroundkitError, ShardUnavailableError
 from groundkit.extend import ConfigurationError
+from groundkit.identities import bind_analyzer
+from groundkit.retrieval import sharded_layout
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.retrieval.rerank import Reranker
-from groundkit.shards import (
-    ShardedSearch,
-    ShardHit,
-    ShardSearcher,
-    ShardStatistics,
-    load_manifest,
-    shard_name,
-)
+from groundkit.retrieval.searcher import Searcher
+from groundkit.shards import ShardHit, ShardSearcher, ShardStatistics, load_manifest, shard_name
 from groundkit_ray._ray import require_initialized
 
 __all__ = ["RayShards", "ShardReplica", "ShardedSearchTool", "serve_sharded"]
@@ -94,15 +90,24 @@ class ShardReplica:
         df: Mapping[str, int],
         score_threshold: float | None,
         where: WireFilter | None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str]:
         return self._searcher.lexical(
-            terms, k, df, score_threshold=score_threshold, where=_filter(where)
+            terms, k, df, score_threshold=score_threshold, where=_filter(where), ties=ties
         )
 
     def dense(
-        self, query: str, mode: str, k: int, min_score: float | None, where: WireFilter | None
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        min_score: float | None,
+        where: WireFilter | None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str | None]:
-        return self._searcher.dense_hits(query, mode, k, min_score=min_score, where=_filter(where))
+        return self._searcher.dense_hits(
+            query, mode, k, min_score=min_score, where=_filter(where), ties=ties
+        )
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[Wire]:
         return [
@@ -187,13 +192,20 @@ class RayShards:
         df: Mapping[str, int],
         score_threshold: float | None,
         where: SearchFilter | None,
+        ties: bool = True,
     ) -> list[tuple[list[ShardHit], str]]:
-        return self._all("lexical", list(terms), k, dict(df), score_threshold, _wire(where))
+        return self._all("lexical", list(terms), k, dict(df), score_threshold, _wire(where), ties)
 
     def dense(
-        self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        min_score: float | None,
+        where: SearchFilter | None,
+        ties: bool = True,
     ) -> list[tuple[list[ShardHit], str | None]]:
-        return self._all("dense", query, mode, k, min_score, _wire(where))
+        return self._all("dense", query, mode, k, min_score, _wire(where), ties)
 
     def results(
         self, ranked: Mapping[int, Sequence[tuple[int, float, int]]]
@@ -223,11 +235,11 @@ class RayShards:
         return check
 
 
-class ShardedSearchTool(ShardedSearch):
-    """The sharded search over Ray Serve replicas; ``tool(query, ...)`` is ``tool.search``,
+class ShardedSearchTool(Searcher):
+    """The sharded search over Ray Serve replicas; ``tool(request)`` is ``tool.search``,
     the callable a service registry puts in front."""
 
-    __call__ = ShardedSearch.search
+    __call__ = Searcher.search
 
 
 def serve_sharded(
@@ -266,4 +278,6 @@ def serve_sharded(
         )
         handles.append(serve.run(bound, name=f"{app}-{shard_name(shard)}", route_prefix=None))
     shards = RayShards(handles, timeout_s=timeout_s, reference=manifest.reference_shard)
-    return ShardedSearchTool(manifest, shards, bm25=params, reranker=reranker)
+    analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
+    layout = sharded_layout(manifest)
+    return ShardedSearchTool(shards, layout, analyzer=analyzer, bm25=params, reranker=reranker)

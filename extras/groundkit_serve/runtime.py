@@ -25,7 +25,8 @@ from pathlib import Path
 from groundkit import ConfigurationError, GroundkitError, Reranker, Retriever
 from groundkit.errors import CorruptCollectionError, ShardUnavailableError
 from groundkit.extend import CollectionReader, altered_since_stamp, collection_file, open_reader
-from groundkit.shards import ShardedRetriever, load_manifest, shard_name
+from groundkit.retrieval import ShardedRetriever
+from groundkit.shards import load_manifest, shard_name
 from groundkit.shards.shard_manifest import MANIFEST_FILE, shards_dir
 from groundkit_serve.settings import ServeSettings
 

@@ -4,17 +4,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
-from groundkit import SearchFilter, SearchResponse, Verification
+from groundkit import (
+    ConfigurationError,
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchRequest,
+    SearchResponse,
+    Verification,
+)
 from groundkit_serve.models import SearchFields, SearchHit, SearchReply, VerificationOut
 from groundkit_serve.service_errors import ServiceError
 
-__all__ = ["search_arguments", "search_reply", "verification_out"]
+__all__ = ["search_reply", "search_request", "verification_out"]
 
 
-def search_arguments(request: SearchFields, max_top_k: int) -> dict[str, Any]:
-    """The keywords of ``Retriever.search`` (and ``ShardedSearch.search``) for ``request``;
+def search_request(request: SearchFields, max_top_k: int) -> SearchRequest:
+    """The library's ``SearchRequest`` for ``request`` (it checks what fits together);
     ``top_k`` over the server's limit is refused here."""
     if request.top_k > max_top_k:
         raise ServiceError(
@@ -23,29 +31,35 @@ def search_arguments(request: SearchFields, max_top_k: int) -> dict[str, Any]:
             f"top_k {request.top_k} is over this server's limit of {max_top_k}; ask for fewer",
             "top_k",
         )
-    weights = None  # hybrid settings go to the library as given: it refuses them elsewhere
-    if request.lexical_weight is not None or request.dense_weight is not None:
-        weights = (
-            1.0 if request.lexical_weight is None else request.lexical_weight,
-            1.0 if request.dense_weight is None else request.dense_weight,
+    hybrid = None  # hybrid settings go to the library as given: it refuses them elsewhere
+    weights = (request.lexical_weight, request.dense_weight)
+    if request.rrf_k is not None or request.depth is not None or weights != (None, None):
+        hybrid = HybridOptions(
+            depth=request.depth,
+            weights=(
+                1.0 if request.lexical_weight is None else request.lexical_weight,
+                1.0 if request.dense_weight is None else request.dense_weight,
+            ),
         )
+        if request.rrf_k is not None:
+            hybrid = replace(hybrid, rrf_k=request.rrf_k)
+    if request.rerank_depth is not None and not request.rerank:
+        raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank: true")
     where = None
     if request.source_prefix is not None or request.where:
         where = SearchFilter(source_prefix=request.source_prefix, metadata=request.where or {})
-    return {
-        "top_k": request.top_k,
-        "mode": request.mode,
-        "score_threshold": request.score_threshold,
-        "rerank": request.rerank,
-        "rerank_depth": request.rerank_depth,
-        "where": where,
-        "rrf_k": request.rrf_k,
-        "depth": request.depth,
-        "weights": weights,
-        "min_similarity": request.min_similarity,
-        "prefix": request.prefix,
-        "fuzzy": request.fuzzy,
-    }
+    return SearchRequest(
+        request.query,
+        request.top_k,
+        request.mode,
+        score_threshold=request.score_threshold,
+        min_similarity=request.min_similarity,
+        hybrid=hybrid,
+        rerank=RerankOptions(depth=request.rerank_depth) if request.rerank else None,
+        where=where,
+        prefix=request.prefix,
+        fuzzy=request.fuzzy,
+    )
 
 
 def verification_out(check: Verification) -> VerificationOut:

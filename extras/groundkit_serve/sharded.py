@@ -1,7 +1,7 @@
 """``search_sharded``: a sharded collection behind the same registry (adr/0028).
 
-The search is any object with ``Retriever``'s ``search`` and ``verify``, such as
-``groundkit_ray``'s ``ShardedSearchTool`` (a ``ShardedSearch`` that scatters to Ray Serve
+The search is any object with ``Searcher``'s ``search`` and ``verify``, such as
+``groundkit_ray``'s ``ShardedSearchTool`` (a ``Searcher`` that scatters to Ray Serve
 replicas); sharded collections under the index folder need none of this, ``search`` serves
 them by name. Either answers exactly as one collection over the same corpus, and fails
 rather than answer from some shards only.
@@ -9,11 +9,11 @@ rather than answer from some shards only.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from groundkit import SearchResponse, SearchResult, Verification
+from groundkit import SearchRequest, SearchResponse, SearchResult, Verification
 from groundkit_serve.models import SearchReply, ShardedSearchRequest
-from groundkit_serve.searching import search_arguments, search_reply
+from groundkit_serve.searching import search_reply, search_request
 from groundkit_serve.spec import ToolSpec
 
 __all__ = ["ShardedSearch", "sharded_search_tool"]
@@ -21,9 +21,9 @@ __all__ = ["ShardedSearch", "sharded_search_tool"]
 
 class ShardedSearch(Protocol):
     """A sharded collection's search and citation check, as ``Retriever``'s (a
-    ``groundkit.shards.ShardedSearch``: ``ShardedRetriever``, Ray's ``ShardedSearchTool``)."""
+    ``groundkit.Searcher``: ``ShardedRetriever``, Ray's ``ShardedSearchTool``)."""
 
-    def search(self, query: str, *args: Any, **kwargs: Any) -> SearchResponse: ...
+    def search(self, request: SearchRequest) -> SearchResponse: ...
 
     def verify(self, result: SearchResult) -> Verification: ...
 
@@ -32,7 +32,7 @@ def sharded_search_tool(sharded: ShardedSearch, name: str, max_top_k: int) -> To
     """The ``search_sharded`` tool over ``sharded`` (sharded collection ``name``)."""
 
     def run(request: ShardedSearchRequest) -> SearchReply:
-        response = sharded.search(request.query, **search_arguments(request, max_top_k))
+        response = sharded.search(search_request(request, max_top_k))
         checks = [sharded.verify(r) for r in response.results] if request.verify else []
         generation = int(response.metadata.get("generation", 0))
         return search_reply(response, name, generation, checks)

@@ -52,7 +52,7 @@ from groundkit_serve.models import (
     VerifyRequest,
 )
 from groundkit_serve.runtime import Lease, Runtime
-from groundkit_serve.searching import search_arguments, search_reply, verification_out
+from groundkit_serve.searching import search_reply, search_request, verification_out
 from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
@@ -245,11 +245,11 @@ class Registry:
     # --- the tools -----------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchReply:
-        arguments = search_arguments(request, self.settings.max_top_k)
+        wanted = search_request(request, self.settings.max_top_k)
         if request.rerank:
             self.runtime.reranker_required()
         with self.runtime.lease(request.collection) as lease:
-            response = lease.retriever.search(request.query, **arguments)
+            response = lease.retriever.search(wanted)
             checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
         log.info(
             "search",

@@ -20,7 +20,7 @@ from typing import Any
 
 from groundkit import CollectionVerification, GroundkitError
 from groundkit.extend import open_reader, verify_reader
-from groundkit.shards import ShardedRetriever
+from groundkit.retrieval import ShardedRetriever
 from groundkit.shards.shard_manifest import MANIFEST_FILE, shards_dir
 from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.work import CancelledError, Work

@@ -606,13 +606,15 @@ def test_hybrid_answers_from_either_leg_alone(
         assert paraphrase.results[0].source == "pumps.md"
         share = retriever.search("tariff", mode="hybrid").metadata["lexical_share"]
         assert 0.0 < share < 1.0
-        no_dense = HybridOptions(min_similarity=2.0, min_lexical_share=share)
-        lexical_only = retriever.search("tariff", mode="hybrid", hybrid=no_dense)
+        no_dense = HybridOptions(min_lexical_share=share)
+        lexical_only = retriever.search(
+            "tariff", mode="hybrid", min_similarity=2.0, hybrid=no_dense
+        )
         assert lexical_only.metadata["legs"]["dense"] == 0
         assert [r.source for r in lexical_only.results] == ["billing.md"]
         # without dense evidence, a BM25 match under the share asked for is not an answer
-        stricter = HybridOptions(min_similarity=2.0, min_lexical_share=min(1.0, share + 0.01))
-        refused = retriever.search("tariff", mode="hybrid", hybrid=stricter)
+        stricter = HybridOptions(min_lexical_share=min(1.0, share + 0.01))
+        refused = retriever.search("tariff", mode="hybrid", min_similarity=2.0, hybrid=stricter)
         assert refused.metadata["abstained"] and not refused.results
 
 
@@ -631,7 +633,7 @@ def test_bad_hybrid_settings_raise(
     dense_collection(store, write_corpus)
     with Retriever(store.reader()) as retriever:
         with pytest.raises(ConfigurationError, match=match):
-            retriever.search("pump", mode="hybrid", top_k=5, **kwargs)
+            retriever.search("pump", mode="hybrid", top_k=5, hybrid=HybridOptions(**kwargs))
         with pytest.raises(ConfigurationError, match="in mode 'bm25' use score_threshold"):
             retriever.search("pump", mode="bm25", min_similarity=0.1)
 
@@ -641,7 +643,8 @@ def test_hybrid_weights_and_rrf_k_shape_the_fusion(
 ) -> None:
     dense_collection(store, write_corpus)
     with Retriever(store.reader()) as retriever:
-        response = retriever.search("pump", mode="hybrid", rrf_k=1, weights=(2.0, 0.0), top_k=1)
+        options = HybridOptions(rrf_k=1, weights=(2.0, 0.0))
+        response = retriever.search("pump", mode="hybrid", hybrid=options, top_k=1)
     assert response.results[0].score == 2.0 / (1 + 1)
     assert response.metadata["fusion"] == {
         "rrf_k": 1,
@@ -744,14 +747,14 @@ def test_a_word_the_collection_lacks_lowers_the_lexical_share(
     with Retriever(store.reader(), embedder=embedder) as retriever:
         alone = retriever.search("tariff", mode="hybrid").metadata
         diluted = retriever.search("tariff pizza", mode="hybrid").metadata
-        idf = retriever._lexical.term_idf
+        idf = retriever._shard._lexical.term_idf
         assert diluted["lexical_share"] == pytest.approx(
             alone["lexical_share"] * idf("tariff") / (idf("tariff") + idf("pizza"))
         )
         between = (alone["lexical_share"] + diluted["lexical_share"]) / 2
-        options = HybridOptions(min_similarity=2.0, min_lexical_share=between)
-        assert retriever.search("tariff", mode="hybrid", hybrid=options).results
-        off = retriever.search("tariff pizza", mode="hybrid", hybrid=options)
+        options = HybridOptions(min_lexical_share=between)
+        assert retriever.search("tariff", mode="hybrid", min_similarity=2.0, hybrid=options).results
+        off = retriever.search("tariff pizza", mode="hybrid", min_similarity=2.0, hybrid=options)
         assert off.metadata["abstained"] and not off.results
 
 

@@ -10,8 +10,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "core" / "groundkit"
 EXTRAS = REPO / "extras"
-PENDING = {"search.py", "shard.py"}
-"""Pairs left to the search-pipeline refactor of issue 33 (shards/ against cli/commands/)."""
 
 pytestmark = pytest.mark.skipif(not CORE.is_dir(), reason="runs from a checkout, not a wheel")
 
@@ -22,7 +20,7 @@ def _modules() -> list[Path]:
 
 def test_no_module_name_is_used_twice_across_core_and_extras() -> None:
     counts = Counter(path.name for path in _modules() if path.name != "__init__.py")
-    repeated = sorted(name for name, n in counts.items() if n > 1 and name not in PENDING)
+    repeated = sorted(name for name, n in counts.items() if n > 1)
     assert repeated == []
 
 

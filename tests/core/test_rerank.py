@@ -13,7 +13,7 @@ from conftest import WriteCorpus
 from groundkit.contracts import Citation, SearchResult
 from groundkit.errors import ConfigurationError, RerankerNotConfiguredError, RetrievalError
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import RerankOptions, Retriever
 from groundkit.retrieval.rerank import LogitReranker, rerank_by_logits, sigmoid
 from groundkit.store import CollectionStore
 
@@ -101,8 +101,8 @@ def test_search_with_rerank_but_no_reranker_raises(
         with pytest.raises(RerankerNotConfiguredError, match="no reranker"):
             retriever.search("pump", rerank=True)
         assert isinstance(RerankerNotConfiguredError("x"), ConfigurationError)
-        with pytest.raises(ConfigurationError, match="rerank is off"):
-            retriever.search("pump", rerank_depth=5)
+        with pytest.raises(RerankerNotConfiguredError, match="no reranker"):
+            retriever.search("pump", rerank=RerankOptions(depth=5))
 
 
 def by_length(query: str, passages: Sequence[str]) -> list[float]:
@@ -115,7 +115,7 @@ def test_search_with_a_reranker_reorders_the_candidates(
     Indexer(store).ingest(write_corpus(DOCS))
     with Retriever(store.reader(), reranker=LogitReranker(by_length)) as retriever:
         plain = retriever.search("pump station", top_k=2)
-        reranked = retriever.search("pump station", top_k=1, rerank=True, rerank_depth=2)
+        reranked = retriever.search("pump station", top_k=1, rerank=RerankOptions(depth=2))
     assert plain.results[0].source == "pumps.md"
     assert [r.source for r in reranked.results] == ["valves.md"]  # the longer passage
     assert reranked.metadata["stage"] == "rerank" and reranked.metadata["rerank_depth"] == 2

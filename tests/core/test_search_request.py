@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from groundkit import (
     InvalidQueryError,
     Retriever,
     SearchFilter,
+    SearchRequest,
 )
 from groundkit.cli import ExitCode, main
 
@@ -88,16 +90,14 @@ def test_a_metadata_filter_matches_list_fields_by_membership(index: Path) -> Non
         assert nothing.results == ()
 
 
-def test_hybrid_options_equal_their_keywords(index: Path) -> None:
+def test_a_search_request_equals_its_keywords(index: Path) -> None:
+    """The keyword form is a convenience that builds the same ``SearchRequest``."""
     with Retriever.open(index) as retriever:
+        options = HybridOptions(rrf_k=10, depth=40, weights=(1.0, 0.5))
         typed = retriever.search(
-            "who fixes a burst main",
-            mode="hybrid",
-            hybrid=HybridOptions(rrf_k=10, depth=40, weights=(1.0, 0.5)),
+            SearchRequest("who fixes a burst main", mode="hybrid", hybrid=options)
         )
-        loose = retriever.search(
-            "who fixes a burst main", mode="hybrid", rrf_k=10, depth=40, weights=(1.0, 0.5)
-        )
+        loose = retriever.search("who fixes a burst main", mode="hybrid", hybrid=options)
         assert typed.to_dict()["results"] == loose.to_dict()["results"]
         assert typed.trace is not None and typed.trace.stage == "fusion"
         fusion = typed.metadata["fusion"]
@@ -106,12 +106,45 @@ def test_hybrid_options_equal_their_keywords(index: Path) -> None:
             "depth": 40,
             "weights": [1.0, 0.5],
         }
-        with pytest.raises(ConfigurationError, match="once"):
-            retriever.search("x", mode="hybrid", hybrid=HybridOptions(), rrf_k=5)
+        with pytest.raises(ConfigurationError, match="not both"):
+            retriever.search(SearchRequest("x"), top_k=5)
         with pytest.raises(ConfigurationError, match="hybrid' only"):
             retriever.search("x", hybrid=HybridOptions())
         with pytest.raises(ConfigurationError, match="weights"):
             HybridOptions(weights=(0.0, 0.0))
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "match"),
+    [
+        ({"query": " "}, InvalidQueryError, "empty"),
+        ({"top_k": 0}, InvalidQueryError, "top_k"),
+        ({"top_k": True}, InvalidQueryError, "top_k"),
+        ({"mode": "sparse"}, InvalidQueryError, "unknown search mode"),
+        ({"score_threshold": float("nan")}, InvalidQueryError, "finite"),
+        ({"mode": "bm25", "min_similarity": 0.2}, ConfigurationError, "score_threshold"),
+        ({"mode": "dense", "hybrid": HybridOptions()}, ConfigurationError, "hybrid' only"),
+        ({"mode": "dense", "prefix": True}, ConfigurationError, "no BM25 leg"),
+        ({"fuzzy": "yes"}, ConfigurationError, "true or false"),
+        ({"rerank": True}, ConfigurationError, "RerankOptions"),
+    ],
+)
+def test_a_search_request_is_refused_when_made(
+    fields: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    """Every check that does not need the collection runs when the request is made."""
+    with pytest.raises(error, match=match):
+        SearchRequest(**{"query": "leak", **fields})
+
+
+def test_a_request_without_a_mode_is_checked_against_the_collections_default(
+    index: Path,
+) -> None:
+    request = SearchRequest("leak", hybrid=HybridOptions())  # fine until the mode is known
+    with Retriever.open(index) as retriever:
+        assert retriever.default_mode == "bm25"
+        with pytest.raises(ConfigurationError, match="hybrid' only"):
+            retriever.search(request)
 
 
 def test_the_trace_names_the_path_that_ran(index: Path) -> None:

@@ -17,8 +17,8 @@ from groundkit.errors import (
     ConfigurationError,
     ShardUnavailableError,
 )
+from groundkit.retrieval import ShardedRetriever
 from groundkit.shards import (
-    ShardedRetriever,
     ShardHit,
     ShardStatistics,
     ingest_sharded,

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 import groundkit
 from groundkit.config import ChunkerSettings, IngestSettings
+from groundkit.retrieval import ShardedRetriever
 from groundkit.retrieval.request import SearchFilter
 from groundkit.retrieval.rerank import LogitReranker
-from groundkit.shards import ShardedRetriever, ingest_sharded
+from groundkit.shards import ingest_sharded
 
 VOCABULARY = ["pump", "valve", "leak", "meter", "pipe", "water", "flow", "rate", "main", "zone"]
 HEADINGS = ["Pumps", "Valves", "Meters"]

@@ -14,7 +14,8 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.cli import main
 from groundkit.collection import collection_file
 from groundkit.errors import ShardMismatchError
-from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest, shard_of
+from groundkit.retrieval import ShardedRetriever
+from groundkit.shards import ingest_sharded, load_manifest, shard_of
 from groundkit.shards.build import ingest_shard, seal_shards
 
 

@@ -13,8 +13,9 @@ import pytest
 import groundkit
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.retrieval import ShardedRetriever
 from groundkit.retrieval.floor import FloorRecord, write_floor
-from groundkit.shards import ShardedRetriever, ingest_sharded, load_manifest
+from groundkit.shards import ingest_sharded, load_manifest
 
 SHARDS = 3
 DIFFERENT_BY_DESIGN = {"timings_ms", "generation", "path", "accelerator"}

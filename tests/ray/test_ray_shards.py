@@ -14,9 +14,10 @@ import pytest
 
 import groundkit
 from groundkit.errors import ShardUnavailableError
+from groundkit.retrieval import ShardedRetriever
 from groundkit.retrieval.request import SearchFilter
 from groundkit.retrieval.rerank import LogitReranker
-from groundkit.shards import ShardedRetriever, load_manifest
+from groundkit.shards import load_manifest
 
 pytestmark = pytest.mark.subprocess
 

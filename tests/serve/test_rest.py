@@ -91,7 +91,10 @@ def test_hybrid_search_on_a_dense_collection(server: Server, index_dir: Path) ->
     body = httpx.post(server.url + "/v1/search", json=params, timeout=TIMEOUT).json()
     with groundkit.Retriever.open(index_dir, "dense") as retriever:
         expected = retriever.search(
-            "report a leak", top_k=4, mode="hybrid", rrf_k=30, weights=(1.0, 0.5)
+            "report a leak",
+            top_k=4,
+            mode="hybrid",
+            hybrid=groundkit.HybridOptions(rrf_k=30, weights=(1.0, 0.5)),
         )
     assert body["metadata"]["mode"] == "hybrid"
     assert [r["chunk_id"] for r in body["results"]] == [r.chunk_id for r in expected.results]

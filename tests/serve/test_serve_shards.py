@@ -17,7 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from serving import Server, start_server
 
 import groundkit
-from groundkit.shards import ShardedRetriever, ingest_sharded
+from groundkit.retrieval import ShardedRetriever
+from groundkit.shards import ingest_sharded
 from groundkit_serve import Registry, Runtime, ServeSettings, ServiceError
 from groundkit_serve.models import ShardedSearchRequest
 
@@ -124,14 +125,18 @@ def test_serve_shards_rest_answers_as_one_collection(
                         source_prefix=options.get("source_prefix"),
                         metadata=options.get("where") or {},
                     )
-                weights = (1.0, 0.5) if "dense_weight" in options else None
+                hybrid = None
+                if "rrf_k" in options or "dense_weight" in options:
+                    hybrid = groundkit.HybridOptions(
+                        rrf_k=options.get("rrf_k", 60),
+                        weights=(1.0, 0.5) if "dense_weight" in options else (1.0, 1.0),
+                    )
                 want = one.search(
                     query,
                     options["top_k"],
                     options.get("mode", "bm25"),
                     score_threshold=options.get("score_threshold"),
-                    rrf_k=options.get("rrf_k"),
-                    weights=weights,
+                    hybrid=hybrid,
                     where=where,
                 ).to_dict()
                 assert body["collection"] == "many"

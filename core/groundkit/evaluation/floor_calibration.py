@@ -178,11 +178,11 @@ def calibrate(
 
 def lexical_shares(retriever: Retriever, queries: Sequence[str], floor: float) -> list[float]:
     """The BM25 share of each query without dense evidence at ``floor`` (adr/0049)."""
-    options = HybridOptions(min_similarity=floor, min_lexical_share=0.0)
+    options = HybridOptions(min_lexical_share=0.0)
     found: list[float] = []
     for query in queries:
         meta = retriever.search(
-            query, top_k=1, mode="hybrid", hybrid=options, highlight=False
+            query, 1, "hybrid", min_similarity=floor, hybrid=options, highlight=False
         ).metadata
         if meta["dense_best"] is None or meta["dense_best"] < floor:
             found.append(meta["lexical_share"])

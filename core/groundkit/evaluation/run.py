@@ -138,7 +138,7 @@ def evaluate(
 
     ``mode``: default the collection's own, exactly as ``Retriever.search`` chooses it;
     ``min_similarity``: the dense floor for modes dense and hybrid (default: the collection's);
-    ``search_options``: more keyword arguments of ``Retriever.search`` (``rrf_k``, ``depth``);
+    ``search_options``: more keyword arguments of ``Retriever.search`` (``hybrid``, ``prefix``);
     ``embedder``: the one the collection was built with, where no registered name reproduces
     it (a model folder).
     """

@@ -17,8 +17,11 @@ from groundkit.retrieval.request import (
     RerankOptions,
     SearchFilter,
     SearchMode,
+    SearchRequest,
 )
 from groundkit.retrieval.retriever import Retriever
+from groundkit.retrieval.searcher import Searcher
+from groundkit.retrieval.sharded_retriever import ShardedRetriever, sharded_layout, sharded_searcher
 
 __all__ = [
     "MODES",
@@ -28,12 +31,17 @@ __all__ = [
     "Retriever",
     "SearchFilter",
     "SearchMode",
+    "SearchRequest",
+    "Searcher",
+    "ShardedRetriever",
     "Snippet",
     "Verdict",
     "Verification",
     "citation_for",
     "highlight_spans",
     "resolve_citation",
+    "sharded_layout",
+    "sharded_searcher",
     "snippet",
     "verify_citation",
     "verify_collection",

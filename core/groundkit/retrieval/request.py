@@ -1,14 +1,15 @@
-"""A search request as small frozen types: the mode, hybrid and rerank options, a filter.
+"""A search request as small frozen types: ``SearchRequest`` and its parts (hybrid and rerank
+options, a filter), each validated once, when it is made.
 
-``Retriever.search`` takes these (or the equivalent keyword arguments) and validates them in
-one place; the response's trace (``SearchTrace``) says how the answer was produced.
+Every surface builds a ``SearchRequest`` (the CLI, the service, the page) and hands it to a
+``Searcher``; the response's trace (``SearchTrace``) says how the answer was produced.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, get_args
 
@@ -30,12 +31,9 @@ __all__ = [
     "RerankOptions",
     "SearchFilter",
     "SearchMode",
+    "SearchRequest",
     "bounded_depth",
-    "check_expansion",
-    "hybrid_options",
     "leg_depth_for",
-    "rerank_options",
-    "validate_request",
 ]
 
 SearchMode: TypeAlias = Literal["bm25", "dense", "hybrid"]
@@ -46,13 +44,13 @@ MetadataValue: TypeAlias = str | int | float | bool
 @dataclass(frozen=True, slots=True)
 class HybridOptions:
     """Reciprocal-rank fusion settings (adr/0008): ``depth`` candidates per leg (default
-    max(100, results wanted)), leg ``weights`` (lexical, dense), the dense evidence floor, and
-    the lexical evidence needed when the dense leg has none (adr/0049)."""
+    max(100, results wanted)), leg ``weights`` (lexical, dense), and the lexical evidence
+    needed when the dense leg has none (adr/0049). The dense evidence floor is the request's
+    ``min_similarity``, since dense searches use it too."""
 
     rrf_k: int = DEFAULT_RRF_K
     depth: int | None = None
     weights: tuple[float, float] = (1.0, 1.0)
-    min_similarity: float | None = None
     min_lexical_share: float | None = None
     """Without dense evidence, answer only when BM25's best reaches this share of the query's
     ideal score (0 answers on any match, as before adr/0049). None: the collection's recorded
@@ -72,8 +70,8 @@ class HybridOptions:
                 f"{self.weights!r}"
             )
         object.__setattr__(self, "weights", weights)
-        if self.min_similarity is not None:
-            check_floor(self.min_similarity)
+        if self.depth is not None and _not_count(self.depth):
+            raise ConfigurationError(f"depth must be an integer, got {self.depth!r}")
         if self.min_lexical_share is not None:
             check_share(self.min_lexical_share)
 
@@ -83,6 +81,10 @@ class RerankOptions:
     """Re-score the best ``depth`` candidates (default max(50, top_k)) with the reranker."""
 
     depth: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.depth is not None and _not_count(self.depth):
+            raise ConfigurationError(f"rerank depth must be an integer, got {self.depth!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,48 +145,102 @@ MAX_LEG_DEPTH = 100 * MAX_TOP_K
 """The most candidates a hybrid leg may fetch."""
 
 
-def validate_request(
-    query: str, top_k: int | None, mode: str, score_threshold: float | None
-) -> int:
-    """The number of results wanted; ``InvalidQueryError`` for a request refused as given."""
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidQueryError("the query is empty; pass some words to search for")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidQueryError(
-            f"the query is {len(query)} characters long, over the {MAX_QUERY_CHARS} limit; "
-            "shorten it (it is never truncated)"
-        )
-    k = DEFAULT_TOP_K if top_k is None else top_k
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOP_K:
-        raise InvalidQueryError(f"top_k must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}")
-    if mode not in MODES:
-        raise InvalidQueryError(
-            f"unknown search mode {mode!r}; this version supports: {', '.join(MODES)}",
-            subject=str(mode),
-        )
-    if score_threshold is not None and (
-        isinstance(score_threshold, bool)
-        or not isinstance(score_threshold, int | float)
-        or not math.isfinite(score_threshold)
-    ):
-        raise InvalidQueryError(f"score_threshold must be a finite number, got {score_threshold!r}")
-    return k
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search, each concept in one form, checked when it is made (``InvalidQueryError``
+    for the query and counts, ``ConfigurationError`` for settings that do not fit together).
 
+    ``mode`` None takes the collection's default (``Searcher.default_mode``); what depends on
+    the mode it resolves to (hybrid options on a bm25 search, say) is checked then.
+    ``score_threshold`` drops results scoring below it (BM25 score, similarity or fused
+    score). ``min_similarity`` is the similarity under which a passage counts as unrelated:
+    dense drops it, hybrid takes no evidence from it (default: the collection's recorded floor,
+    else the embedder's; -1 turns it off; adr/0024). ``rerank`` re-scores the best candidates
+    with the searcher's reranker. ``where`` restricts results to matching chunks (``top_k``
+    counts only those). ``highlight`` locates the query's words in each result. ``prefix``
+    lets the last word match the indexed terms it begins, ``fuzzy`` a word whose term is
+    absent or rare match terms a typo away (bm25 and hybrid; adr/0046).
+    """
 
-def check_expansion(mode: str, prefix: object, fuzzy: object) -> None:
-    """Refuse ``prefix``/``fuzzy`` that are not booleans, or set in a mode without BM25."""
-    for name, value in (("prefix", prefix), ("fuzzy", fuzzy)):
-        if not isinstance(value, bool):
-            raise ConfigurationError(f"{name} must be true or false, got {value!r}")
-        if value and mode == "dense":
-            raise ConfigurationError(
-                f"{name} expands words into indexed terms for BM25; mode 'dense' has no BM25 "
-                "leg: use mode 'bm25' or 'hybrid'"
+    query: str
+    top_k: int = DEFAULT_TOP_K
+    mode: SearchMode | None = None
+    score_threshold: float | None = None
+    min_similarity: float | None = None
+    hybrid: HybridOptions | None = None
+    rerank: RerankOptions | None = None
+    where: SearchFilter | None = None
+    highlight: bool = True
+    prefix: bool = False
+    fuzzy: bool = False
+
+    def __post_init__(self) -> None:
+        query, k = self.query, self.top_k
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidQueryError("the query is empty; pass some words to search for")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidQueryError(
+                f"the query is {len(query)} characters long, over the {MAX_QUERY_CHARS} "
+                "limit; shorten it (it is never truncated)"
             )
+        if _not_count(k) or not 1 <= k <= MAX_TOP_K:
+            raise InvalidQueryError(f"top_k must be an integer from 1 to {MAX_TOP_K}, got {k!r}")
+        if self.mode is not None and self.mode not in MODES:
+            raise InvalidQueryError(
+                f"unknown search mode {self.mode!r}; this version supports: {', '.join(MODES)}",
+                subject=str(self.mode),
+            )
+        threshold = self.score_threshold
+        if threshold is not None and (_not_number(threshold) or not math.isfinite(threshold)):
+            raise InvalidQueryError(f"score_threshold must be a finite number, got {threshold!r}")
+        if self.min_similarity is not None:
+            check_floor(self.min_similarity)
+        for name, kind in (("hybrid", HybridOptions), ("rerank", RerankOptions)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise ConfigurationError(f"{name} must be a {kind.__name__}, got {value!r}")
+        if self.where is not None and not isinstance(self.where, SearchFilter):
+            raise ConfigurationError(f"where must be a SearchFilter, got {self.where!r}")
+        for name in ("highlight", "prefix", "fuzzy"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigurationError(
+                    f"{name} must be true or false, got {getattr(self, name)!r}"
+                )
+        if self.mode is not None:
+            self.check_mode(self.mode)
+
+    def check_mode(self, mode: SearchMode) -> None:
+        """Refuse settings that ``mode`` (given, or the collection's default) does not use."""
+        if mode == "bm25" and self.min_similarity is not None:
+            raise ConfigurationError(
+                "min_similarity applies to modes 'dense' and 'hybrid'; in mode 'bm25' use "
+                "score_threshold"
+            )
+        if mode != "hybrid" and self.hybrid is not None:
+            raise ConfigurationError(
+                f"hybrid options apply to mode 'hybrid' only; in mode {mode!r} use score_threshold"
+            )
+        for name in ("prefix", "fuzzy"):
+            if mode == "dense" and getattr(self, name):
+                raise ConfigurationError(
+                    f"{name} expands words into indexed terms for BM25; mode 'dense' has no "
+                    "BM25 leg: use mode 'bm25' or 'hybrid'"
+                )
+
+    def with_mode(self, mode: SearchMode) -> SearchRequest:
+        """This request in ``mode`` (checked), the resolved form a searcher runs."""
+        if mode == self.mode:
+            return self
+        self.check_mode(mode)
+        return replace(self, mode=mode)
 
 
 def _not_count(value: object) -> bool:
     return isinstance(value, bool) or not isinstance(value, int)
+
+
+def _not_number(value: object) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int | float)
 
 
 def bounded_depth(
@@ -202,64 +258,3 @@ def leg_depth_for(depth: int | None, want: int) -> int:
     return bounded_depth(
         "depth", depth, DEFAULT_LEG_DEPTH, f"the results wanted ({want})", want, MAX_LEG_DEPTH
     )
-
-
-def hybrid_options(
-    mode: str,
-    hybrid: HybridOptions | None,
-    rrf_k: int | None,
-    depth: int | None,
-    weights: tuple[float, float] | None,
-    min_similarity: float | None,
-) -> HybridOptions | None:
-    """The fusion settings, from ``hybrid`` or the same settings given as keywords."""
-    loose = {
-        name: value
-        for name, value in (
-            ("rrf_k", rrf_k),
-            ("depth", depth),
-            ("weights", weights),
-            ("min_similarity", min_similarity),
-        )
-        if value is not None
-    }
-    if hybrid is not None and loose:
-        raise ConfigurationError(
-            f"pass the fusion settings once: hybrid=HybridOptions(...) or {', '.join(loose)} "
-            "as keywords, not both"
-        )
-    if mode != "hybrid":
-        if mode == "dense":  # the similarity floor applies to dense too (adr/0024)
-            loose.pop("min_similarity", None)
-        elif "min_similarity" in loose:
-            raise ConfigurationError(
-                "min_similarity applies to modes 'dense' and 'hybrid'; in mode 'bm25' use "
-                "score_threshold"
-            )
-        if hybrid is not None or loose:
-            names = ", ".join(loose) or "hybrid"
-            raise ConfigurationError(
-                f"{names} applies to mode 'hybrid' only; in mode {mode!r} use score_threshold"
-            )
-        return None
-    if hybrid is not None:
-        return hybrid
-    return HybridOptions(
-        rrf_k=DEFAULT_RRF_K if rrf_k is None else rrf_k,
-        depth=depth,
-        weights=(1.0, 1.0) if weights is None else weights,
-        min_similarity=min_similarity,
-    )
-
-
-def rerank_options(rerank: bool | RerankOptions, depth: int | None) -> RerankOptions | None:
-    """The rerank settings, from ``rerank`` (True or ``RerankOptions``) and ``rerank_depth``."""
-    if isinstance(rerank, RerankOptions):
-        if depth is not None:
-            raise ConfigurationError("pass rerank_depth once: in RerankOptions or as a keyword")
-        return rerank
-    if not rerank:
-        if depth is not None:
-            raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank=True")
-        return None
-    return RerankOptions(depth=depth)

@@ -3,20 +3,19 @@
 BM25 statistics are reduced across shards and every shard scores with them, so a sharded
 search returns exactly the ranking and scores of one collection over the same corpus
 (adr/0028-sharded-collections-on-ray.md). Pure map and reduce functions; engines such as Ray
-(``groundkit_ray``) only schedule them.
+(``groundkit_ray``) only schedule them. Opening one for search: ``groundkit.retrieval``'s
+``ShardedRetriever`` (a ``Searcher`` over these shards).
 """
 
 from __future__ import annotations
 
+from groundkit.retrieval.gather import LocalShards, ShardGroup
+from groundkit.retrieval.merge import ShardHit, merge_hits
+from groundkit.retrieval.shard_searcher import ShardSearcher
+from groundkit.retrieval.shard_stats import ShardStatistics, map_statistics, reduce_statistics
 from groundkit.shards.build import ShardedIngestReport, ingest_shard, ingest_sharded, seal_shards
-from groundkit.shards.gather import LocalShards, ShardGroup
-from groundkit.shards.merge import ShardHit, merge_hits
 from groundkit.shards.routing import shard_of, shard_selector
-from groundkit.shards.search import ShardedSearch
-from groundkit.shards.shard import ShardSearcher
 from groundkit.shards.shard_manifest import ShardManifest, ShardRecord, load_manifest, shard_name
-from groundkit.shards.shard_stats import ShardStatistics, map_statistics, reduce_statistics
-from groundkit.shards.sharded_retriever import ShardedRetriever
 
 __all__ = [
     "LocalShards",
@@ -27,8 +26,6 @@ __all__ = [
     "ShardSearcher",
     "ShardStatistics",
     "ShardedIngestReport",
-    "ShardedRetriever",
-    "ShardedSearch",
     "ingest_shard",
     "ingest_sharded",
     "load_manifest",

@@ -1,4 +1,4 @@
-"""``groundkit search QUERY``: ``Retriever.search()`` with its request as flags."""
+"""``groundkit search QUERY``: a ``SearchRequest`` as flags, run by ``Retriever.search()``."""
 
 from __future__ import annotations
 
@@ -24,9 +24,17 @@ from groundkit.config import (
     BM25Params,
 )
 from groundkit.embedding.embedder_registry import resolve_embedder
+from groundkit.errors import ConfigurationError
 from groundkit.retrieval import MODES, Retriever
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
-from groundkit.retrieval.request import HybridOptions, MetadataValue, SearchFilter
+from groundkit.retrieval.request import (
+    HybridOptions,
+    MetadataValue,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+    SearchRequest,
+)
 from groundkit.retrieval.rerankers import resolve_reranker
 
 NAME = "search"
@@ -202,8 +210,37 @@ def _filter(args: argparse.Namespace) -> SearchFilter | None:
     return SearchFilter(source_prefix=args.source_prefix, metadata=dict(args.where))
 
 
+def search_request(args: argparse.Namespace, default_mode: SearchMode) -> SearchRequest:
+    """The ``SearchRequest`` the flags ask for; the fusion flags (which have defaults) apply
+    when the search runs hybrid."""
+    hybrid = None
+    if (args.mode or default_mode) == "hybrid":
+        hybrid = HybridOptions(
+            rrf_k=args.rrf_k,
+            depth=args.depth,
+            weights=(args.lexical_weight, args.dense_weight),
+            min_lexical_share=args.min_lexical_share,
+        )
+    return SearchRequest(
+        args.query,
+        args.top_k,
+        args.mode,
+        score_threshold=args.score_threshold,
+        min_similarity=args.min_similarity,
+        hybrid=hybrid,
+        rerank=RerankOptions(depth=args.rerank_depth) if args.rerank else None,
+        where=_filter(args),
+        prefix=args.prefix,
+        fuzzy=args.fuzzy,
+    )
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
+    if reranker is not None:
+        args.rerank = True
+    if args.rerank_depth is not None and not args.rerank:
+        raise ConfigurationError("--rerank-depth is set but rerank is off; add --rerank")
     with Retriever.open(
         args.index_dir,
         args.collection,
@@ -213,30 +250,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         vector_store=args.vector_store,
         analyzer=analyzer_from(args),
     ) as retriever:
-        hybrid: dict[str, Any] = {}
-        if (args.mode or retriever.default_mode) == "hybrid":
-            hybrid = {
-                "hybrid": HybridOptions(
-                    rrf_k=args.rrf_k,
-                    depth=args.depth,
-                    weights=(args.lexical_weight, args.dense_weight),
-                    min_similarity=args.min_similarity,
-                    min_lexical_share=args.min_lexical_share,
-                )
-            }
-        response = retriever.search(
-            args.query,
-            top_k=args.top_k,
-            mode=args.mode,
-            score_threshold=args.score_threshold,
-            rerank=args.rerank or reranker is not None,
-            rerank_depth=args.rerank_depth,
-            where=_filter(args),
-            min_similarity=None if hybrid else args.min_similarity,
-            prefix=args.prefix,
-            fuzzy=args.fuzzy,
-            **hybrid,
-        )
+        response = retriever.search(search_request(args, retriever.default_mode))
         checks = [retriever.verify(r) for r in response.results] if args.verify else []
     show_search(response, checks, as_json=args.json)
     return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

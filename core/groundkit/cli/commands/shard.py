@@ -166,7 +166,7 @@ def _build(args: argparse.Namespace) -> ExitCode:
 
 
 def _search(args: argparse.Namespace) -> ExitCode:
-    from groundkit.shards import ShardedRetriever
+    from groundkit.retrieval import ShardedRetriever
 
     with ShardedRetriever.open(
         args.index_dir, args.collection, bm25=BM25Params(k1=args.k1, b=args.b)

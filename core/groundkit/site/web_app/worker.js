@@ -244,7 +244,7 @@ def search(query, mode, top_k, defer, expand=True):
         if static:
             reader.defer = defer
         lexical = bool(expand) and mode != "dense"
-        response = r.search(query, top_k=top_k, mode=mode, prefix=lexical, fuzzy=lexical)
+        response = r.search(groundkit.SearchRequest(query, top_k, mode, prefix=lexical, fuzzy=lexical))
     except FilesNeeded as needed:
         return json.dumps({"need": needed.paths})
     finally:
@@ -325,7 +325,7 @@ def bench(queries, repeats, mode, top_k):
     for _ in range(repeats):
         for q in queries:
             started = time.perf_counter()
-            r.search(q, top_k=top_k, mode=mode)
+            r.search(groundkit.SearchRequest(q, top_k, mode))
             per_query[q].append((time.perf_counter() - started) * 1000)
     medians = {q: sorted(t)[len(t) // 2] for q, t in per_query.items()}
     times = sorted(x for t in per_query.values() for x in t)

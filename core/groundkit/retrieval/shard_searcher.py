@@ -1,15 +1,19 @@
-"""One shard, searched as part of its sharded collection: the unit a replica serves.
+"""One shard, searched as part of its collection: the unit a replica serves.
 
 A ``ShardSearcher`` answers four calls, each small enough to cross a process boundary as
 plain data: its statistics for some terms (the map), its best lexical or dense hits scored
 with collection-wide statistics, and the records (with citations) of chunks the gather kept.
+A collection that is not sharded is one such shard, scored with its own statistics
+(``manifest`` None): ``Retriever`` searches it through the same ``Searcher``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import BM25Params
 from groundkit.contracts import Citation, Document, SearchResult
@@ -22,48 +26,48 @@ from groundkit.errors import (
 )
 from groundkit.identities import bind_analyzer
 from groundkit.index.bm25 import Accelerator, BM25Index
+from groundkit.index.lexicon import Lexicon
+from groundkit.index.postings import blend_members
 from groundkit.index.ties import CachedTieKeys
 from groundkit.retrieval.citations import Verification, verify_document_citation
 from groundkit.retrieval.dense import DenseLeg
+from groundkit.retrieval.expansion import ExpandedQuery, expand_query
 from groundkit.retrieval.filtering import FilterCache
 from groundkit.retrieval.join import JoinedRecords, join_results
+from groundkit.retrieval.merge import NO_TIE, ShardHit
 from groundkit.retrieval.request import SearchFilter, SearchMode
-from groundkit.shards.merge import ShardHit
-from groundkit.shards.seal import check_shard
-from groundkit.shards.shard_manifest import ShardManifest, shard_name, shards_dir
-from groundkit.shards.shard_stats import ShardStatistics, collection_stats, map_statistics
+from groundkit.retrieval.shard_stats import ShardStatistics, collection_stats, map_statistics
 from groundkit.store.protocols import CollectionReader
+
+if TYPE_CHECKING:  # the sharded side is imported where a shard is opened: a search needs none
+    from groundkit.shards.shard_manifest import ShardManifest
 
 __all__ = ["ShardSearcher"]
 
 
 class ShardSearcher:
-    """Scores one shard's snapshot with the statistics of the whole sharded collection."""
+    """Scores one shard's snapshot with the statistics of the whole sharded collection, or
+    one collection's snapshot with its own (``manifest`` None)."""
 
     def __init__(
         self,
         reader: CollectionReader,
-        shard: int,
-        manifest: ShardManifest,
+        shard: int = 0,
+        manifest: ShardManifest | None = None,
         *,
+        analyzer: Analyzer | None = None,
         bm25: BM25Params | None = None,
         embedder: Embedder | None = None,
         vector_store: str | None = None,
         accelerator: Accelerator = "auto",
     ) -> None:
-        record = manifest.shards[shard]
         location = reader.location
         try:
-            if reader.generation != record.generation:
-                raise ShardUnavailableError(
-                    f"shard {location} is at generation {reader.generation} but the manifest "
-                    f"of {manifest.collection!r} recorded {record.generation}: it changed outside "
-                    "a sharded ingest (or one did not finish); re-run `groundkit shard build` "
-                    "with the same source",
-                    subject=location,
-                )
-            check_shard(reader, shard, manifest)
-            self.analyzer = bind_analyzer(location, reader.analyzer_identity, None)
+            if manifest is None:  # a collection of its own: its identities are checked here
+                self.analyzer = bind_analyzer(location, reader.analyzer_identity, analyzer)
+            else:
+                self._check_sealed(reader, shard, manifest)
+                self.analyzer = bind_analyzer(location, reader.analyzer_identity, None)
             self._dense = DenseLeg(reader, embedder, location=location, vector_store=vector_store)
         except BaseException:
             reader.close()
@@ -73,10 +77,31 @@ class ShardSearcher:
         self._reader = reader
         self._records = JoinedRecords(reader)
         self._df: dict[str, int] = {}
-        stats = collection_stats(manifest.chunk_count, manifest.total_length, self._global_df)
+        stats = None
+        if manifest is not None:
+            stats = collection_stats(manifest.chunk_count, manifest.total_length, self._global_df)
+        self._own = manifest is None
         self._lexical = BM25Index(reader, bm25, accelerator=accelerator, stats=stats)
+        self._lexicon = Lexicon(reader)
         self._tie_keys = CachedTieKeys.of(reader)
         self._filters = FilterCache(reader)
+
+    @staticmethod
+    def _check_sealed(reader: CollectionReader, shard: int, manifest: ShardManifest) -> None:
+        """Refuse a shard its manifest does not describe (changed since, or not sealed)."""
+        from groundkit.shards.seal import check_shard
+
+        record = manifest.shards[shard]
+        location = reader.location
+        if reader.generation != record.generation:
+            raise ShardUnavailableError(
+                f"shard {location} is at generation {reader.generation} but the manifest of "
+                f"{manifest.collection!r} recorded {record.generation}: it changed outside a "
+                "sharded ingest (or one did not finish); re-run `groundkit shard build` with "
+                "the same source",
+                subject=location,
+            )
+        check_shard(reader, shard, manifest)
 
     @classmethod
     def open(
@@ -87,6 +112,8 @@ class ShardSearcher:
         **options: object,
     ) -> ShardSearcher:
         """Open shard ``shard`` of ``manifest`` (``ShardUnavailableError`` when it is missing)."""
+        from groundkit.shards.shard_manifest import shard_name, shards_dir
+
         folder = shards_dir(index_dir, manifest.collection)
         name = shard_name(shard)
         if not collection_file(folder, name).is_file():
@@ -117,6 +144,19 @@ class ShardSearcher:
     @property
     def reader(self) -> CollectionReader:
         return self._reader
+
+    def warm(self) -> bool:
+        """Load what a first search would (``Retriever.warm``): numpy scoring where installed,
+        the vector store and the embedder; False where there is no usable dense side."""
+        self._lexical.accelerate()
+        return self._dense.warm()
+
+    def expand(self, query: str, *, prefix: bool, fuzzy: bool) -> ExpandedQuery:
+        """``query``'s terms with its words' prefix and typo expansions, from this snapshot's
+        lexicon (adr/0046)."""
+        return expand_query(
+            query, self.analyzer, self._lexicon, self._lexical, prefix=prefix, fuzzy=fuzzy
+        )
 
     @property
     def default_mode(self) -> SearchMode:
@@ -151,9 +191,15 @@ class ShardSearcher:
     def statistics(self, terms: Sequence[str]) -> ShardStatistics:
         """The map: this shard's chunk count, total length and document frequency of ``terms``."""
         reader = self._reader
-        return map_statistics(
-            reader.chunk_count, reader.total_length, self._lexical.local_df, terms
-        )
+        return map_statistics(reader.chunk_count, reader.total_length, self._own_df, terms)
+
+    def _own_df(self, term: str) -> int:
+        """This snapshot's document frequency of ``term``; a blended term's (prefix and typo
+        expansions, one collection only) is its most frequent member's, as BM25 scores it."""
+        blended = blend_members(term)
+        if blended is None:
+            return self._lexical.local_df(term)
+        return max(self._lexical.local_df(member) for member in blended[1])
 
     def lexical(
         self,
@@ -163,11 +209,13 @@ class ShardSearcher:
         *,
         score_threshold: float | None = None,
         where: SearchFilter | None = None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str]:
         """This shard's ``k`` best chunks for analyzed ``terms``, scored with the collection's
         document frequencies ``df`` (the reduce of every shard's ``statistics``), and the
-        scoring path that found them; ``where`` admits chunks here, before the merge."""
-        for term, count in df.items():
+        scoring path that found them; ``where`` admits chunks here, before the merge. A
+        collection of its own scores with its own statistics (the same ``df``)."""
+        for term, count in () if self._own else df.items():
             if self._df.setdefault(term, count) != count:
                 raise ShardUnavailableError(
                     f"shard {self.location}: document frequency of a term changed between "
@@ -182,7 +230,7 @@ class ShardSearcher:
                 score_threshold=score_threshold,
                 allowed=self._allowed(where),
             )
-            return self._with_ties(hits.pairs()), hits.path
+            return self._hits(hits.pairs(), ties), hits.path
         except KeyError as exc:
             raise self._missing(int(exc.args[0])) from None
 
@@ -194,6 +242,7 @@ class ShardSearcher:
         *,
         min_score: float | None,
         where: SearchFilter | None = None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str | None]:
         """This shard's ``k`` chunks most similar to ``query`` (similarity needs no
         collection statistics, so each shard's list is already final), and the vector store
@@ -209,13 +258,18 @@ class ShardSearcher:
                 tie_keys=self._tie_keys,
                 allowed=self._allowed(where),
             )
-            return self._with_ties(found), self._dense.vector_store
+            return self._hits(found, ties), self._dense.vector_store
         except KeyError as exc:
             raise self._missing(int(exc.args[0])) from None
 
-    def _with_ties(self, ranked: Sequence[tuple[int, float]]) -> list[ShardHit]:
-        ties = self._tie_keys([key for key, _ in ranked])
-        return [ShardHit(score, ties[key], self.shard, key) for key, score in ranked]
+    def _hits(self, ranked: Sequence[tuple[int, float]], ties: bool) -> list[ShardHit]:
+        """``ranked`` as hits of this shard, with their tie keys or, where no merge or fusion
+        will order them (one shard, no fusion), ``NO_TIE``."""
+        shard, new = self.shard, tuple.__new__
+        if not ties:
+            return [new(ShardHit, (score, NO_TIE, shard, key)) for key, score in ranked]
+        found = self._tie_keys([key for key, _ in ranked])
+        return [new(ShardHit, (score, found[key], shard, key)) for key, score in ranked]
 
     def results(self, ranked: Sequence[tuple[int, float, int]]) -> list[SearchResult]:
         """Results with citations for (chunk key, score, global rank) triples of this shard."""

@@ -1,6 +1,6 @@
 """Scatter-gather over shards: what the one sharded search needs, whatever carries the calls.
 
-``ShardGroup`` is what ``shards.search.ShardedSearch`` needs from the shards, one list entry
+``ShardGroup`` is what ``retrieval.searcher.Searcher`` needs from the shards, one list entry
 per shard, in shard order: the in-process group calls ``ShardSearcher``s in a loop, the Ray
 group (``groundkit_ray``) sends the same calls to replicas at once. The pure steps around
 them: every shard answered (``all_answered``), hybrid fusion of merged lists (``fuse_hits``),
@@ -16,13 +16,13 @@ from groundkit.contracts import Citation, SearchResult
 from groundkit.errors import ShardUnavailableError
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.fusion import reciprocal_rank_fusion
+from groundkit.retrieval.merge import ShardHit
 from groundkit.retrieval.request import (
     HybridOptions,
     SearchFilter,
     SearchMode,
 )
-from groundkit.shards.merge import ShardHit
-from groundkit.shards.shard_stats import ShardStatistics
+from groundkit.retrieval.shard_stats import ShardStatistics
 from groundkit.store.protocols import TieKey
 
 __all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits"]
@@ -68,10 +68,20 @@ class ShardGroup(Protocol):
         df: Mapping[str, int],
         score_threshold: float | None,
         where: SearchFilter | None,
-    ) -> list[tuple[list[ShardHit], str]]: ...
+        ties: bool = True,
+    ) -> list[tuple[list[ShardHit], str]]:
+        """Each shard's best BM25 hits and the scoring path that found them; ``ties``: with
+        their tie keys (a merge of several lists, or a fusion, orders by them)."""
+        ...
 
     def dense(
-        self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        min_score: float | None,
+        where: SearchFilter | None,
+        ties: bool = True,
     ) -> list[tuple[list[ShardHit], str | None]]:
         """Each shard's most similar chunks and the vector store that found them."""
         ...
@@ -99,6 +109,7 @@ class _Searcher(Protocol):
         *,
         score_threshold: float | None = None,
         where: SearchFilter | None = None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str]: ...
     def dense_hits(
         self,
@@ -108,6 +119,7 @@ class _Searcher(Protocol):
         *,
         min_score: float | None,
         where: SearchFilter | None = None,
+        ties: bool = True,
     ) -> tuple[list[ShardHit], str | None]: ...
     def results(self, ranked: Ranked) -> list[SearchResult]: ...
     def verify(self, citation: Citation, document_id: str) -> Verification: ...
@@ -155,17 +167,24 @@ class LocalShards:
         df: Mapping[str, int],
         score_threshold: float | None,
         where: SearchFilter | None,
+        ties: bool = True,
     ) -> list[tuple[list[ShardHit], str]]:
         return [
-            searcher.lexical(terms, k, df, score_threshold=score_threshold, where=where)
+            searcher.lexical(terms, k, df, score_threshold=score_threshold, where=where, ties=ties)
             for searcher in self._searchers
         ]
 
     def dense(
-        self, query: str, mode: str, k: int, min_score: float | None, where: SearchFilter | None
+        self,
+        query: str,
+        mode: str,
+        k: int,
+        min_score: float | None,
+        where: SearchFilter | None,
+        ties: bool = True,
     ) -> list[tuple[list[ShardHit], str | None]]:
         return [
-            searcher.dense_hits(query, mode, k, min_score=min_score, where=where)
+            searcher.dense_hits(query, mode, k, min_score=min_score, where=where, ties=ties)
             for searcher in self._searchers
         ]
 
@@ -203,18 +222,27 @@ def fuse_hits(
     return [(hits[item], score) for item, score in fused]
 
 
-def join_hits(shards: ShardGroup, ranked: list[tuple[ShardHit, float]]) -> list[SearchResult]:
-    """Each kept hit's record and citation, fetched from its own shard, in global order."""
+def join_hits(
+    shards: ShardGroup, hits: Sequence[ShardHit], scores: Sequence[float] | None = None
+) -> list[SearchResult]:
+    """Each kept hit's record and citation, fetched from its own shard, in the order of
+    ``hits``, with ``scores`` (fused ones) or each hit's own."""
     by_shard: dict[int, list[tuple[int, float, int]]] = {}
-    for rank, (hit, score) in enumerate(ranked, start=1):
-        by_shard.setdefault(hit.shard, []).append((hit.key, score, rank))
+    if shards.size == 1 and scores is None:  # one shard: its rows in order, no grouping
+        rows = [(hit.key, hit.score, rank) for rank, hit in enumerate(hits, start=1)]
+        by_shard = {0: rows} if rows else {}
+    else:
+        given = [hit.score for hit in hits] if scores is None else scores
+        for rank, (hit, score) in enumerate(zip(hits, given, strict=True), start=1):
+            by_shard.setdefault(hit.shard, []).append((hit.key, score, rank))
     found = shards.results(by_shard)
     out: list[SearchResult] = []
     for shard in sorted(found):
         out.extend(found[shard])
-    if len(out) != len(ranked):
+    if len(out) != len(hits):
         raise ShardUnavailableError(
-            f"{len(out)} of {len(ranked)} results came back from the shards; refusing"
+            f"{len(out)} of {len(hits)} results came back from the shards; refusing"
         )
-    out.sort(key=lambda result: result.metadata["rank"])
+    if len(found) > 1:  # one shard's come back in the order asked
+        out.sort(key=lambda result: result.metadata["rank"])
     return out

@@ -1,0 +1,379 @@
+"""``Searcher``: the one search, over N >= 1 shards, whatever carries the calls to them.
+
+``Retriever`` (one collection: one shard scored with its own statistics), ``ShardedRetriever``
+(a sharded collection opened in this process) and ``groundkit_ray``'s tool (shards on Ray Serve
+replicas) are this class over their own ``ShardGroup``; none has a search of its own. A search
+reduces the query terms' statistics, has every shard score with them (filtered there, before
+the merge), merges by (score, tie key), joins only the kept hits to their records, and
+reranks the merged candidates once: BM25 hits of N shards are bit-identical to one
+collection's; dense similarities need no statistics; hybrid fuses the two merged lists, and
+abstains when neither leg has evidence (adr/0008, adr/0049).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.config import DEFAULT_TOP_K, BM25Params
+from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
+from groundkit.errors import ConfigurationError, ShardUnavailableError
+from groundkit.index.bm25 import bm25_idf
+from groundkit.index.postings import blend_members
+from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
+from groundkit.retrieval.citations import Verification
+from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
+from groundkit.retrieval.expansion import ExpandedQuery
+from groundkit.retrieval.floor import FLOOR_FILE
+from groundkit.retrieval.gather import ShardGroup, all_answered, fuse_hits, join_hits
+from groundkit.retrieval.join import with_highlights
+from groundkit.retrieval.merge import ShardHit, merge_hits
+from groundkit.retrieval.plan import SearchPlan, plan_search
+from groundkit.retrieval.request import (
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+    SearchRequest,
+)
+from groundkit.retrieval.rerank import Reranker, checked_rerank
+from groundkit.retrieval.shard_stats import ShardStatistics, reduce_statistics
+
+__all__ = ["Expander", "Layout", "Searcher"]
+
+Expander = Callable[..., ExpandedQuery]
+"""``expand(query, prefix=..., fuzzy=...)``: a query's terms with prefix and typo expansions."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a searcher knows of the collection behind its shards."""
+
+    collection: str
+    """Its name (a sharded collection's) or location (one collection's), for messages."""
+    generation: int
+    semantic: bool
+    """Whether it is bound to a semantic embedder (its default mode is then hybrid)."""
+    holding: tuple[int, ...] = (0,)
+    """The shards holding chunks: each resolves the floor and the lexical bar."""
+    reference: int = 0
+    """The shard that checks a floor or bar given by the search."""
+    totals: tuple[int, int] | None = None
+    """(chunks, total length) the shards' statistics must sum to; None for one collection."""
+
+
+class Searcher:
+    """Answers ``SearchRequest``s over ``shards`` (one collection's, or a sharded one's)."""
+
+    def __init__(
+        self,
+        shards: ShardGroup,
+        layout: Layout,
+        *,
+        analyzer: Analyzer,
+        bm25: BM25Params | None = None,
+        reranker: Reranker | None = None,
+        expand: Expander | None = None,
+        accelerator: Callable[[], str] | None = None,
+    ) -> None:
+        """``expand``: prefix and typo expansion, where one lexicon answers for every shard
+        (one collection); ``accelerator``: the BM25 scoring the trace names."""
+        self.shards = shards
+        self.layout = layout
+        self.analyzer = analyzer
+        self.bm25 = bm25 or BM25Params()
+        self.reranker = reranker
+        self._expand = expand
+        self._accelerator = accelerator
+
+    @property
+    def generation(self) -> int:
+        return self.layout.generation
+
+    @property
+    def default_mode(self) -> SearchMode:
+        """The mode of a search that names none: ``hybrid`` on a collection bound to a
+        semantic embedder the shards have (adr/0025), else ``bm25``."""
+        return self.shards.default_mode
+
+    def search(
+        self,
+        request: SearchRequest | str,
+        top_k: int | None = None,
+        mode: SearchMode | None = None,
+        *,
+        score_threshold: float | None = None,
+        min_similarity: float | None = None,
+        hybrid: HybridOptions | None = None,
+        rerank: bool | RerankOptions = False,
+        where: SearchFilter | None = None,
+        highlight: bool = True,
+        prefix: bool = False,
+        fuzzy: bool = False,
+    ) -> SearchResponse:
+        """The best passages for ``request``, best first, each with its citation.
+
+        The keywords are a convenience that builds the ``SearchRequest`` (each field is
+        explained there; ``top_k`` None is the default, ``rerank=True`` is
+        ``RerankOptions()``); pass a request or a query with keywords, not both."""
+        if isinstance(request, SearchRequest):
+            given = (top_k, mode, score_threshold, min_similarity, hybrid, where)
+            if any(v is not None for v in given) or rerank or not highlight or prefix or fuzzy:
+                raise ConfigurationError("pass a SearchRequest, or a query with keywords, not both")
+        else:
+            request = SearchRequest(
+                request,
+                DEFAULT_TOP_K if top_k is None else top_k,
+                mode,
+                score_threshold=score_threshold,
+                min_similarity=min_similarity,
+                hybrid=hybrid,
+                rerank=RerankOptions() if rerank is True else (rerank or None),
+                where=where,
+                highlight=highlight,
+                prefix=prefix,
+                fuzzy=fuzzy,
+            )
+        return self._run(request)
+
+    def _run(self, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        plan = plan_search(request, default_mode=self.default_mode, reranker=self.reranker)
+        request, mode = plan.request, plan.mode
+        floor, floor_source = -math.inf, None
+        if mode != "bm25":  # dense evidence is judged on the best similarity (adr/0049)
+            floor, floor_source = self._floor(mode, request.min_similarity)
+        trace = plan.trace(self.generation)
+        if not plan.asked and self.layout.semantic and self.default_mode == "bm25":
+            trace.mode_note = DEFAULT_MODE_NOTE  # its embedder is not available here
+        where = request.where
+        if where is not None:
+            admitted = all_answered(self.shards.admitted(where), self.shards.size)
+            trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
+        terms, matched = self._terms(request, trace)
+        mark = started
+        # tie keys order a merge of several lists and a fusion; one list is in order already
+        ties = self.shards.size > 1 or mode == "hybrid"
+        lexical: list[ShardHit] = []
+        reduced: ShardStatistics | None = None
+        if mode != "dense":
+            reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
+            mark = _lap(trace.timings_ms, "bm25", mark)
+        hits, scores = lexical, None
+        if mode == "dense":
+            hits = self._dense(request, plan.want, floor, ties, trace)
+            mark = _lap(trace.timings_ms, "dense", mark)
+        elif mode == "hybrid":
+            reduced = reduced or self._statistics(terms)
+            fused = self._hybrid(request, plan, lexical, reduced, terms, floor, trace)
+            hits, scores = [hit for hit, _ in fused], [score for _, score in fused]
+            mark = _lap(trace.timings_ms, "dense_and_fusion", mark)
+        if mode != "bm25":
+            trace.min_similarity = floor
+            trace.floor_source = floor_source
+        results = join_hits(self.shards, hits, scores)
+        mark = _lap(trace.timings_ms, "join", mark)
+        if request.rerank is not None:
+            assert self.reranker is not None  # plan_search refused the search otherwise
+            results = checked_rerank(self.reranker, request.query, results, request.top_k)
+            trace.stage = "rerank"
+            trace.rerank_depth = plan.want
+            mark = _lap(trace.timings_ms, "rerank", mark)
+        if request.highlight and matched:
+            results = with_highlights(self.analyzer, matched, results)
+            mark = _lap(trace.timings_ms, "highlight", mark)
+        trace.score_threshold = request.score_threshold
+        trace.timings_ms["total"] = round((mark - started) * 1000, 3)
+        return SearchResponse(
+            query=request.query, results=tuple(results), metadata=trace.to_dict(), trace=trace
+        )
+
+    def _terms(self, request: SearchRequest, trace: SearchTrace) -> tuple[list[str], set[str]]:
+        """The query's terms (with prefix and typo expansions when asked) and the terms
+        whose words the highlights mark."""
+        if not (request.prefix or request.fuzzy):
+            terms = self.analyzer.terms(request.query)
+            return terms, set(terms)
+        if self._expand is None:
+            raise ConfigurationError(
+                "prefix and fuzzy search work on one collection; a sharded collection does not "
+                "gather a lexicon across its shards yet: search without them"
+            )
+        expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
+        trace.expansions = expanded.trace()
+        return expanded.terms, expanded.matched_terms
+
+    def _lexical(
+        self,
+        request: SearchRequest,
+        terms: list[str],
+        depth: int,
+        ties: bool,
+        trace: SearchTrace,
+    ) -> tuple[ShardStatistics | None, list[ShardHit]]:
+        """The merged BM25 hits, every shard scoring with the terms' statistics over all of
+        them, and those statistics (None for one collection, which scores with its own)."""
+        shards, size = self.shards, self.shards.size
+        reduced = None if self.layout.totals is None else self._statistics(terms)
+        df = {} if reduced is None else reduced.df
+        threshold = request.score_threshold if request.mode == "bm25" else None
+        found = shards.lexical(terms, depth, df, threshold, request.where, ties)
+        answers = all_answered(found, size)
+        paths = sorted({path for _, path in answers})
+        trace.query_terms = len(terms)
+        trace.path = paths[0] if size == 1 else "sharded:" + ",".join(paths)
+        if self._accelerator is not None:
+            trace.accelerator = self._accelerator()
+        trace.bm25 = {"k1": self.bm25.k1, "b": self.bm25.b}
+        return reduced, merge_hits([hits for hits, _ in answers], depth)
+
+    def _statistics(self, terms: list[str]) -> ShardStatistics:
+        """The terms' statistics reduced over every shard, checked against the manifest's
+        totals where there is one (a shard missing or out of step is refused)."""
+        reduced = reduce_statistics(all_answered(self.shards.statistics(terms), self.shards.size))
+        totals = self.layout.totals
+        if totals is not None and (reduced.chunk_count, reduced.total_length) != totals:
+            raise ShardUnavailableError(
+                f"the shards hold {reduced.chunk_count} chunks of total length "
+                f"{reduced.total_length}, the manifest {totals[0]} and {totals[1]}: a shard "
+                "is missing or out of step; refusing to answer"
+            )
+        return reduced
+
+    def _dense(
+        self, request: SearchRequest, want: int, floor: float, ties: bool, trace: SearchTrace
+    ) -> list[ShardHit]:
+        """The merged most similar chunks, or none when the best is under the floor."""
+        lowest = -math.inf if request.score_threshold is None else request.score_threshold
+        answers = all_answered(
+            self.shards.dense(request.query, "dense", want, lowest, request.where, ties),
+            self.shards.size,
+        )
+        found = merge_hits([hits for hits, _ in answers], want)
+        trace.vector_store = _stores(answers)
+        trace.dense_best = found[0].score if found else None
+        if not dense_has_evidence(trace.dense_best, floor):
+            found = []
+        trace.abstained = not found
+        return found
+
+    def _hybrid(
+        self,
+        request: SearchRequest,
+        plan: SearchPlan,
+        lexical: list[ShardHit],
+        reduced: ShardStatistics,
+        terms: list[str],
+        floor: float,
+        trace: SearchTrace,
+    ) -> list[tuple[ShardHit, float]]:
+        """The legs fused by reciprocal rank; nothing when the dense leg has no evidence (its
+        best similarity is under the floor) and BM25's best is under its share of the query's
+        ideal score (adr/0049)."""
+        options = request.hybrid or HybridOptions()
+        depth = plan.leg_depth
+        answers = all_answered(
+            self.shards.dense(request.query, "hybrid", depth, -math.inf, request.where, True),
+            self.shards.size,
+        )
+        dense = merge_hits([hits for hits, _ in answers], depth)
+        trace.vector_store = _stores(answers)
+        trace.dense_best = dense[0].score if dense else None
+        if not dense_has_evidence(trace.dense_best, floor):
+            dense = []
+        share = lexical_share(lexical[0].score if lexical else None, terms, _idf_of(reduced))
+        minimum, source = self._lexical_share(options.min_lexical_share)
+        trace.legs = {"bm25": len(lexical), "dense": len(dense)}
+        trace.lexical_share = share
+        trace.fusion = {
+            "rrf_k": options.rrf_k,
+            "depth": depth,
+            "weights": list(options.weights),
+            "min_lexical_share": minimum,
+            "lexical_share_source": source,
+        }
+        trace.abstained = not dense and (not lexical or share < minimum)
+        if trace.abstained:
+            return []
+        cut = -math.inf if request.score_threshold is None else request.score_threshold
+        fused = fuse_hits(lexical, dense, options)
+        return [(hit, score) for hit, score in fused if score >= cut][: plan.want]
+
+    def _floor(self, mode: str, given: float | None) -> tuple[float, str]:
+        """The similarity floor every shard holding chunks resolves (a given one: the
+        reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
+        shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
+        asked = self._asked(given)
+        floors = all_answered(self.shards.floors(mode, given, asked), len(asked))
+        return self._agreed(
+            asked, floors, "similarity floors", "(or remove them all for the embedder's "
+            "default), or pass min_similarity",
+        )  # fmt: skip
+
+    def _lexical_share(self, given: float | None) -> tuple[float, str]:
+        """Hybrid's lexical evidence bar as every shard holding chunks resolves it; shards
+        that disagree are ``ConfigurationError``, as for the floor (adr/0049)."""
+        asked = self._asked(given)
+        shares = all_answered(self.shards.lexical_shares(given, asked), len(asked))
+        return self._agreed(asked, shares, "minimum lexical shares", "or pass min_lexical_share")
+
+    def _asked(self, given: float | None) -> list[int]:
+        """The shards that resolve a setting: the reference one checks a given value, else
+        every shard holding chunks."""
+        return [self.layout.reference] if given is not None else list(self.layout.holding)
+
+    def _agreed(
+        self, asked: list[int], answers: list[tuple[float, str]], what: str, fix: str
+    ) -> tuple[float, str]:
+        """The one value (and source) the shards resolved; ``ConfigurationError`` naming each
+        shard's when they differ."""
+        if len(set(answers)) > 1:
+            from groundkit.shards.shard_manifest import shard_name
+
+            found = ", ".join(
+                f"{shard_name(shard)}: {value!r} ({source})"
+                for shard, (value, source) in zip(asked, answers, strict=True)
+            )
+            raise ConfigurationError(
+                f"the shards of {self.layout.collection!r} resolve different {what} "
+                f"({found}); a sharded collection has one: put the same {FLOOR_FILE} in every "
+                f"shard's folder {fix}",
+                subject=self.layout.collection,
+            )
+        return answers[0]
+
+    def verify(self, result: SearchResult) -> Verification:
+        """Re-read ``result``'s source and compare: in the shard the routing gives its source,
+        which holds its document record (and knows where the source lives)."""
+        from groundkit.shards.routing import shard_of
+
+        shard = shard_of(result.source, self.shards.size)
+        return self.shards.verify(shard, result.citation, result.document_id)
+
+
+def _idf_of(reduced: ShardStatistics) -> Callable[[str], float]:
+    """Each term's BM25 idf over the reduced statistics (a blended term's at its weight), as
+    one collection's ``BM25Index.term_idf`` gives it."""
+
+    def idf(term: str) -> float:
+        value = bm25_idf(reduced.chunk_count, reduced.df.get(term, 0))
+        blended = blend_members(term)
+        return value if blended is None else blended[0] * value
+
+    return idf
+
+
+def _stores(answers: Sequence[tuple[list[ShardHit], str | None]]) -> str | None:
+    """The vector store the shards searched (one name, as one collection's trace gives;
+    comma-joined if shards were opened with different ones)."""
+    names = sorted({store for _, store in answers if store is not None})
+    return ",".join(names) if names else None
+
+
+def _lap(timings: dict[str, float], name: str, since: float) -> float:
+    now = time.perf_counter()
+    timings[name] = round((now - since) * 1000, 3)
+    return now

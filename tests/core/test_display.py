@@ -12,7 +12,9 @@ from groundkit.retrieval.display import display_spans, plain_text
 CASES = [
     ("Using ``User`` objects", "Using User objects"),
     (":class:`~django.db.models.Model`", "Model"),
-    (":class:`django.db.models.Model`", "Model"),
+    (":class:`django.db.models.Model`", "django.db.models.Model"),  # no ~: Sphinx shows it all
+    ("Lives in :source:`django/core/paginator.py`.", "Lives in django/core/paginator.py."),
+    ("both as a :py:term:`decorator`::\n\n    code", "both as a decorator:\n\n    code"),
     (":meth:`save() <Model.save>` and :setting:`DEBUG`", "save() and DEBUG"),
     ("Transactions\n============\n\nText.", "Transactions\n\nText."),
     ("-----\nTitle\n-----\n", "Title\n"),
@@ -23,11 +25,42 @@ CASES = [
     ("Making ``QuerySet``\\s lazy", "Making QuerySets lazy"),  # a reST escape
     ("``QuerySet``\\ s and \\*not emphasis\\*", "QuerySets and *not emphasis*"),
     ("``C:\\path`` stays", "C:\\path stays"),  # inside a literal, a backslash is text
+    # inline markup over a line break inside a paragraph, not across a blank line
+    (":ref:`from a hidden\nform <csrf-html>` or ``a\nb``", "from a hidden\nform or a\nb"),
+    (":ref:`a\n\nb`", ":ref:`a\n\nb`"),
+    ("`Strict\nheader`__. Then", "Strict\nheader. Then"),
+    (":option:`--username <createsuperuser\n--username>` or", "--username or"),
+    ('label>.<codename>"`` format', 'label>.<codename>" format'),  # a literal cut by the boundary
+    # Sphinx's literal-block marker: "text::" shows "text:", "text ::" and "::" nothing
+    ("during the transaction::\n\n    code", "during the transaction:\n\n    code"),
+    ("like this ::\n\n::\n", "like this \n\n\n"),
+]
+
+# Django's docs (issue 30): labels, targets and code-block lines vanish with their line break;
+# a description's signature and an admonition's title stay; options go with their directive.
+DIRECTIVES = [
+    (".. _non-atomic:\n\nNon-atomic\n==========\n\nText", "\nNon-atomic\n\nText"),
+    (".. setting:: MIDDLEWARE\n\nMIDDLEWARE\n----------\n", "\nMIDDLEWARE\n"),
+    (".. module:: django.middleware\n   :synopsis: Built-in middleware.\n\nThis", "\nThis"),
+    (".. code-block:: pycon\n    :caption: x\n\n    >>> 1", "\n    >>> 1"),
+    (".. versionadded:: 5.0\n\n    The new thing.", "\n    The new thing."),
+    (".. class:: QuerySet(model=None)\n\n    Usually", "QuerySet(model=None)\n\n    Usually"),
+    ("    .. method:: save(force=False)\n        :noindex:\n", "save(force=False)\n"),
+    (".. admonition:: Why?\n\n    Because.", "Why?\n\n    Because."),
+    (".. note::\n\n    Mind it.", "\n\n    Mind it."),
+    (".. admonition:: Importing ``User``\n", "Importing User\n"),  # a title's own markup
+    (".. a comment, as Sphinx hides it\nText", "\nText"),
+    ("A pycon line:\n\n    ... x = 1\n", "A pycon line:\n\n    ... x = 1\n"),
 ]
 
 
 @pytest.mark.parametrize(("text", "shown"), CASES)
 def test_markup_is_removed_for_display(text: str, shown: str) -> None:
+    assert plain_text(text)[0] == shown
+
+
+@pytest.mark.parametrize(("text", "shown"), DIRECTIVES)
+def test_directive_lines_show_what_a_rendered_page_shows(text: str, shown: str) -> None:
     assert plain_text(text)[0] == shown
 
 

@@ -160,6 +160,7 @@ function drawPage() {
   const ui = site.ui ?? { debug: true, local_files: true }; // a site from before the flags
   document.body.dataset.debugUi = ui.debug ? "on" : "off";
   $("#mode").hidden = !ui.debug;
+  $('label[for="mode"]').hidden = !ui.debug; // its screen-reader label goes with it
   $("#drop-panel").hidden = !ui.local_files;
 }
 

@@ -168,6 +168,32 @@ def test_a_typo_or_a_begun_word_finds_its_page_only_when_asked(
     )
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("middlware", "ref/middleware.txt"),
+        ("paginaton", "topics/pagination.txt"),
+        ("paginat", "topics/pagination.txt"),
+        ("middlew", "ref/middleware.txt"),
+    ],
+)
+def test_with_both_on_as_the_page_searches_typos_and_begun_words_find_their_page(
+    django_like: Retriever, query: str, expected: str
+) -> None:
+    response = django_like.search(query, 3, "bm25", prefix=True, fuzzy=True)
+    assert response.results[0].source == expected
+
+
+def test_a_last_word_that_begins_no_indexed_word_is_corrected_not_backtracked(
+    django_like: Retriever,
+) -> None:
+    # "middl" (the form's "middle") begins "middlware" too: backtracking to it found the form
+    response = django_like.search("middlware", 3, "bm25", prefix=True, fuzzy=True)
+    assert response.metadata["expansions"] == {"fuzzy": {"middlware": ["middlewar"]}}
+    begun = django_like.search("middlew", 3, "bm25", prefix=True, fuzzy=True)
+    assert list(begun.metadata["expansions"]) == ["prefix"]  # a begun word is still completed
+
+
 def test_expanded_words_are_highlighted_in_the_cited_text(django_like: Retriever) -> None:
     result = django_like.search("paginaton", 1, "bm25", fuzzy=True).results[0]
     marked = {result.content[start:end] for start, end in result.highlights}

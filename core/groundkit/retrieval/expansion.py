@@ -3,9 +3,10 @@
 ``prefix``: the last word, when its own term is absent or rare, also stands for the indexed
 terms it begins (as a visitor types), or the stem being typed; where none begins with it, the
 longest shorter prefix that has completions is used, down to half the word (Pagefind's
-backtracking). ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms
-within one edit (two from nine letters: Meilisearch's rule), found both on its term and on the
-word itself (``paginaton`` -> ``pagination`` -> ``pagin``).
+backtracking), unless ``fuzzy`` is on and finds the word's correction, which then stands.
+``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within one
+edit (two from nine letters: Meilisearch's rule), found both on its term and on the word itself
+(``paginaton`` -> ``pagination`` -> ``pagin``).
 Each word's expansions are scored as one blended term at a lower weight than an exact match;
 the figures and the choice against Lucene's alternatives are in adr/0046.
 """
@@ -84,13 +85,18 @@ def expand_query(
     fuzzy: bool,
 ) -> ExpandedQuery:
     """``analyzer.terms(query)`` plus a blended term for each word expanded (a last word
-    completed by ``prefix`` is not also corrected by ``fuzzy``)."""
+    completed by ``prefix`` is not also corrected by ``fuzzy``; one that begins no indexed
+    word is corrected, where ``fuzzy`` can, instead of completed by a shorter prefix)."""
     terms = analyzer.terms(query)
     out = ExpandedQuery(terms, {}, {})
     words = tokens(query)
     if prefix and words and len(words[-1]) >= MIN_PREFIX:
-        completed = _completions(words[-1], analyzer, lexicon, index.df)
-        if completed:
+        completed, begun = _completions(words[-1], analyzer, lexicon, index.df)
+        # A last word that begins no indexed word is a typo more likely than a word being
+        # typed: its correction (middlware -> middleware) beats a shorter prefix (middl).
+        typo = bool(completed) and not begun and fuzzy
+        typo = typo and bool(_near_terms(words[-1], analyzer, lexicon, index.df))
+        if completed and not typo:
             out.prefix[words[-1]] = completed
             terms.append(index.blend(completed, PREFIX_WEIGHT))
     if fuzzy:
@@ -104,18 +110,20 @@ def expand_query(
 
 def _completions(
     word: str, analyzer: Analyzer, lexicon: Lexicon, df: Callable[[str], int]
-) -> list[str]:
+) -> tuple[list[str], bool]:
     """Indexed terms the word (or its term) begins, when its own terms are absent or rare: a
     complete word is left alone. Completions that are plain words (letters only) when there
     are any; else identifiers (``paginator.count``) and the longest indexed term the word
     begins with (the stem being typed: ``paginat`` -> ``pagin``); where there is none at all,
-    the completions of the longest shorter prefix that has some, down to half the word."""
+    the completions of the longest shorter prefix that has some, down to half the word. And
+    whether the word itself begins an indexed term (False: what came is a fallback)."""
     own = analyzer.terms(word)
     if max(map(df, own), default=0) > RARE_DF:
-        return []
+        return [], True
     shortest = max(MIN_PREFIX, -(-len(word) // 2))
     heads = [space + word for space in analyzer.namespaces] + own
     found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
+    begun = bool(found - set(own))
     plain = {term for term in found - set(own) if _plain(term, analyzer)}
     if plain:
         found = plain
@@ -131,7 +139,7 @@ def _completions(
             break
         heads = [space + word[:length] for space in analyzer.namespaces]
         found.update(chain.from_iterable(lexicon.completions(head) for head in heads))
-    return sorted(found - set(own), key=lambda term: (len(term), term))[:PREFIX_LIMIT]
+    return sorted(found - set(own), key=lambda term: (len(term), term))[:PREFIX_LIMIT], begun
 
 
 def _plain(term: str, analyzer: Analyzer) -> bool:

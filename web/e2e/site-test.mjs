@@ -7,10 +7,13 @@
 //    collection file (sources, offsets, lines, text, scores), the highlighted span (code points
 //    -> UTF-16, astral characters before it), and a "verified" verdict, all in the DOM;
 //  - indexes dropped files (in memory in the page) holding astral characters and checks the same;
+//  - with --django-site: Django's documentation as its owner ships it (no markup, no internal
+//    words, titles linking to docs.djangoproject.com, a status line that finishes);
 //  - saves screenshots. --measure also times cold start, query latency (page vs CPython, the
 //    same queries and collection) and page memory, and writes them as JSON.
 //
 //   node web/e2e/site-test.mjs --site DIR [--python PY] [--out DIR] [--measure] [--headed]
+//     [--snapshot-site DIR] [--semantic-site DIR] [--odd-site DIR] [--django-site DIR]
 //   node web/e2e/site-test.mjs --site DIR --bench-only QUERIES.json [--repeats N]
 //     (any site: cold start to the first query's results, latency page vs CPython, memory)
 // Exit: 0 passed, 1 a check failed, 99 the harness failed. CHROMIUM overrides the browser.
@@ -30,6 +33,7 @@ const BENCH_ONLY = opt("--bench-only", null);
 const SNAPSHOT_SITE = opt("--snapshot-site", null); // a site built with --snapshot
 const SEMANTIC_SITE = opt("--semantic-site", null); // built with --embedder minilm --ort-dir
 const ODD_SITE = opt("--odd-site", null); // sources named with ?, #, %2F, %2e (ODD_NAMES)
+const DJANGO_SITE = opt("--django-site", null); // Django's docs, built as a site owner ships them
 // Each file of the odd site holds one word of its own (run.sh writes them).
 const ODD_NAMES = { "what?now.md": "quokkaquery", "see#here.md": "quokkafragment",
   "a%2Fb.md": "quokkaslash", "%2e%2e.md": "quokkadots" };
@@ -248,6 +252,144 @@ async function checkOddNames(browser, dir, offsite) {
     check(v.verdict.verdict === "drifted" && v.verdict.reason.includes("not the file that was indexed"),
       `drift: an edited copy is drifted, not verified (${v.verdict.verdict}: ${v.verdict.reason})`);
     await again.context().close();
+  } finally {
+    s.srv.kill();
+  }
+}
+
+// Django's docs as a visitor searches them (issue 30): what each result shows is checked for
+// reST left in it, the page for words only its owner should see, every title for a link to its
+// rendered page on docs.djangoproject.com (as links.json names it for CPython's same result),
+// the source view for a verified citation, and the status line for a finished state.
+const DJANGO_BASE = "https://docs.djangoproject.com/en/5.2/";
+const DJANGO_QUERIES = ["transaction atomic", "middleware", "queryset filter", "paginat", "middlware"];
+const CPY_DJANGO = `
+import json, sys, groundkit.site
+from groundkit.retrieval.display import plain_text
+try:
+    links = json.load(open(sys.argv[1] + "/links.json", encoding="utf-8"))["pages"]
+except FileNotFoundError:  # a site built without --base-url: no result links (a FAIL below)
+    links = {}
+out = {}
+with groundkit.site.open_site(sys.argv[1]) as r:
+    for q in json.loads(sys.argv[2]):  # as the page searches: bm25, prefix and typos expanded
+        res = r.search(q, top_k=10, mode="bm25", prefix=True, fuzzy=True).results
+        rows = []
+        for x in res:
+            page = links.get(x.citation.source)
+            heading = "\x1f".join(plain_text(h)[0] for h in x.metadata.get("heading_path", []))
+            anchor = (page or {}).get("anchors", {}).get(heading)
+            rows.append({"source": x.citation.source, "start": x.citation.start_offset,
+                "end": x.citation.end_offset, "text": x.citation.text,
+                "url": None if page is None else page["url"] + ("#" + anchor if anchor else "")})
+        out[q] = rows
+print(json.dumps(out))`;
+// reST a visitor must never read in a title or snippet.
+const RAW_MARKUP = [
+  ["``double backticks``", /``/],
+  [":role:`...`", /:[\w.+-]+(?::[\w.+-]+)*:`/],
+  ["a row of = - ~ ^", /(^|\n)[ \t]*([=\-~^])\2{3,}[ \t]*(\n|$)/],
+  [".. directive::", /(^|\n)[ \t]*\.\.[ \t]+[\w:-]+[ \t]*::/],
+  [".. _label:", /(^|\n)[ \t]*\.\.[ \t]+_[^\n]*:/],
+];
+const INTERNAL_WORDS = [/bm25/i, /\bscore \d/i, /Pyodide/, /Search your own files/, /Search mode/, /\bpassages\b/];
+
+async function checkDjango(browser, dir, offsite) {
+  const want = cpython(CPY_DJANGO, dir, JSON.stringify(DJANGO_QUERIES));
+  const s = await startServer(dir);
+  const origin = `http://127.0.0.1:${s.port}`;
+  const finished = async (page, what) => {
+    const st = await page.evaluate(() => ({ state: document.body.dataset.state,
+      text: document.querySelector("#progress-text").textContent,
+      bar: getComputedStyle(document.querySelector("#progress-bar")).display }));
+    check(st.state === "ready" && /^Ready\.?$/.test(st.text.trim()) && st.bar === "none",
+      `django ${what}: the status line has finished ("${st.text}", state ${st.state}, progress bar ${st.bar})`);
+  };
+  const visitorOnly = async (page, what) => {
+    const seen = await page.evaluate(() => ({ words: document.body.innerText,
+      mode: document.querySelector("#mode").checkVisibility(),
+      drop: document.querySelector("#drop-panel").checkVisibility(),
+      scores: [...document.querySelectorAll("#results .score")].some((e) => e.checkVisibility()) }));
+    const words = INTERNAL_WORDS.filter((w) => w.test(seen.words)).map(String);
+    const colors = await page.evaluate(() => [document.querySelector("#results .title a") ??
+      document.querySelector("#results .title"), document.querySelector("#results .cite")]
+      .map((e) => (e ? getComputedStyle(e).color : "none")));
+    check(colors[0] === colors[1], `django ${what}: result titles take the theme's link colour (${colors.join(" vs ")})`);
+    check(words.length === 0 && !seen.mode && !seen.drop && !seen.scores,
+      `django ${what}: no internal words (${words.join(", ") || "none"}), mode menu, drop panel or scores on screen`);
+  };
+  const shown = (page) => page.$$eval("#results .result", (lis) => lis.map((li) => ({
+    source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
+    title: li.querySelector(".title").textContent, snippet: li.querySelector(".snippet").textContent,
+    href: li.querySelector(".title a")?.href ?? null })));
+  const checkResults = (q, got) => {
+    const rows = want[q];
+    check(got.length > 0 && JSON.stringify(got.map((r) => [r.source, r.start, r.end])) ===
+      JSON.stringify(rows.map((r) => [r.source, r.start, r.end])),
+      `django "${q}": ${got.length} results, ranked as CPython ranks them (${got.slice(0, 2).map((r) => r.source).join(", ")})`);
+    const raw = got.flatMap((r) => RAW_MARKUP.flatMap(([name, re]) => [r.title, r.snippet]
+      .filter((t) => re.test(t)).map((t) => `${name} in ${r.source}: "${t.match(re)[0].trim()}"`)));
+    check(raw.length === 0, `django "${q}": no raw markup in any title or snippet${raw.length ? ": " + raw.join("; ") : ""}`);
+    check(got.every((r, i) => r.href !== null && r.href.startsWith(DJANGO_BASE) && r.href === rows[i]?.url),
+      `django "${q}": every title links to its rendered page under ${DJANGO_BASE}, heading anchor as links.json names it (${got[0]?.href})`);
+  };
+  try {
+    // ---- desktop: each query, its results, the top one's source view verified ----
+    const page = await openPage(browser, origin, offsite);
+    await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+    await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), null, { timeout: TIMEOUT });
+    check(await page.title() === "Django documentation", `django: the page is titled by --title (${await page.title()})`);
+    for (const q of DJANGO_QUERIES) {
+      await search(page, q);
+      const got = await shown(page);
+      checkResults(q, got);
+      const v = await showAndVerify(page, 0);
+      check(v.cited.text === want[q][0].text && v.verdict.verdict === "verified",
+        `django "${q}": the top result's source view shows its cited text and verifies (${v.verdict.verdict}: ${v.verdict.reason})`);
+    }
+    const paginat = (await search(page, "paginat"), await shown(page));
+    check(["ref/paginator.txt", "topics/pagination.txt"].includes(paginat[0]?.source),
+      `django "paginat" (a word being typed) finds the pagination pages first (${paginat[0]?.source})`);
+    const typo = (await search(page, "middlware"), await shown(page));
+    const word = (await search(page, "middleware"), await shown(page));
+    check(typo[0] && typo[0].source === word[0]?.source && typo[0].start === word[0].start,
+      `django "middlware" (a typo) finds first what "middleware" does (${typo[0]?.title} | ${word[0]?.title})`);
+    const tx = (await search(page, "transaction atomic"), await shown(page));
+    check(tx.some((r) => r.href?.startsWith(`${DJANGO_BASE}topics/db/transactions/#`)),
+      `django "transaction atomic" links into ${DJANGO_BASE}topics/db/transactions/#... (${tx.map((r) => r.href).find((h) => h?.includes("/transactions/"))})`);
+    const mw = (await search(page, "middleware"), await shown(page));
+    check(mw.some((r) => r.href === `${DJANGO_BASE}topics/http/middleware/#activating-middleware`),
+      `django "middleware" links "Activating middleware" to ${DJANGO_BASE}topics/http/middleware/#activating-middleware`);
+    await showAndVerify(page, mw.findIndex((r) => r.source === "topics/http/middleware.txt"));
+    await visitorOnly(page, "desktop");
+    await finished(page, "desktop");
+    check(page.consoleErrors.length === 0, `django: no console error (${page.consoleErrors.join("; ")})`);
+    check(await noHorizontalScroll(page), "django desktop: no horizontal scroll");
+    await page.screenshot({ path: path.join(OUT, "django-desktop.png") });
+    // ---- dark: prefers-color-scheme ----
+    await page.emulateMedia({ colorScheme: "dark" });
+    await search(page, "queryset filter");
+    const dark = await page.evaluate(() => {
+      const rgb = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number);
+      return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+    });
+    check(dark < 0.2, `django dark: a dark page (background luminance ${dark.toFixed(2)})`);
+    await visitorOnly(page, "dark");
+    await finished(page, "dark");
+    await page.screenshot({ path: path.join(OUT, "django-dark.png") });
+    await page.context().close();
+    // ---- a 390 px phone ----
+    const phone = await openPage(browser, origin, offsite, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await phone.goto(`${origin}/`);
+    await phone.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: TIMEOUT });
+    await search(phone, "middleware");
+    checkResults("middleware", await shown(phone));
+    check(await noHorizontalScroll(phone), `django phone: no horizontal scroll (scrollWidth ${await phone.evaluate(() => document.documentElement.scrollWidth)})`);
+    await visitorOnly(phone, "phone");
+    await finished(phone, "phone");
+    await phone.screenshot({ path: path.join(OUT, "django-phone.png") });
+    check(phone.consoleErrors.length === 0, `django phone: no console error (${phone.consoleErrors.join("; ")})`);
+    await phone.context().close();
   } finally {
     s.srv.kill();
   }
@@ -728,6 +870,7 @@ try {
 
   if (SEMANTIC_SITE) await checkSemantic(browser, path.resolve(SEMANTIC_SITE), offsite);
   if (ODD_SITE) await checkOddNames(browser, path.resolve(ODD_SITE), offsite);
+  if (DJANGO_SITE) await checkDjango(browser, path.resolve(DJANGO_SITE), offsite);
 
   check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
   console.log(`browser: chromium ${browser.version()}`);

@@ -82,5 +82,15 @@ rm -rf build/django
 "$PYTHON" -m groundkit build-site "$DJANGO_DOCS" -o build/django --pyodide-dir node_modules/pyodide \
   --title "Django documentation" --base-url https://docs.djangoproject.com/en/5.2/ \
   --url-rule sphinx-dirhtml
+# a German and French site, each page declaring its language, with Pyodide's memory snapshot:
+# the page stems both with Snowball (snowballstemmer rides in the site's wheel: ADR 0045)
+rm -rf build/lang build/lang-src && mkdir -p build/lang-src/de build/lang-src/fr
+page() { printf -- '---\nlang: %s\n---\n\n# %s\n\n%s\n' "$1" "$2" "$3" > "build/lang-src/$1/$4"; }
+page de Pflege "Die Zähne werden täglich gründlich geputzt, am besten nach jeder Mahlzeit." zaehne.md
+page de Garten "Im Frühling blühen die Blumen im Garten, wenn die Tage länger werden." garten.md
+page fr Jardin "Au printemps, les fleurs du jardin fleurissent quand les jours rallongent." jardin.md
+page fr Soins "Les dents se brossent chaque jour, de préférence après chaque repas." dents.md
+"$PYTHON" -m groundkit build-site build/lang-src -o build/lang --pyodide-dir node_modules/pyodide \
+  --language de,fr --snapshot
 node site-test.mjs --python "$PYTHON" --site build/site --snapshot-site build/snap \
-  --semantic-site build/sem --odd-site build/odd --django-site build/django --out build "$@"
+  --semantic-site build/sem --odd-site build/odd --language-site build/lang --django-site build/django --out build "$@"

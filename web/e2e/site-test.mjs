@@ -9,11 +9,14 @@
 //  - indexes dropped files (in memory in the page) holding astral characters and checks the same;
 //  - with --django-site: Django's documentation as its owner ships it (no markup, no internal
 //    words, titles linking to docs.djangoproject.com, a status line that finishes);
+//  - with --language-site: a --language de,fr --snapshot site, its Snowball stemmers in the
+//    page's wheel and snapshot, answering as CPython does (ADR 0045);
 //  - saves screenshots. --measure also times cold start, query latency (page vs CPython, the
 //    same queries and collection) and page memory, and writes them as JSON.
 //
 //   node web/e2e/site-test.mjs --site DIR [--python PY] [--out DIR] [--measure] [--headed]
 //     [--snapshot-site DIR] [--semantic-site DIR] [--odd-site DIR] [--django-site DIR]
+//     [--language-site DIR]
 //   node web/e2e/site-test.mjs --site DIR --bench-only QUERIES.json [--repeats N]
 //     (any site: cold start to the first query's results, latency page vs CPython, memory)
 // Exit: 0 passed, 1 a check failed, 99 the harness failed. CHROMIUM overrides the browser.
@@ -34,6 +37,10 @@ const SNAPSHOT_SITE = opt("--snapshot-site", null); // a site built with --snaps
 const SEMANTIC_SITE = opt("--semantic-site", null); // built with --embedder minilm --ort-dir
 const ODD_SITE = opt("--odd-site", null); // sources named with ?, #, %2F, %2e (ODD_NAMES)
 const DJANGO_SITE = opt("--django-site", null); // Django's docs, built as a site owner ships them
+const LANGUAGE_SITE = opt("--language-site", null); // German and French, --language de,fr --snapshot
+// Each query asks for one file of the language site in other inflected forms (run.sh writes them).
+const LANGUAGE_QUERIES = { "Zahn putzen": "de/zaehne.md", "blühende Blume": "de/garten.md",
+  "les fleurs fleurissent": "fr/jardin.md", "dent brossée": "fr/dents.md" };
 // Each file of the odd site holds one word of its own (run.sh writes them).
 const ODD_NAMES = { "what?now.md": "quokkaquery", "see#here.md": "quokkafragment",
   "a%2Fb.md": "quokkaslash", "%2e%2e.md": "quokkadots" };
@@ -252,6 +259,32 @@ async function checkOddNames(browser, dir, offsite) {
     check(v.verdict.verdict === "drifted" && v.verdict.reason.includes("not the file that was indexed"),
       `drift: an edited copy is drifted, not verified (${v.verdict.verdict}: ${v.verdict.reason})`);
     await again.context().close();
+  } finally {
+    s.srv.kill();
+  }
+}
+
+// A German and French site (--language de,fr --snapshot): the restored snapshot already holds
+// the Snowball stemmers and their release; every query finds its file first, with CPython's
+// ranking and scores, and the citation verifies.
+async function checkLanguages(browser, dir, offsite) {
+  const s = await startServer(dir);
+  const origin = `http://127.0.0.1:${s.port}`;
+  try {
+    const page = await openPage(browser, origin, offsite);
+    await page.goto(`${origin}/`, { waitUntil: "domcontentloaded" });
+    await page.waitForFunction(() => ["ready", "error"].includes(document.body.dataset.state), null, { timeout: TIMEOUT });
+    for (const [query, file] of Object.entries(LANGUAGE_QUERIES)) {
+      const found = await search(page, query);
+      const want = cpython(CPY_SEARCH, dir, "default", query);
+      check(found[0]?.source === file, `languages: "${query}" finds ${file} first (got ${found[0]?.source})`);
+      check(JSON.stringify(found.map((r) => r.source)) === JSON.stringify(want.map((r) => r.source)),
+        `languages: "${query}" ranks as CPython does (${found.map((r) => r.source)} vs ${want.map((r) => r.source)})`);
+      const v = await showAndVerify(page, 0);
+      check(v.verdict.verdict === "verified", `languages: "${query}"'s citation verifies (${v.verdict.verdict})`);
+    }
+    check(page.consoleErrors.length === 0, `languages: no console error (${page.consoleErrors.join("; ")})`);
+    await page.context().close();
   } finally {
     s.srv.kill();
   }
@@ -871,6 +904,7 @@ try {
   if (SEMANTIC_SITE) await checkSemantic(browser, path.resolve(SEMANTIC_SITE), offsite);
   if (ODD_SITE) await checkOddNames(browser, path.resolve(ODD_SITE), offsite);
   if (DJANGO_SITE) await checkDjango(browser, path.resolve(DJANGO_SITE), offsite);
+  if (LANGUAGE_SITE) await checkLanguages(browser, path.resolve(LANGUAGE_SITE), offsite);
 
   check(offsite.length === 0, `no request left 127.0.0.1${offsite.length ? ": " + offsite.join(", ") : ""}`);
   console.log(`browser: chromium ${browser.version()}`);

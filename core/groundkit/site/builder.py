@@ -70,7 +70,9 @@ def _tree_bytes(path: Path) -> int:
 
 def _page_bundle(analyzer: Analyzer | None) -> tuple[str, ...]:
     """The pure-Python distributions the page needs inside the wheel: snowballstemmer for a
-    collection stemmed in a language other than English (the core stems English itself)."""
+    collection stemmed in a language other than English (the core stems English itself). A
+    snapshot leaves them out (importing its 36 stemmers would grow the heap past what a restore
+    holds): a snapshot site installs the wheel before it opens the index."""
     languages = analyzer.languages if analyzer is not None else ()
     return ("snowballstemmer",) if any(name != "english" for name in languages) else ()
 
@@ -218,7 +220,8 @@ def _write_site(
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
     # stored, not deflated, when the host compresses it: brotli then packs the whole wheel
-    wheel = build_wheel(work, deflate=precompress_with is None, bundle=_page_bundle(analyzer))
+    bundled = _page_bundle(analyzer)
+    wheel = build_wheel(work, deflate=precompress_with is None, bundle=bundled)
     app = APP_DIR
     for name in APP_FILES:
         shutil.copyfile(app / name, work / name)
@@ -260,6 +263,7 @@ def _write_site(
         snapshot=f"pyodide/{snap.name}" if snapshot else None,
         stdlib_modules=stdlib_modules,
         wheel=wheel.name,
+        bundled=bundled,
         collection={
             "name": collection,
             "format": f"static-{STATIC_FORMAT}",

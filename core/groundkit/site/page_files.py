@@ -98,13 +98,15 @@ def site_manifest(
     snapshot: str | None,
     stdlib_modules: int | None,
     wheel: str,
+    bundled: tuple[str, ...],
     collection: dict[str, Any],
     semantic: dict[str, Any] | None,
     links: dict[str, Any] | None,
     sources_root: str,
     sources: list[str],
 ) -> dict[str, Any]:
-    """``site.json``: what the app loads, and from where."""
+    """``site.json``: what the app loads, and from where. ``wheel_bundles``: the packages the
+    wheel carries beside groundkit (a snapshot site installs it before opening the index)."""
     return {
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",
@@ -117,6 +119,7 @@ def site_manifest(
             "stdlib_modules": stdlib_modules,
         },
         "wheel": wheel,
+        "wheel_bundles": list(bundled),
         "collection": collection,
         "semantic": semantic,
         "links": links,

@@ -35,7 +35,7 @@ def _zero_free():
 `;
 
 const TRACE = `
-import ast, importlib, json, pathlib, sys
+import ast, importlib, importlib.util, json, pathlib, sys
 import groundkit
 
 def _named(source):
@@ -57,6 +57,9 @@ def _trace(glue):
             importlib.import_module(name)
         except Exception:  # an extra's package, a name that is not a module, a module Pyodide lacks
             pass
+    if importlib.util.find_spec("snowballstemmer") is not None:  # a --language site's wheel
+        from groundkit.analysis.languages import stemmer_release
+        stemmer_release()  # reading the release imports importlib.metadata's parts on demand
     return json.dumps(sorted(sys.modules))
 `;
 
@@ -64,6 +67,9 @@ const [pyodideDir, wheel, out, appDir] = process.argv.slice(2);
 try {
   const { loadPyodide } = await import(pathToFileURL(path.resolve(pyodideDir, "pyodide.mjs")).href);
   const py = await loadPyodide({ indexURL: path.resolve(pyodideDir) + "/", _makeSnapshot: true });
+  // The runtime's memory as its wasm declares it: a restore copies the snapshot into that much
+  // memory and cannot grow it first, so the heap must not grow while the snapshot is made.
+  const initialHeap = py._module.HEAPU8.length; // _module: private API, used at build time only
   const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
   py.runPython(`
@@ -80,20 +86,13 @@ import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, i
 # Pyodide): built here, they come with the snapshot instead of delaying the first query.
 from groundkit.analysis.tokenize import _plain_word_pattern, _word_pattern
 _word_pattern(), _plain_word_pattern()
-# A --language site's wheel carries snowballstemmer (adr/0045): its stemmers and its release
-# (read from its .dist-info, a file the restored worker does not have until the wheel is
-# installed) are loaded and cached here, so the first query needs neither.
-try:
-    import snowballstemmer
-except ImportError:
-    pass
-else:
-    from groundkit.analysis.languages import LANGUAGES, language_stemmer, stemmer_release
-    stemmer_release()
-    for _algorithm in sorted(LANGUAGES.values()):
-        language_stemmer(_algorithm)
 `);
-  const heap = py._module.HEAPU8.length; // _module: private API, used at build time only
+  const heap = py._module.HEAPU8.length;
+  if (heap > initialHeap) {
+    throw new Error(`the heap grew from ${initialHeap >> 20} to ${heap >> 20} MiB while groundkit ` +
+      "was imported: a page could not restore such a snapshot (the runtime starts with the " +
+      "former); build the site without --snapshot");
+  }
   py.runPython(ZERO_FREE);
   py.runPython("_zero_free(); del _zero_free; gc.collect()");
   if (py._module.HEAPU8.length !== heap) throw new Error("the heap grew while zeroing its free memory");

@@ -403,7 +403,10 @@ const ops = {
     const headPath = `${site.collection.url}collection.bin`;
     const headP = fetchBytes(base(headPath), "index", null).catch(() => null);
     wheel = { url: base(site.wheel), bytes: null, installed: false };
-    if (!snapshot) fetchWheel();
+    // A wheel carrying other packages (a --language site's stemmers) is needed before the index
+    // opens, snapshot or not: the snapshot leaves them out (ADR 0045).
+    const bundles = (site.wheel_bundles ?? []).length > 0;
+    if (!snapshot || bundles) fetchWheel();
     let loadPyodide;
     try {
       ({ loadPyodide } = await import(`${pyodideUrl}pyodide.mjs`));
@@ -423,7 +426,7 @@ const ops = {
     timings.handed = [...handed].sort();
 
     progress("install", "Loading search…");
-    if (!site.pyodide.snapshot) await installWheel();
+    if (!site.pyodide.snapshot || bundles) await installWheel();
     py.runPython("import sys; sys.dont_write_bytecode = True");
     writeFile("/gkapp/gk_app.py", GLUE);
     py.runPython("import sys; sys.path.insert(0, '/gkapp')");

@@ -248,17 +248,30 @@ class Searcher:
     ) -> list[ShardHit]:
         """The merged most similar chunks, or none when the best is under the floor."""
         lowest = -math.inf if request.score_threshold is None else request.score_threshold
-        answers = all_answered(
-            self.shards.dense(request.query, "dense", want, lowest, request.where, ties),
-            self.shards.size,
-        )
-        found = merge_hits([hits for hits, _ in answers], want)
-        trace.vector_store = _stores(answers)
-        trace.dense_best = found[0].score if found else None
-        if not dense_has_evidence(trace.dense_best, floor):
-            found = []
+        found = self._evidence(request, "dense", want, lowest, floor, ties, trace)
         trace.abstained = not found
         return found
+
+    def _evidence(
+        self,
+        request: SearchRequest,
+        mode: str,
+        k: int,
+        lowest: float,
+        floor: float,
+        ties: bool,
+        trace: SearchTrace,
+    ) -> list[ShardHit]:
+        """Every shard's ``k`` most similar chunks merged, or none when the best similarity is
+        under the floor: the dense leg's evidence is judged per query (adr/0049)."""
+        answers = all_answered(
+            self.shards.dense(request.query, mode, k, lowest, request.where, ties),
+            self.shards.size,
+        )
+        found = merge_hits([hits for hits, _ in answers], k)
+        trace.vector_store = _stores(answers)
+        trace.dense_best = found[0].score if found else None
+        return found if dense_has_evidence(trace.dense_best, floor) else []
 
     def _hybrid(
         self,
@@ -275,15 +288,7 @@ class Searcher:
         ideal score (adr/0049)."""
         options = request.hybrid or HybridOptions()
         depth = plan.leg_depth
-        answers = all_answered(
-            self.shards.dense(request.query, "hybrid", depth, -math.inf, request.where, True),
-            self.shards.size,
-        )
-        dense = merge_hits([hits for hits, _ in answers], depth)
-        trace.vector_store = _stores(answers)
-        trace.dense_best = dense[0].score if dense else None
-        if not dense_has_evidence(trace.dense_best, floor):
-            dense = []
+        dense = self._evidence(request, "hybrid", depth, -math.inf, floor, True, trace)
         share = lexical_share(lexical[0].score if lexical else None, terms, _idf_of(reduced))
         minimum, source = self._lexical_share(options.min_lexical_share)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}

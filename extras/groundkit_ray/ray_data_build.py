@@ -14,17 +14,20 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from groundkit.config import DEFAULT_INDEX_DIR, IngestSettings
-from groundkit.embedding.embedder_registry import resolve_embedder
-from groundkit.extend import ConfigurationError
-from groundkit.shards.build import (
+from groundkit import IngestSettings
+from groundkit.extend import (
+    DEFAULT_INDEX_DIR,
+    ConfigurationError,
     ShardedIngestReport,
+    corpus_source,
     ingest_shard,
+    read_jsonl,
     recorded_analyzer,
+    resolve_embedder,
     seal_shards,
     shard_count,
+    write_records,
 )
-from groundkit.shards.corpus import corpus_source, read_jsonl, write_records
 from groundkit_ray._ray import require_initialized
 
 __all__ = ["build_on_ray", "jsonl_to_folder"]

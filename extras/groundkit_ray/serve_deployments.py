@@ -14,18 +14,30 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from groundkit.config import DEFAULT_INDEX_DIR, BM25Params
-from groundkit.contracts import Citation, SearchResult
-from groundkit.embedding.embedder_registry import resolve_embedder
-from groundkit.errors import GroundkitError, ShardUnavailableError
-from groundkit.extend import ConfigurationError
-from groundkit.identities import bind_analyzer
-from groundkit.retrieval import sharded_layout
-from groundkit.retrieval.citations import Verification
-from groundkit.retrieval.request import SearchFilter, SearchMode
-from groundkit.retrieval.rerank import Reranker
-from groundkit.retrieval.searcher import Searcher
-from groundkit.shards import ShardHit, ShardSearcher, ShardStatistics, load_manifest, shard_name
+from groundkit import (
+    BM25Params,
+    Citation,
+    GroundkitError,
+    Reranker,
+    Searcher,
+    SearchFilter,
+    SearchMode,
+    SearchResult,
+    Verification,
+)
+from groundkit.extend import (
+    DEFAULT_INDEX_DIR,
+    ConfigurationError,
+    ShardHit,
+    ShardSearcher,
+    ShardStatistics,
+    ShardUnavailableError,
+    bind_analyzer,
+    load_manifest,
+    resolve_embedder,
+    shard_name,
+    sharded_layout,
+)
 from groundkit_ray._ray import require_initialized
 
 __all__ = ["RayShards", "ShardReplica", "ShardedSearchTool", "serve_sharded"]

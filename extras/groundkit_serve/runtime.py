@@ -22,12 +22,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groundkit import ConfigurationError, GroundkitError, Reranker, Retriever
-from groundkit.errors import CorruptCollectionError, ShardUnavailableError
-from groundkit.extend import CollectionReader, altered_since_stamp, collection_file, open_reader
-from groundkit.retrieval import ShardedRetriever
-from groundkit.shards import load_manifest, shard_name
-from groundkit.shards.shard_manifest import MANIFEST_FILE, shards_dir
+from groundkit import (
+    ConfigurationError,
+    CorruptCollectionError,
+    GroundkitError,
+    Reranker,
+    Retriever,
+)
+from groundkit.extend import (
+    MANIFEST_FILE,
+    CollectionReader,
+    ShardedRetriever,
+    ShardUnavailableError,
+    altered_since_stamp,
+    collection_file,
+    load_manifest,
+    open_reader,
+    shard_name,
+    shards_dir,
+)
 from groundkit_serve.settings import ServeSettings
 
 __all__ = ["Lease", "ReadView", "Runtime"]

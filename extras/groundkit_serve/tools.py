@@ -33,9 +33,9 @@ from groundkit.extend import (
     CollectionReader,
     citation_for,
     collection_status,
+    load_manifest,
     verify_document_citation,
 )
-from groundkit.shards import load_manifest
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
 from groundkit_serve.models import (

@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from groundkit import CollectionVerification, GroundkitError
-from groundkit.extend import open_reader, verify_reader
-from groundkit.retrieval import ShardedRetriever
-from groundkit.shards.shard_manifest import MANIFEST_FILE, shards_dir
+from groundkit.extend import (
+    MANIFEST_FILE,
+    ShardedRetriever,
+    open_reader,
+    shards_dir,
+    verify_reader,
+)
 from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.work import CancelledError, Work
 

@@ -46,7 +46,15 @@ if TYPE_CHECKING:
     from groundkit.identities import bind_analyzer
     from groundkit.index.topk import select_top_k
     from groundkit.manifest import EmbeddingIdentity
-    from groundkit.plugins import EXTRAS, NamedExtra, install_hint
+    from groundkit.plugin_registry import (
+        CliCommand,
+        PluginRegistry,
+        ShardBuild,
+        ShardEngine,
+        ShardServe,
+        shard_engine,
+    )
+    from groundkit.plugins import import_extra, install_hint
     from groundkit.retrieval.audit import verify_reader
     from groundkit.retrieval.citations import (
         citation_for,
@@ -103,7 +111,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.vectors": ("TieKeys", "VectorStore", "pack_vector", "unpack_vector"),
     "groundkit.vectors.store_registry": ("VectorStoreLoader", "register_vector_store"),
     "groundkit.index.topk": ("select_top_k",),
-    "groundkit.plugins": ("EXTRAS", "NamedExtra", "install_hint"),
+    # the hook: ``register(registry: PluginRegistry)``; messages that name a pip extra
+    "groundkit.plugin_registry": (
+        "CliCommand",
+        "PluginRegistry",
+        "ShardBuild",
+        "ShardEngine",
+        "ShardServe",
+        "shard_engine",
+    ),
+    "groundkit.plugins": ("import_extra", "install_hint"),
     # sharded collections: the layout, the build's steps, one shard's searcher (the ``ray`` extra)
     "groundkit.identities": ("bind_analyzer",),
     "groundkit.retrieval.gather": ("ShardGroup",),
@@ -149,8 +166,8 @@ def __dir__() -> list[str]:
 __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_INDEX_DIR",
-    "EXTRAS",
     "MANIFEST_FILE",
+    "CliCommand",
     "CollectionReader",
     "ConfigurationError",
     "Embedder",
@@ -163,15 +180,18 @@ __all__ = [
     "GroundkitError",
     "IndexIdentityError",
     "IngestionError",
-    "NamedExtra",
     "Parents",
+    "PluginRegistry",
     "Reranker",
     "RerankerFactory",
     "RetrievalError",
     "SearchResult",
+    "ShardBuild",
+    "ShardEngine",
     "ShardGroup",
     "ShardHit",
     "ShardSearcher",
+    "ShardServe",
     "ShardStatistics",
     "ShardUnavailableError",
     "ShardedIngestReport",
@@ -188,6 +208,7 @@ __all__ = [
     "collection_file",
     "collection_status",
     "corpus_source",
+    "import_extra",
     "ingest_shard",
     "install_hint",
     "load_manifest",
@@ -207,6 +228,7 @@ __all__ = [
     "seconds_or_zero",
     "select_top_k",
     "shard_count",
+    "shard_engine",
     "shard_name",
     "sharded_layout",
     "shards_dir",

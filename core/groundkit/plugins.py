@@ -1,8 +1,12 @@
-"""Native extras found by name and imported only on request (``--embedder minilm``).
+"""Plugins, found through entry points and loaded the first time the core needs one.
 
-The core never imports an extra at import time. ``EXTRAS`` is the one table of what the extras
-provide: a name maps to ``"module:attribute"`` and the pip extra that installs it. A failed
-import becomes a ``ConfigurationError`` that names the ``pip install`` to run (adr/0012). The
+A plugin declares ``[project.entry-points."groundkit.plugins"]`` ``NAME = "module:register"``;
+``register(registry)`` adds what it provides through ``groundkit.extend.PluginRegistry``
+(adr/0053). The core never names a plugin's module: it reads the entry points (``importlib.
+metadata``, about 15 ms) only when a name it does not know is asked for, so ``import
+groundkit`` and a bm25 search load none. A plugin that cannot be loaded is remembered, and the
+error for a name nobody provides says so. ``WELL_KNOWN`` only words messages: it says which pip
+extra of groundkit provides a name (``minilm``: ``onnx``), never where its code lives. The
 distribution is installed from a clone of this repository: PyPI's ``groundkit`` is another
 project (adr/0026).
 """
@@ -10,31 +14,40 @@ project (adr/0026).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterable
+from types import ModuleType
 
 from groundkit.errors import ConfigurationError
 
-__all__ = ["EXTRAS", "NamedExtra", "install_hint", "load_extra", "load_named"]
+__all__ = [
+    "PLUGIN_GROUP",
+    "WELL_KNOWN",
+    "import_extra",
+    "install_hint",
+    "load_plugins",
+    "not_provided",
+    "well_known",
+]
 
+PLUGIN_GROUP = "groundkit.plugins"
+"""The entry-point group a plugin declares its ``register`` in."""
 
-@dataclass(frozen=True, slots=True)
-class NamedExtra:
-    """Where a named extra lives (``"module:attribute"``) and the pip extra providing it."""
-
-    target: str
-    extra: str
-
-
-EXTRAS: dict[str, NamedExtra] = {
-    "embedder:minilm": NamedExtra("groundkit_native.onnx_embedder:minilm_factory", "onnx"),
-    "embedder:onnx-folder": NamedExtra("groundkit_native.onnx_embedder:OnnxEmbedder", "onnx"),
-    "reranker:onnx-folder": NamedExtra("groundkit_native.onnx_reranker:OnnxCrossEncoder", "onnx"),
-    "vector-store:usearch": NamedExtra("groundkit_native.usearch_store:load", "usearch"),
-    "vector-store:usearch_exact": NamedExtra(
-        "groundkit_native.usearch_store:load_exact", "usearch"
-    ),
+WELL_KNOWN: dict[str, str] = {
+    "command:serve": "serve",
+    "embedder-folder:onnx": "onnx",
+    "embedder:minilm": "onnx",
+    "reranker-folder:onnx": "onnx",
+    "shard-engine:ray": "ray",
+    "vector-store:usearch": "usearch",
+    "vector-store:usearch_exact": "usearch",
 }
-"""Every named thing the extras provide, keyed ``kind:name``."""
+"""``kind:name`` -> the pip extra of groundkit whose plugin provides it (for messages, help)."""
+
+_LOCK = threading.Lock()
+_LOADED = threading.Event()
+_failed: dict[str, str] = {}
+"""Plugins whose module or ``register`` failed: entry-point name -> what went wrong."""
 
 
 def install_hint(extra: str) -> str:
@@ -42,33 +55,60 @@ def install_hint(extra: str) -> str:
     return f'pip install ".[{extra}]" (in a clone of groundkit: PyPI\'s groundkit is another)'
 
 
-def load_named(key: str, *, what: str) -> object:
-    """The attribute ``EXTRAS[key]`` names, imported now (``ConfigurationError`` if missing)."""
-    entry = EXTRAS[key]
-    return load_extra(entry.target, extra=entry.extra, what=what)
+def well_known(kind: str) -> tuple[str, ...]:
+    """The names of ``kind`` groundkit's own extras provide, sorted (listed before loading)."""
+    return tuple(sorted(key.partition(":")[2] for key in WELL_KNOWN if key.startswith(f"{kind}:")))
 
 
-def load_extra(target: str, *, extra: str, what: str) -> object:
-    """Import ``"module:attribute"`` and return the attribute.
+def load_plugins() -> None:
+    """Call every installed plugin's ``register`` once in this process (sorted by name)."""
+    if _LOADED.is_set():
+        return
+    with _LOCK:
+        if _LOADED.is_set():
+            return
+        from importlib.metadata import entry_points
 
-    ``what`` names the thing asked for (``embedder 'minilm'``) in the error raised when the
-    extra is not installed or cannot be imported.
+        from groundkit.plugin_registry import PluginRegistry
+
+        for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: (e.name, e.value)):
+            try:
+                register = entry.load()
+                register(PluginRegistry(entry.name))
+            except Exception as exc:
+                _failed[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+        _LOADED.set()
+
+
+def not_provided(kind: str, name: str, *, known: Iterable[str]) -> ConfigurationError:
+    """The error for a ``kind`` called ``name`` that no registration and no plugin provides."""
+    extra = WELL_KNOWN.get(f"{kind}:{name}")
+    noun = kind.replace("-", " ")
+    listed = ", ".join(sorted(set(known))) or "none"
+    if extra is not None:
+        message = (
+            f"{noun} {name!r} comes with groundkit's extra {extra!r}, whose plugin is not "
+            f"installed or could not be loaded; install it with: {install_hint(extra)}"
+        )
+    else:
+        message = f"unknown {noun} {name!r}; available: {listed}"
+    if _failed:
+        broken = "; ".join(f"{plugin} ({why})" for plugin, why in sorted(_failed.items()))
+        message += f" (plugins that failed to load: {broken})"
+    return ConfigurationError(message, subject=name)
+
+
+def import_extra(module: str, *, extra: str, what: str) -> ModuleType:
+    """Import a plugin's ``module`` now; a failure names the pip ``extra`` that installs it.
+
+    For a plugin's own lazy factories: ``what`` names the thing asked for (``embedder
+    'minilm'``) in the ``ConfigurationError`` raised when the import fails.
     """
-    module_name, _, attribute = target.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module)
     except ImportError as exc:
         raise ConfigurationError(
             f"{what} needs groundkit's extra {extra!r}, which is not installed or cannot "
             f"be imported ({exc}); install it with: {install_hint(extra)}",
-            subject=what,
-        ) from None
-    if not attribute:
-        return module
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise ConfigurationError(
-            f"{what}: {module_name} has no {attribute!r}; reinstall with: {install_hint(extra)}",
             subject=what,
         ) from None

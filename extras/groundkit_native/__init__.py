@@ -1,23 +1,13 @@
 """groundkit's native extras: ONNX embedder and cross-encoder, usearch vector store.
 
 Installed with the ``groundkit`` distribution; its third-party dependencies come with the pip
-extras ``onnx``, ``usearch`` (``native`` for both, ``gpu`` for onnxruntime-gpu). The core finds
-these modules by name and imports them only on request (adr/0012).
-
-onnxruntime is imported here, before anything can import usearch: usearch 2.26.2-2.26.6
-imported first makes onnxruntime's initialisation crash the process (SIGSEGV in libstdc++'s
-codecvt). Every module of this package imports the package first, so the order holds whenever
-groundkit loads both.
+extras ``onnx``, ``usearch`` (``native`` for both, ``gpu`` for onnxruntime-gpu). The core
+finds them through this package's plugin (``groundkit_native.native_plugin``, the entry point
+``native`` of ``groundkit.plugins``), which imports a module only when what it provides is
+asked for (adr/0012, adr/0053). Importing this package imports nothing else: the onnxruntime/usearch
+import-order guard lives in ``usearch_store``, before anything there can import usearch.
 """
 
 from __future__ import annotations
-
-import sys
-
-try:  # the import-order guard: see the module docstring
-    if "onnxruntime" not in sys.modules and "usearch" not in sys.modules:
-        import onnxruntime  # noqa: F401
-except ImportError:  # the usearch-only extra: nothing to guard
-    pass
 
 __all__: list[str] = []

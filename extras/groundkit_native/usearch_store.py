@@ -20,12 +20,12 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import groundkit_native  # noqa: F401  (imports onnxruntime before usearch: the crash guard)
 from groundkit.extend import (
     CollectionReader,
     ConfigurationError,
@@ -38,6 +38,16 @@ from groundkit.extend import (
 )
 
 __all__ = ["RECORD", "UsearchSettings", "UsearchVectorStore", "load", "load_exact"]
+
+# The import-order guard: usearch 2.26.2-2.26.6 imported before onnxruntime makes onnxruntime's
+# initialisation crash the process (SIGSEGV in libstdc++'s codecvt), so onnxruntime, where it is
+# installed, is imported here, before this module can import usearch. The ONNX modules refuse to
+# import onnxruntime after usearch (``_runtime.import_onnxruntime``): either order holds.
+try:
+    if "onnxruntime" not in sys.modules and "usearch" not in sys.modules:
+        import onnxruntime  # noqa: F401
+except ImportError:  # the usearch-only extra: nothing to guard
+    pass
 
 RECORD = "vectors-usearch.json"
 FORMAT = 1

@@ -2,19 +2,50 @@
 
 Install with ``pip install ".[ray]"`` from a clone. Ray is imported when a function here is
 called, never at import time; the scoring is ``groundkit.shards``' pure functions, so the
-answers are those of one collection over the same corpus (adr/0028).
+answers are those of one collection over the same corpus (adr/0028). The core reaches it
+through its plugin (``groundkit_ray.ray_plugin``: the shard engine ``ray``), so each name here is
+imported on first use (adr/0053).
 """
 
 from __future__ import annotations
 
-from groundkit_ray._ray import import_ray
-from groundkit_ray.ray_data_build import build_on_ray, jsonl_to_folder
-from groundkit_ray.serve_deployments import (
-    RayShards,
-    ShardedSearchTool,
-    ShardReplica,
-    serve_sharded,
-)
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundkit_ray._ray import import_ray
+    from groundkit_ray.ray_data_build import build_on_ray, jsonl_to_folder
+    from groundkit_ray.serve_deployments import (
+        RayShards,
+        ShardedSearchTool,
+        ShardReplica,
+        serve_sharded,
+    )
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "groundkit_ray._ray": ("import_ray",),
+    "groundkit_ray.ray_data_build": ("build_on_ray", "jsonl_to_folder"),
+    "groundkit_ray.serve_deployments": (
+        "RayShards",
+        "ShardReplica",
+        "ShardedSearchTool",
+        "serve_sharded",
+    ),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+
+    def __getattr__(name: str) -> object:
+        """Import a name on first use, so that loading this package's plugin stays cheap."""
+        module = _HOME.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_import_module(module), name)
+        globals()[name] = value
+        return value
+
 
 __all__ = [
     "RayShards",

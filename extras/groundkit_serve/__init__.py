@@ -1,18 +1,46 @@
 """groundkit's service: one read-only tool registry over MCP (stdio, streamable HTTP) and REST.
 
 Installed with the pip extra ``serve`` (pydantic, the MCP SDK, Starlette, uvicorn):
-``pip install ".[serve]"`` from a clone. The core never imports this package; ``groundkit
-serve`` imports it on request. See adr/0020.
+``pip install ".[serve]"`` from a clone. The core never imports this package: it loads the
+plugin (``groundkit_serve.serve_plugin``: the ``groundkit serve`` command) through its entry point,
+so each name here is imported on first use (adr/0020, adr/0053).
 """
 
 from __future__ import annotations
 
-from groundkit_serve.http_app import create_app, run_http, run_stdio
-from groundkit_serve.runtime import Runtime
-from groundkit_serve.service_errors import ServiceError
-from groundkit_serve.settings import ServeSettings
-from groundkit_serve.spec import ToolSpec
-from groundkit_serve.tools import Registry
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundkit_serve.http_app import create_app, run_http, run_stdio
+    from groundkit_serve.runtime import Runtime
+    from groundkit_serve.service_errors import ServiceError
+    from groundkit_serve.settings import ServeSettings
+    from groundkit_serve.spec import ToolSpec
+    from groundkit_serve.tools import Registry
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "groundkit_serve.http_app": ("create_app", "run_http", "run_stdio"),
+    "groundkit_serve.runtime": ("Runtime",),
+    "groundkit_serve.service_errors": ("ServiceError",),
+    "groundkit_serve.settings": ("ServeSettings",),
+    "groundkit_serve.spec": ("ToolSpec",),
+    "groundkit_serve.tools": ("Registry",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+
+    def __getattr__(name: str) -> object:
+        """Import a name on first use, so that loading this package's plugin stays cheap."""
+        module = _HOME.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_import_module(module), name)
+        globals()[name] = value
+        return value
+
 
 __all__ = [
     "Registry",

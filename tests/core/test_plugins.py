@@ -1,30 +1,167 @@
-"""Native extras are found by name without importing them, and a missing one names the fix."""
+"""Plugins come through entry points (adr/0053): found by name, loaded only when needed, and a
+missing or broken one is an error that names the fix."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 import groundkit
 from groundkit import ConfigurationError, Retriever, plugins
+from groundkit.cli.app import main
 from groundkit.embedding import embedder_registry
+from groundkit.retrieval import rerankers
 from groundkit.vectors import store_registry as vector_registry
+
+GHOST_PLUGIN = """
+from groundkit import HashEmbedder, LogitReranker
+from groundkit.extend import EmbeddingIdentity
+
+
+class GhostEmbedder(HashEmbedder):
+    @property
+    def identity(self):
+        return EmbeddingIdentity("ghostco", "ghost-1", "1", 256)
+
+
+def _ghost(identity):
+    return GhostEmbedder()
+
+
+def _by_length(query, texts):
+    return [float(len(text)) for text in texts]
+
+
+def _ghostly():
+    return LogitReranker(_by_length)
+
+
+def _hello_parser(commands, parents):
+    commands.add_parser("hello", parents=[parents.collection], help="say hello")
+
+
+def _hello(args):
+    print(f"hello from {args.collection}")
+    return 0
+
+
+def register(registry):
+    registry.embedder("ghost", _ghost, provider="ghostco", model="ghost-1")
+    registry.reranker("ghostly", _ghostly)
+    registry.cli_command("hello", _hello_parser, _hello)
+"""
+
+
+def install_plugin(root: Path, name: str, module_source: str, target: str) -> None:
+    """A distribution ``name`` on ``root`` (its module and dist-info), declaring one plugin."""
+    (root / f"{name}.py").write_text(module_source, encoding="utf-8")
+    info = root / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[groundkit.plugins]\n{name} = {target}\n")
+
+
+@pytest.fixture()
+def fresh_plugins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Plugins not loaded yet, registries restored afterwards, ``tmp_path/site`` on sys.path."""
+    from groundkit import plugin_registry
+
+    monkeypatch.setattr(plugins, "_LOADED", threading.Event())
+    monkeypatch.setattr(plugins, "_failed", {})
+    core_only = {  # each registry as the core fills it, before any plugin
+        (embedder_registry, "_REGISTRY"): {"hash": embedder_registry._REGISTRY["hash"]},
+        (embedder_registry, "_FOLDER"): [],
+        (rerankers, "_REGISTRY"): {},
+        (rerankers, "_FOLDER"): [],
+        (vector_registry, "_LOADERS"): {"exact": vector_registry._LOADERS["exact"]},
+        (plugin_registry, "_COMMANDS"): {},
+        (plugin_registry, "_ENGINES"): {},
+    }
+    for (module, name), value in core_only.items():
+        monkeypatch.setattr(module, name, value)
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_a_plugins_entry_point_provides_an_embedder_a_reranker_and_a_command(
+    fresh_plugins: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_plugin(fresh_plugins, "ghost_plugin", GHOST_PLUGIN, "ghost_plugin:register")
+    assert "ghost_plugin" not in sys.modules
+    embedder = groundkit.get_embedder("ghost")
+    assert embedder.identity.provider == "ghostco"
+    assert "ghost" in embedder_registry.available_embedders()
+    assert rerankers.resolve_reranker("ghostly") is not None
+    groundkit.ingest(groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=embedder)
+    with Retriever.open(tmp_path) as retriever:  # the collection finds its embedder again
+        assert retriever.search("pay my bill", mode="dense").results
+    assert main(["hello", "--collection", "greetings"]) == 0
+    assert capsys.readouterr().out.strip() == "hello from greetings"
+
+
+def test_a_plugin_that_fails_to_load_is_named_and_hides_no_other(fresh_plugins: Path) -> None:
+    install_plugin(fresh_plugins, "broken_plugin", "import no_such_module\n", "broken_plugin:go")
+    install_plugin(fresh_plugins, "ghost_plugin", GHOST_PLUGIN, "ghost_plugin:register")
+    assert groundkit.get_embedder("ghost") is not None
+    with pytest.raises(ConfigurationError, match=r"unknown embedder 'nope'.*broken_plugin.*no_s"):
+        groundkit.get_embedder("nope")
+
+
+def test_a_missing_extra_names_the_pip_install(
+    fresh_plugins: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])  # none installed
+    assert "minilm" in embedder_registry.available_embedders()  # listed, never imported
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[onnx\]"'):
+        embedder_registry.get_embedder("minilm")
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[usearch\]"'):
+        vector_registry.load_vector_store("usearch", None, None, location="x")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="unknown vector store 'nope'"):
+        vector_registry.load_vector_store("nope", None, None, location="x")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r'pip install "\.\[ray\]"'):
+        from groundkit.plugin_registry import shard_engine
+
+        shard_engine("ray")
+
+
+def test_a_missing_command_names_its_extra(
+    fresh_plugins: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    assert main(["serve", "--stdio"]) == 2
+    assert 'pip install ".[serve]"' in capsys.readouterr().err
+
+
+def test_the_native_plugin_names_its_extra_when_its_libraries_are_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "groundkit_native.onnx_embedder", None)
+    with pytest.raises(ConfigurationError, match=r"embedder 'minilm' needs.*\.\[onnx\]"):
+        embedder_registry.get_embedder("minilm")
 
 
 @pytest.mark.subprocess
-def test_native_names_are_listed_without_importing_the_extras() -> None:
+def test_names_are_listed_and_plugins_loaded_without_importing_their_libraries() -> None:
     code = (
         "import sys, groundkit, groundkit.cli.app\n"
         "from groundkit.embedding.embedder_registry import available_embedders\n"
         "from groundkit.vectors.store_registry import available_vector_stores\n"
-        "groundkit.cli.app.build_parser()\n"
         "assert 'minilm' in available_embedders(), available_embedders()\n"
         "assert 'usearch' in available_vector_stores(), available_vector_stores()\n"
+        "assert 'importlib.metadata' not in sys.modules\n"
+        "groundkit.cli.app.build_parser()  # loads the plugins: serve's command\n"
+        "assert 'importlib.metadata' in sys.modules\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in "
-        "('groundkit_native', 'onnxruntime', 'usearch', 'numpy', 'tokenizers')]\n"
+        "('onnxruntime', 'usearch', 'numpy', 'tokenizers', 'mcp', 'starlette', 'ray') "
+        "or m in ('groundkit_native.onnx_embedder', 'groundkit_native.usearch_store', "
+        "'groundkit_serve.http_app', 'groundkit_ray.ray_data_build')]\n"
         "assert not loaded, loaded\n"
         "print('ok')\n"
     )
@@ -33,47 +170,21 @@ def test_native_names_are_listed_without_importing_the_extras() -> None:
     assert done.stdout.strip() == "ok"
 
 
-@pytest.fixture()
-def missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(
-        plugins.EXTRAS, "embedder:ghost", plugins.NamedExtra("groundkit_no_such:factory", "ghost")
-    )
-    monkeypatch.setitem(
-        plugins.EXTRAS, "vector-store:ghost", plugins.NamedExtra("no_such:load", "ghost")
-    )
-    monkeypatch.setitem(
-        embedder_registry._LAZY,
-        "ghost",
-        embedder_registry._LazyEntry("ghostco", "ghost-1", "embedder:ghost"),
-    )
-    monkeypatch.setitem(vector_registry._LAZY, "ghoststore", "vector-store:ghost")
-
-
-@pytest.mark.usefixtures("missing_extra")
-def test_a_missing_extra_names_the_pip_install() -> None:
-    with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
-        embedder_registry.get_embedder("ghost")
-    assert "ghost" in embedder_registry.available_embedders()
-    with pytest.raises(ConfigurationError, match=r'pip install "\.\[ghost\]"'):
-        vector_registry.load_vector_store("ghoststore", None, None, location="x")  # type: ignore[arg-type]
-    with pytest.raises(ConfigurationError, match="unknown vector store"):
-        vector_registry.load_vector_store("nope", None, None, location="x")  # type: ignore[arg-type]
-
-
-@pytest.mark.usefixtures("missing_extra")
-def test_a_collection_of_a_missing_extra_still_answers_bm25(tmp_path: Path) -> None:
+def test_a_collection_of_an_unprovided_embedder_still_answers_bm25(tmp_path: Path) -> None:
     from groundkit.embedding.hashing import HashEmbedder
     from groundkit.manifest import EmbeddingIdentity
 
-    class Ghost(HashEmbedder):
+    class Unprovided(HashEmbedder):
         @property
         def identity(self) -> EmbeddingIdentity:
-            return EmbeddingIdentity("ghostco", "ghost-1", "1", 256)
+            return EmbeddingIdentity("nobodyco", "nobody-1", "1", 256)
 
-    groundkit.ingest(groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=Ghost())
+    groundkit.ingest(
+        groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=Unprovided()
+    )
     with Retriever.open(tmp_path) as retriever:
         assert retriever.search("pay my bill").results
-        with pytest.raises(ConfigurationError, match=r"\.\[ghost\]"):
+        with pytest.raises(ConfigurationError, match="no registered embedder"):
             retriever.search("pay my bill", mode="dense")
 
 
@@ -93,3 +204,11 @@ def test_the_recorded_vector_store_is_the_default(tmp_path: Path) -> None:
     (tmp_path / "default" / vector_registry.RECORD_FILE).write_text("[1]", encoding="utf-8")
     with pytest.raises(ConfigurationError, match="names no vector store"):
         vector_registry.recorded_vector_store(location)
+
+
+def test_every_name_of_the_extension_door_resolves() -> None:
+    import groundkit.extend as door
+
+    assert door.__all__ == sorted(door.__all__, key=lambda n: (not n.isupper(), n))
+    missing = [name for name in door.__all__ if getattr(door, name, None) is None]
+    assert missing == []

@@ -1,18 +1,27 @@
-"""The parser (one sub-parser per command module) and ``main``: run a command, map its error."""
+"""The parser (one sub-parser per command module) and ``main``: run a command, map its error.
+
+Commands plugins add (``groundkit serve``, from the serve extra) are looked up only when the
+command asked for is not one of the core's, or for the top-level help (adr/0053): a search
+reads no entry points.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NoReturn
 
 from groundkit.cli.commands import COMMANDS
 from groundkit.cli.exits import ExitCode, fail, print_error
 from groundkit.cli.options import apply_native_options, parents
 from groundkit.config import VERSION
 from groundkit.errors import GroundkitError
+from groundkit.plugins import WELL_KNOWN, install_hint
+
+if TYPE_CHECKING:
+    from groundkit.plugin_registry import CliCommand
 
 __all__ = ["build_parser", "main"]
 
@@ -51,7 +60,8 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(message, self)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
+    """The ``groundkit`` parser: the core's commands, then (``plugins``) those plugins add."""
     parser = ArgumentParser(
         prog="groundkit",
         description="Index documents, search them, and re-check every citation against its source.",
@@ -63,14 +73,51 @@ def build_parser() -> argparse.ArgumentParser:
     shared = parents()
     for command in COMMANDS:
         command.add_parser(commands, shared)
+    if plugins:
+        core = {command.NAME for command in COMMANDS}
+        for added in _plugin_commands():
+            if added.name not in core:  # a plugin adds commands, it never replaces one
+                added.add_parser(commands, shared)
     return parser
+
+
+def _plugin_commands() -> tuple[CliCommand, ...]:
+    from groundkit.plugin_registry import plugin_commands
+
+    return plugin_commands()
+
+
+def _wanted(arguments: Sequence[str]) -> str | None:
+    """The command named on the line (its first word not an option), if any."""
+    return next((word for word in arguments if not word.startswith("-")), None)
+
+
+def _usage_error(message: str, *, as_json: bool) -> int:
+    if as_json:
+        print_error(f"groundkit: {message}", ExitCode.USAGE, kind="UsageError", as_json=True)
+    else:
+        print(f"groundkit: error: {message}", file=sys.stderr)
+    return int(ExitCode.USAGE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in arguments
+    wanted = _wanted(arguments)
+    core = {command.NAME: command.run for command in COMMANDS}
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = dict(core)
+    with_plugins = wanted not in core
+    if with_plugins:
+        handlers.update({c.name: c.run for c in _plugin_commands() if c.name not in core})
+        extra = WELL_KNOWN.get(f"command:{wanted}")
+        if wanted not in handlers and extra is not None:
+            return _usage_error(
+                f"`groundkit {wanted}` needs groundkit's extra {extra!r}, whose plugin is not "
+                f"installed or could not be loaded; install it with: {install_hint(extra)}",
+                as_json=as_json,
+            )
     try:
-        args = build_parser().parse_args(arguments)
+        args = build_parser(plugins=with_plugins).parse_args(arguments)
     except UsageError as exc:  # as argparse prints it, or as JSON
         if as_json:
             message = f"{exc.parser.prog}: {exc.message}"
@@ -80,7 +127,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
         return int(ExitCode.USAGE)
     apply_native_options(args)
-    handlers = {command.NAME: command.run for command in COMMANDS}
     try:
         return int(handlers[args.command](args))
     except GroundkitError as exc:

@@ -12,7 +12,7 @@ from groundkit.analysis.analyzer import STEMMERS, Analyzer
 from groundkit.analysis.languages import LANGUAGES
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.errors import ConfigurationError
-from groundkit.vectors.store_registry import available_vector_stores
+from groundkit.vectors.store_registry import available_vector_stores, vector_store_named
 
 __all__ = [
     "SAMPLE_NAME",
@@ -132,10 +132,18 @@ def parents() -> Parents:
     return Parents(collection=collection, output=output, native=native)
 
 
+def _vector_store(name: str) -> str:
+    """A vector store's name, refused at once if none is registered or provided by a plugin."""
+    try:
+        return vector_store_named(name)
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
 def vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument(
         "--vector-store",
-        choices=available_vector_stores(),
+        type=_vector_store,
         default=None,
         metavar="NAME",
         help=f"{help_text} ({', '.join(available_vector_stores())}; usearch needs "

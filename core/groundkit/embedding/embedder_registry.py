@@ -1,10 +1,11 @@
 """Embedders by name (``--embedder hash``), and by the identity a collection was bound to.
 
-The core registers ``hash``; native extras call ``register_embedder`` when imported. A factory
-gets ``None`` for its default embedder, or a stored identity to rebuild exactly that one (and
-raises ``IndexIdentityError`` when it cannot). Names the native extras provide (``minilm``) are
-known here without importing them: the extra is imported the first time one is asked for, and
-a missing extra is a ``ConfigurationError`` naming the ``pip install`` (adr/0012).
+The core registers ``hash``; plugins register theirs (``minilm``, from the native extra's
+plugin) through ``groundkit.extend.PluginRegistry``, loaded the first time a name or an
+identity is asked for that nothing registered claims (adr/0053). A factory gets ``None`` for
+its default embedder, or a stored identity to rebuild exactly that one (and raises
+``IndexIdentityError`` when it cannot). A name groundkit's extras provide and that is missing is
+a ``ConfigurationError`` naming the ``pip install`` (adr/0012).
 """
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from groundkit.embedding.embedder import Embedder
 from groundkit.embedding.hashing import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import load_named
+from groundkit.plugins import WELL_KNOWN, install_hint, load_plugins, not_provided, well_known
 
 __all__ = [
     "EmbedderFactory",
+    "EmbedderFolderLoader",
     "available_embedders",
     "embedder_for",
     "get_embedder",
     "register_embedder",
+    "register_embedder_folder",
     "resolve_embedder",
 ]
 
 EmbedderFactory = Callable[[EmbeddingIdentity | None], Embedder]
+EmbedderFolderLoader = Callable[[Path], Embedder]
+"""Builds an embedder from a model folder (``--embedder DIR``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,31 +44,14 @@ class _Entry:
 
 
 _REGISTRY: dict[str, _Entry] = {}
-
-
-@dataclass(frozen=True, slots=True)
-class _LazyEntry:
-    provider: str
-    model: str
-    key: str  # its entry in groundkit.plugins.EXTRAS, imported on first use
-
-
-_LAZY: dict[str, _LazyEntry] = {
-    "minilm": _LazyEntry("onnx", "all-MiniLM-L6-v2", "embedder:minilm"),
-}
+_FOLDER: list[EmbedderFolderLoader] = []  # the one folder loader, when a plugin gave one
 
 
 def _entry(name: str) -> _Entry | None:
-    """The registered entry of ``name``, importing its extra first if it is a lazy one."""
-    entry = _REGISTRY.get(name)
-    lazy = _LAZY.get(name)
-    if entry is None and lazy is not None:
-        factory = load_named(lazy.key, what=f"embedder {name!r}")
-        if not callable(factory):
-            raise ConfigurationError(f"embedder {name!r}: {lazy.key} is not callable")
-        entry = _Entry(lazy.provider, lazy.model, factory)
-        _REGISTRY[name] = entry
-    return entry
+    """The registered entry of ``name``, loading the plugins first if nothing registered it."""
+    if name not in _REGISTRY:
+        load_plugins()
+    return _REGISTRY.get(name)
 
 
 def register_embedder(name: str, *, provider: str, model: str, factory: EmbedderFactory) -> None:
@@ -74,21 +61,34 @@ def register_embedder(name: str, *, provider: str, model: str, factory: Embedder
     _REGISTRY[name] = _Entry(provider, model, factory)
 
 
+def register_embedder_folder(load: EmbedderFolderLoader) -> None:
+    """Make ``--embedder DIR`` load a model folder with ``load`` (replacing any before)."""
+    _FOLDER[:] = [load]
+
+
 def available_embedders() -> tuple[str, ...]:
-    """Registered names and the names native extras provide (imported on use), sorted."""
-    return tuple(sorted(set(_REGISTRY) | set(_LAZY)))
+    """Registered names and the names groundkit's extras provide (loaded on use), sorted."""
+    return tuple(sorted(set(_REGISTRY) | set(well_known("embedder"))))
 
 
 def get_embedder(name: str) -> Embedder:
-    """The default embedder registered as ``name`` (importing its native extra if needed)."""
+    """The default embedder registered as ``name`` (loading the plugins if needed)."""
     entry = _entry(name)
     if entry is None:
-        raise ConfigurationError(
-            f"unknown embedder {name!r}; available: {', '.join(available_embedders())} "
-            "(native ones come with groundkit's extras)",
-            subject=name,
-        )
+        raise not_provided("embedder", name, known=available_embedders())
     return entry.factory(None)
+
+
+def _from_folder(folder: str) -> Embedder:
+    if not _FOLDER:
+        load_plugins()
+    if not _FOLDER:
+        raise ConfigurationError(
+            f"model folder {folder}: no installed plugin loads model folders; groundkit's extra "
+            f"'onnx' does: {install_hint('onnx')}",
+            subject=folder,
+        )
+    return _FOLDER[0](Path(folder))
 
 
 def resolve_embedder(spec: str) -> Embedder:
@@ -97,13 +97,15 @@ def resolve_embedder(spec: str) -> Embedder:
     A folder holds an ONNX encoder (``model.onnx``, ``tokenizer.json``, optionally
     ``groundkit.json``) and is loaded by the ``onnx`` extra; its identity records the model
     file's digest, so a collection built with it only opens with the same files (adr/0012).
+    A name wins over a folder of the same name.
     """
-    if spec in available_embedders():
-        return get_embedder(spec)
-    if Path(spec).is_dir():
-        loader: Any = load_named("embedder:onnx-folder", what=f"model folder {spec}")
-        embedder: Embedder = loader.from_dir(spec)
-        return embedder
+    if spec not in available_embedders() and Path(spec).is_dir():
+        return _from_folder(spec)
+    entry = _entry(spec)
+    if entry is not None:
+        return entry.factory(None)
+    if f"embedder:{spec}" in WELL_KNOWN:
+        raise not_provided("embedder", spec, known=available_embedders())
     raise ConfigurationError(
         f"embedder {spec!r} is neither a registered name ({', '.join(available_embedders())}) "
         "nor a model folder (model.onnx, tokenizer.json, optional groundkit.json)",
@@ -111,18 +113,25 @@ def resolve_embedder(spec: str) -> Embedder:
     )
 
 
+def _claiming(identity: EmbeddingIdentity) -> _Entry | None:
+    for name in sorted(_REGISTRY):
+        entry = _REGISTRY[name]
+        if (entry.provider, entry.model) == (identity.provider, identity.model):
+            return entry
+    return None
+
+
 def embedder_for(identity: EmbeddingIdentity) -> Embedder | None:
     """The embedder that reproduces ``identity``, or None if no registered one claims it.
 
-    Raises ``IndexIdentityError`` when one claims the model but cannot match the identity.
+    The plugins are loaded when nothing registered claims it. Raises ``IndexIdentityError``
+    when one claims the model but cannot match the identity.
     """
-    for name in available_embedders():
-        known = _REGISTRY.get(name) or _LAZY[name]
-        if (known.provider, known.model) == (identity.provider, identity.model):
-            entry = _entry(name)
-            assert entry is not None
-            return entry.factory(identity)
-    return None
+    entry = _claiming(identity)
+    if entry is None:
+        load_plugins()
+        entry = _claiming(identity)
+    return None if entry is None else entry.factory(identity)
 
 
 def _hash_factory(identity: EmbeddingIdentity | None) -> Embedder:

@@ -1,4 +1,8 @@
-"""Extractors found by name and by file extension; the one extension point for formats."""
+"""Extractors found by name and by file extension; the one extension point for formats.
+
+The core registers ``html`` and ``pdf``; plugins add theirs through ``groundkit.extend.
+PluginRegistry``, loaded before the first source is matched (adr/0053).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,10 @@ from collections.abc import Callable, Iterable
 
 from groundkit.errors import IngestionError
 from groundkit.extract.extractor import Extractor, ExtractorIdentity
+from groundkit.plugins import load_plugins
 
 __all__ = [
+    "ExtractorFactory",
     "extractor_for_identity",
     "extractor_for_source",
     "extractor_names",
@@ -56,6 +62,7 @@ def extractor_names() -> tuple[str, ...]:
 
 def extracted_extensions() -> tuple[str, ...]:
     """The file extensions read through an extractor, sorted."""
+    load_plugins()
     return tuple(sorted(_EXTENSIONS))
 
 
@@ -64,6 +71,7 @@ def extractor_for_source(source: str) -> Extractor | None:
 
     Raises ``IngestionError`` (reason ``extractor_missing``) when its library is not installed.
     """
+    load_plugins()
     lowered = source.lower()
     for extension, name in sorted(_EXTENSIONS.items(), key=lambda item: -len(item[0])):
         if lowered.endswith(extension):
@@ -73,6 +81,8 @@ def extractor_for_source(source: str) -> Extractor | None:
 
 def extractor_for_identity(identity: ExtractorIdentity, *, subject: str) -> Extractor:
     """An extractor with exactly ``identity``; ``IngestionError`` naming the difference if not."""
+    if identity.name not in _FACTORIES:
+        load_plugins()
     if identity.name not in _FACTORIES:
         raise IngestionError(
             f"{subject}: was extracted with {identity.describe()}, and no extractor called "

@@ -1,8 +1,9 @@
 """Vector stores by name: ``exact`` (the core's) and the ones native extras provide.
 
 A store is *derived* state: the collection's SQLite ``vectors`` table stays the source of truth
-(adr/0009), and a store is loaded (or refreshed) from a reader's read view. ``usearch`` is known
-here without importing it; the extra is imported when it is asked for (adr/0012). The store a
+(adr/0009), and a store is loaded (or refreshed) from a reader's read view. ``usearch`` comes
+from the native extra's plugin, loaded the first time a name not registered is asked for
+(adr/0053); a missing extra is an error naming its ``pip install`` (adr/0012). The store a
 collection was last ingested with is recorded beside its file (``vector-store.json``), so a
 plain search uses it; ``exact`` can always be asked for instead.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import load_named
+from groundkit.plugins import load_plugins, not_provided, well_known
 from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.loading import load_vectors
 from groundkit.vectors.vector_store import VectorStore
@@ -30,6 +31,7 @@ __all__ = [
     "recorded_vector_store",
     "refresh_vector_store",
     "register_vector_store",
+    "vector_store_named",
 ]
 
 VectorStoreLoader = Callable[[CollectionReader, EmbeddingIdentity, str], VectorStore]
@@ -43,10 +45,6 @@ def _exact(reader: CollectionReader, identity: EmbeddingIdentity, location: str)
 
 
 _LOADERS: dict[str, VectorStoreLoader] = {"exact": _exact}
-_LAZY: dict[str, str] = {  # name -> its entry in groundkit.plugins.EXTRAS
-    "usearch": "vector-store:usearch",
-    "usearch_exact": "vector-store:usearch_exact",
-}
 
 
 def register_vector_store(name: str, loader: VectorStoreLoader) -> None:
@@ -57,25 +55,23 @@ def register_vector_store(name: str, loader: VectorStoreLoader) -> None:
 
 
 def available_vector_stores() -> tuple[str, ...]:
-    """Registered names and those native extras provide (imported on use), sorted."""
-    return tuple(sorted(set(_LOADERS) | set(_LAZY)))
+    """Registered names and those groundkit's extras provide (loaded on use), sorted."""
+    return tuple(sorted(set(_LOADERS) | set(well_known("vector-store"))))
 
 
 def _loader(name: str) -> VectorStoreLoader:
+    if name not in _LOADERS:
+        load_plugins()
     found = _LOADERS.get(name)
-    if found is not None:
-        return found
-    lazy = _LAZY.get(name)
-    if lazy is None:
-        raise ConfigurationError(
-            f"unknown vector store {name!r}; available: {', '.join(available_vector_stores())}",
-            subject=name,
-        )
-    loader = load_named(lazy, what=f"vector store {name!r}")
-    if not callable(loader):
-        raise ConfigurationError(f"vector store {name!r}: {lazy} is not callable")
-    _LOADERS[name] = loader
-    return loader
+    if found is None:
+        raise not_provided("vector-store", name, known=available_vector_stores())
+    return found
+
+
+def vector_store_named(name: str) -> str:
+    """``name``, if a store of that name is registered or a plugin provides it (else refused)."""
+    _loader(name)
+    return name
 
 
 def load_vector_store(

@@ -1,4 +1,7 @@
-"""One module per command, each an ``add_parser(commands, parents)`` and a ``run(args)``."""
+"""One module per command, each an ``add_parser(commands, parents)`` and a ``run(args)``.
+
+Plugins add theirs (``serve``) through ``PluginRegistry.cli_command`` (adr/0053).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ from groundkit.cli.commands import (
     relocate,
     remove,
     search,
-    serve,
     shard,
     sources,
     status,
@@ -32,7 +34,6 @@ COMMANDS = (
     remove,
     relocate,
     build_site,
-    serve,
     shard,
 )
 """The commands in the order ``--help`` lists them."""

@@ -1,7 +1,7 @@
 """``groundkit shard build|search|status``: sharded collections (``groundkit.shards``).
 
-``build --engine ray`` runs the same build on Ray (``groundkit_ray``, ``pip install ".[ray]"``);
-each subcommand is one library call.
+``build --engine NAME`` runs the same build on an engine a plugin provides (``ray``, from the
+ray extra: ``pip install ".[ray]"``; adr/0053); each subcommand is one library call.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from groundkit.cli.options import Parents, bm25_options, positive_int, vector_st
 from groundkit.cli.render import emit_json, print_table, show_search
 from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSettings
 from groundkit.embedding.embedder_registry import resolve_embedder
-from groundkit.plugins import load_extra
 from groundkit.retrieval import MODES
 
 NAME = "shard"
@@ -52,9 +51,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     build.add_argument(
         "--engine",
-        choices=("local", "ray"),
         default="local",
-        help='local: one process; ray: Ray Data actors (pip install ".[ray]") (default: local)',
+        metavar="NAME",
+        help="local: one process; or an engine a plugin provides, such as ray: Ray Data actors "
+        '(pip install ".[ray]") (default: local)',
     )
     build.add_argument(
         "--workers",
@@ -127,11 +127,10 @@ def _build(args: argparse.Namespace) -> ExitCode:
     from groundkit.shards import ingest_sharded
     from groundkit.shards.corpus import corpus_source, jsonl_to_folder
 
-    if args.engine == "ray":
-        build_on_ray: Any = load_extra(
-            "groundkit_ray:build_on_ray", extra="ray", what="shard build --engine ray"
-        )
-        report = build_on_ray(
+    if args.engine != "local":
+        from groundkit.plugin_registry import shard_engine
+
+        report = shard_engine(args.engine).build(
             args.path,
             collection=args.collection,
             shards=args.shards,
@@ -155,7 +154,7 @@ def _build(args: argparse.Namespace) -> ExitCode:
             embedder=None if args.embedder is None else resolve_embedder(args.embedder),
             vector_store=args.vector_store,
         )
-    summary = report.to_dict()
+    summary: dict[str, Any] = report.to_dict()
     if args.json:
         emit_json(summary)
     else:

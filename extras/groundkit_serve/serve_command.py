@@ -1,23 +1,29 @@
 """``groundkit serve``: the service (MCP over stdio or HTTP, and REST), from the ``serve`` extra.
 
-The extra is imported only when the command runs; without it the command exits 2 naming the
-install. Every flag maps to a field of ``groundkit_serve.ServeSettings`` (adr/0020).
+A command this extra's plugin adds (adr/0053). Building its parser needs only the standard
+library and ``groundkit.extend``; the service's packages (the MCP SDK, Starlette, pydantic)
+are imported when it runs, and without them it exits 2 naming the install. Every flag maps to
+a field of ``groundkit_serve.ServeSettings`` (adr/0020).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from groundkit.cli.exits import ExitCode
-from groundkit.cli.options import Parents, positive_seconds, seconds_or_zero
-from groundkit.errors import ConfigurationError
-from groundkit.plugins import load_extra
-from groundkit.retrieval.rerankers import resolve_reranker
+from groundkit.extend import (
+    ConfigurationError,
+    ExitCode,
+    Parents,
+    install_hint,
+    positive_seconds,
+    resolve_reranker,
+    seconds_or_zero,
+    shard_engine,
+)
 
 __all__ = ["INSTALL", "NAME", "TOKEN_ENV", "add_parser", "run"]
 
@@ -177,7 +183,8 @@ def _token(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Run the service until interrupted; 2 when the extra is missing or a flag is refused."""
     try:
-        serve: Any = importlib.import_module("groundkit_serve")
+        from groundkit_serve.http_app import run_http, run_stdio
+        from groundkit_serve.settings import ServeSettings
     except ImportError as exc:
         print(
             f"groundkit: error: `groundkit serve` needs the serve extra ({exc}); install it "
@@ -186,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.USAGE
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
-    settings = serve.ServeSettings(
+    settings = ServeSettings(
         index_dir=Path(args.index_dir),
         collection=args.collection,
         host=args.host,
@@ -206,10 +213,12 @@ def run(args: argparse.Namespace) -> int:
     )
     sharded = None
     if args.ray_collection is not None:
-        serve_sharded: Any = load_extra(
-            "groundkit_ray:serve_sharded", extra="ray", what="serve --ray-collection"
-        )
-        tool = serve_sharded(
+        engine = shard_engine("ray")
+        if engine.serve is None:
+            raise ConfigurationError(
+                f"the installed shard engine 'ray' cannot serve; reinstall: {install_hint('ray')}"
+            )
+        tool = engine.serve(
             args.ray_collection,
             index_dir=args.index_dir,
             replicas=args.ray_replicas,
@@ -219,9 +228,9 @@ def run(args: argparse.Namespace) -> int:
         sharded = (tool, args.ray_collection)
     try:
         if args.stdio:
-            serve.run_stdio(settings, reranker=reranker, sharded=sharded)
+            run_stdio(settings, reranker=reranker, sharded=sharded)
         else:
-            serve.run_http(settings, reranker=reranker, sharded=sharded)
+            run_http(settings, reranker=reranker, sharded=sharded)
     except KeyboardInterrupt:  # Ctrl-C stops a server: no traceback, the shell's 130
         return 130
     return ExitCode.OK

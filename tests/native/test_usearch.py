@@ -143,7 +143,7 @@ def test_large_indexes_are_memory_mapped(
     monkeypatch.setattr(usearch_store, "VIEW_BYTES", 0)
     with Retriever.open(index) as r:
         assert r.search("burst main", mode="hybrid", top_k=3).results
-        store = r._dense._store
+        store = r._shard.dense._store
         assert isinstance(store, UsearchVectorStore) and store.viewed
         store.add([10**9], [[0.0] * 255 + [1.0]])  # a viewed index is copied before a write
         assert not store.viewed and store.count() == len(_keys(index)) + 1

@@ -786,3 +786,28 @@ def test_calibrate_records_a_lexical_share_that_hybrid_search_then_uses(
             min_lexical_share=0.0)).results  # fmt: skip
     assert choose_share([], [0.2]) == 0.201 and choose_share([0.3], []) == 0.0
     store.close()
+
+
+def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
+    store: CollectionStore, write_corpus: WriteCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a collection bound to a registered semantic embedder claims it (its default
+    mode is hybrid) but makes it only when a search embeds: a bm25 search loads no model."""
+    from groundkit.embedding import embedder_registry
+
+    made: list[EmbeddingIdentity | None] = []
+
+    def factory(identity: EmbeddingIdentity | None) -> Unregistered:
+        made.append(identity)
+        return Unregistered({"pump": [1.0, 0.0]})
+
+    Indexer(store, embedder=Unregistered({"pump": [1.0, 0.0]})).ingest(write_corpus(DOCS))
+    monkeypatch.setitem(embedder_registry._REGISTRY, "tiny", embedder_registry._Entry(
+        "acme", "tiny", factory))  # fmt: skip
+    with Retriever(store.reader()) as retriever:
+        assert retriever.default_mode == "hybrid" and made == []
+        assert retriever.search("pump", mode="bm25").results and made == []
+        assert retriever.search("pump").metadata["mode"] == "hybrid"
+        assert made == [Unregistered.identity]
+        retriever.search("pump", mode="dense")
+        assert len(made) == 1  # made once, kept

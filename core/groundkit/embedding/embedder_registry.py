@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from groundkit.embedding.embedder import Embedder
@@ -25,6 +26,7 @@ __all__ = [
     "EmbedderFolderLoader",
     "available_embedders",
     "embedder_for",
+    "embedder_maker",
     "get_embedder",
     "register_embedder",
     "register_embedder_folder",
@@ -121,17 +123,24 @@ def _claiming(identity: EmbeddingIdentity) -> _Entry | None:
     return None
 
 
-def embedder_for(identity: EmbeddingIdentity) -> Embedder | None:
-    """The embedder that reproduces ``identity``, or None if no registered one claims it.
-
-    The plugins are loaded when nothing registered claims it. Raises ``IndexIdentityError``
-    when one claims the model but cannot match the identity.
-    """
+def embedder_maker(identity: EmbeddingIdentity) -> Callable[[], Embedder] | None:
+    """What makes the embedder that reproduces ``identity``, or None if no registered one
+    claims it (the plugins are loaded when nothing registered does). Claiming is a name
+    lookup; making may load a model, so a reader makes it only for a search that embeds."""
     entry = _claiming(identity)
     if entry is None:
         load_plugins()
         entry = _claiming(identity)
-    return None if entry is None else entry.factory(identity)
+    return None if entry is None else partial(entry.factory, identity)
+
+
+def embedder_for(identity: EmbeddingIdentity) -> Embedder | None:
+    """The embedder that reproduces ``identity``, or None if no registered one claims it.
+
+    Raises ``IndexIdentityError`` when one claims the model but cannot match the identity.
+    """
+    maker = embedder_maker(identity)
+    return None if maker is None else maker()
 
 
 def _hash_factory(identity: EmbeddingIdentity | None) -> Embedder:

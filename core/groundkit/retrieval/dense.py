@@ -9,11 +9,11 @@ collection, adr/0012).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from groundkit.embedding.embedder import Embedder
-from groundkit.embedding.embedder_registry import embedder_for
+from groundkit.embedding.embedder_registry import embedder_maker
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
@@ -49,23 +49,38 @@ class DenseLeg:
         self._location = location
         self.manifest: EmbeddingIdentity | None = reader.embedding_identity
         self._problem = ""
-        embedder = bind_embedder(location, self.manifest, embedder)
-        if embedder is None and self.manifest is not None:
-            try:
-                embedder = embedder_for(self.manifest)
+        self._embedder = bind_embedder(location, self.manifest, embedder)
+        self._maker: Callable[[], Embedder] | None = None
+        if self._embedder is None and self.manifest is not None:
+            try:  # claimed now, made on first use: a bm25 search loads no model
+                self._maker = embedder_maker(self.manifest)
             except (IndexIdentityError, ConfigurationError) as exc:
                 self._problem = f" ({exc.message})"
-        self.embedder = embedder
         self.vector_store = vector_store
         self._store: VectorStore | None = None
         self._recorded: tuple[float, str] | None = None
         self._recorded_share: float | None = None
 
     @property
+    def embedder(self) -> Embedder | None:
+        """The embedder, made from the registered one that claims the collection's embedding
+        the first time it is asked for; None where none is given or claims it, or where
+        making it failed (``require`` says why)."""
+        if self._embedder is None and self._maker is not None:
+            maker, self._maker = self._maker, None
+            try:
+                self._embedder = maker()
+            except (IndexIdentityError, ConfigurationError) as exc:
+                self._problem = f" ({exc.message})"
+        return self._embedder
+
+    @property
     def default_mode(self) -> SearchMode:
-        """``hybrid`` when bound to a semantic embedder this leg has, else ``bm25`` (adr/0025)."""
-        usable = self.manifest is not None and self.manifest.semantic and self.embedder is not None
-        return "hybrid" if usable else "bm25"
+        """``hybrid`` when bound to a semantic embedder this leg has or a registered one claims
+        (made on the first search that embeds), else ``bm25`` (adr/0025)."""
+        usable = self._embedder is not None or self._maker is not None
+        semantic = self.manifest is not None and self.manifest.semantic
+        return "hybrid" if semantic and usable else "bm25"
 
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
         """The similarity floor for this search and where it came from: ``search`` (given),

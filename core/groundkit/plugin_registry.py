@@ -98,7 +98,11 @@ _ENGINES: dict[str, ShardEngine] = {}
 
 
 class PluginRegistry:
-    """What a plugin adds to groundkit, one method per kind; handed to its ``register``."""
+    """What a plugin adds to groundkit, one method per kind; handed to its ``register``.
+
+    A name (or model-folder loader) the application registered in-process before the plugins
+    loaded stays the application's: plugins load lazily, so replacing it would depend on what
+    happened to be looked up first."""
 
     def __init__(self, plugin: str) -> None:
         self.plugin = plugin
@@ -106,39 +110,47 @@ class PluginRegistry:
 
     def embedder(self, name: str, factory: EmbedderFactory, *, provider: str, model: str) -> None:
         """``--embedder NAME``; also rebuilds collections whose identity is (provider, model)."""
-        from groundkit.embedding.embedder_registry import register_embedder
+        from groundkit.embedding import embedder_registry
 
-        register_embedder(name, provider=provider, model=model, factory=factory)
+        if name not in embedder_registry._REGISTRY:
+            embedder_registry.register_embedder(
+                name, provider=provider, model=model, factory=factory
+            )
 
     def embedder_folder(self, load: EmbedderFolderLoader) -> None:
         """``--embedder DIR``: ``load(folder)`` builds an embedder from a model folder."""
-        from groundkit.embedding.embedder_registry import register_embedder_folder
+        from groundkit.embedding import embedder_registry
 
-        register_embedder_folder(load)
+        if not embedder_registry._FOLDER:
+            embedder_registry.register_embedder_folder(load)
 
     def vector_store(self, name: str, loader: VectorStoreLoader) -> None:
         """``--vector-store NAME``: ``loader(reader, identity, location)`` builds the store."""
-        from groundkit.vectors.store_registry import register_vector_store
+        from groundkit.vectors import store_registry
 
-        register_vector_store(name, loader)
+        if name not in store_registry._LOADERS:
+            store_registry.register_vector_store(name, loader)
 
     def reranker(self, name: str, factory: RerankerFactory) -> None:
         """``--reranker NAME``: ``factory()`` builds the reranker."""
-        from groundkit.retrieval.rerankers import register_reranker
+        from groundkit.retrieval import rerankers
 
-        register_reranker(name, factory)
+        if name not in rerankers._REGISTRY:
+            rerankers.register_reranker(name, factory)
 
     def reranker_folder(self, load: RerankerFolderLoader) -> None:
         """``--reranker DIR``: ``load(folder)`` builds a reranker from a model folder."""
-        from groundkit.retrieval.rerankers import register_reranker_folder
+        from groundkit.retrieval import rerankers
 
-        register_reranker_folder(load)
+        if not rerankers._FOLDER:
+            rerankers.register_reranker_folder(load)
 
     def extractor(self, name: str, factory: ExtractorFactory, extensions: Iterable[str]) -> None:
         """Files ending in ``extensions`` (``.docx``) are read through ``factory()``'s extractor."""
-        from groundkit.extract.extractor_registry import register_extractor
+        from groundkit.extract import extractor_registry
 
-        register_extractor(name, factory, extensions)
+        if name not in extractor_registry._FACTORIES:
+            extractor_registry.register_extractor(name, factory, extensions)
 
     def cli_command(
         self,

@@ -27,6 +27,7 @@ __all__ = [
     "install_hint",
     "load_plugins",
     "not_provided",
+    "record_failure",
     "well_known",
 ]
 
@@ -46,6 +47,9 @@ WELL_KNOWN: dict[str, str] = {
 
 _LOCK = threading.Lock()
 _LOADED = threading.Event()
+_LOADING = threading.local()
+"""Set in the thread running the plugins' ``register``: a lookup a plugin makes from there
+finds what is registered so far instead of waiting for itself."""
 _failed: dict[str, str] = {}
 """Plugins whose module or ``register`` failed: entry-point name -> what went wrong."""
 
@@ -61,8 +65,11 @@ def well_known(kind: str) -> tuple[str, ...]:
 
 
 def load_plugins() -> None:
-    """Call every installed plugin's ``register`` once in this process (sorted by name)."""
-    if _LOADED.is_set():
+    """Call every installed plugin's ``register`` once in this process (sorted by name).
+
+    A name the application registered itself stays its own: a plugin does not replace it
+    (``PluginRegistry``)."""
+    if _LOADED.is_set() or getattr(_LOADING, "active", False):
         return
     with _LOCK:
         if _LOADED.is_set():
@@ -71,13 +78,22 @@ def load_plugins() -> None:
 
         from groundkit.plugin_registry import PluginRegistry
 
-        for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: (e.name, e.value)):
-            try:
-                register = entry.load()
-                register(PluginRegistry(entry.name))
-            except Exception as exc:
-                _failed[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+        _LOADING.active = True
+        try:
+            for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: (e.name, e.value)):
+                try:
+                    register = entry.load()
+                    register(PluginRegistry(entry.name))
+                except Exception as exc:
+                    _failed[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+        finally:
+            _LOADING.active = False
         _LOADED.set()
+
+
+def record_failure(plugin: str, why: str) -> None:
+    """Remember that part of a plugin failed (named in the errors of names nobody provides)."""
+    _failed[plugin] = why
 
 
 def not_provided(kind: str, name: str, *, known: Iterable[str]) -> ConfigurationError:
@@ -98,17 +114,22 @@ def not_provided(kind: str, name: str, *, known: Iterable[str]) -> Configuration
     return ConfigurationError(message, subject=name)
 
 
-def import_extra(module: str, *, extra: str, what: str) -> ModuleType:
-    """Import a plugin's ``module`` now; a failure names the pip ``extra`` that installs it.
+def import_extra(module: str, *, extra: str, what: str, install: str | None = None) -> ModuleType:
+    """Import a plugin's ``module`` now; a failure says what to install.
 
     For a plugin's own lazy factories: ``what`` names the thing asked for (``embedder
-    'minilm'``) in the ``ConfigurationError`` raised when the import fails.
+    'minilm'``) in the ``ConfigurationError`` raised when the import fails. ``extra`` names
+    groundkit's own pip extra; a plugin of another distribution passes its own ``install``
+    command (``pip install my-plugin[gpu]``) instead.
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ConfigurationError(
-            f"{what} needs groundkit's extra {extra!r}, which is not installed or cannot "
-            f"be imported ({exc}); install it with: {install_hint(extra)}",
-            subject=what,
-        ) from None
+        if install is not None:
+            message = f"{what} needs {extra!r} ({exc}); install it with: {install}"
+        else:
+            message = (
+                f"{what} needs groundkit's extra {extra!r}, which is not installed or cannot "
+                f"be imported ({exc}); install it with: {install_hint(extra)}"
+            )
+        raise ConfigurationError(message, subject=what) from None

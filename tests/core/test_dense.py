@@ -791,8 +791,8 @@ def test_calibrate_records_a_lexical_share_that_hybrid_search_then_uses(
 def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
     store: CollectionStore, write_corpus: WriteCorpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Opening a collection bound to a registered semantic embedder claims it (its default
-    mode is hybrid) but makes it only when a search embeds: a bm25 search loads no model."""
+    """Opening a collection bound to a registered semantic embedder only claims it: a bm25
+    search makes none; the first search of the default mode (hybrid: it embeds) makes it."""
     from groundkit.embedding import embedder_registry
 
     made: list[EmbeddingIdentity | None] = []
@@ -805,9 +805,33 @@ def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
     monkeypatch.setitem(embedder_registry._REGISTRY, "tiny", embedder_registry._Entry(
         "acme", "tiny", factory))  # fmt: skip
     with Retriever(store.reader()) as retriever:
-        assert retriever.default_mode == "hybrid" and made == []
         assert retriever.search("pump", mode="bm25").results and made == []
         assert retriever.search("pump").metadata["mode"] == "hybrid"
         assert made == [Unregistered.identity]
         retriever.search("pump", mode="dense")
         assert len(made) == 1  # made once, kept
+
+
+@pytest.mark.parametrize("failure", [ConfigurationError("no model here"), OSError("disk")])
+def test_a_claimed_embedder_that_cannot_be_made_leaves_bm25_with_the_reason(
+    store: CollectionStore,
+    write_corpus: WriteCorpus,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: Exception,
+) -> None:
+    """Making fails once and is remembered: the default falls back to bm25 (with its note) on
+    every search, the first included, and dense says why; never a traceback."""
+    from groundkit.embedding import embedder_registry
+
+    def factory(identity: EmbeddingIdentity | None) -> Unregistered:
+        raise failure
+
+    Indexer(store, embedder=Unregistered()).ingest(write_corpus(DOCS))
+    monkeypatch.setitem(embedder_registry._REGISTRY, "tiny", embedder_registry._Entry(
+        "acme", "tiny", factory))  # fmt: skip
+    with Retriever(store.reader()) as retriever:
+        for _ in range(2):
+            fallback = retriever.search("pump").metadata
+            assert fallback["mode"] == "bm25" and "not available" in fallback["mode_note"]
+        with pytest.raises(ConfigurationError, match=r"no model here|disk"):
+            retriever.search("pump", mode="dense")

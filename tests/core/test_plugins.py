@@ -212,3 +212,69 @@ def test_every_name_of_the_extension_door_resolves() -> None:
     assert door.__all__ == sorted(door.__all__, key=lambda n: (not n.isupper(), n))
     missing = [name for name in door.__all__ if getattr(door, name, None) is None]
     assert missing == []
+
+
+REENTRANT_PLUGIN = """
+from groundkit.vectors.store_registry import vector_store_named
+
+
+def register(registry):
+    try:
+        vector_store_named("faiss")  # a lookup from inside register: must not wait for itself
+    except Exception:
+        pass
+    registry.vector_store("flat", lambda reader, identity, location: None)
+"""
+
+
+def test_a_plugin_that_looks_a_name_up_while_registering_does_not_hang(
+    fresh_plugins: Path,
+) -> None:
+    install_plugin(fresh_plugins, "lookup_plugin", REENTRANT_PLUGIN, "lookup_plugin:register")
+    done = threading.Event()
+
+    def run() -> None:
+        with pytest.raises(ConfigurationError):
+            groundkit.get_embedder("nope")
+        done.set()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert done.is_set(), "loading the plugins waited for itself"
+    assert "flat" in vector_registry._LOADERS
+
+
+def test_a_name_the_application_registered_stays_its_own(fresh_plugins: Path) -> None:
+    """Plugins load lazily: one must not replace what the application registered, whatever
+    was looked up first."""
+    install_plugin(fresh_plugins, "ghost_plugin", GHOST_PLUGIN, "ghost_plugin:register")
+    mine = groundkit.HashEmbedder(64)
+    groundkit.register_embedder("ghost", provider="me", model="mine", factory=lambda i: mine)
+    with pytest.raises(ConfigurationError):
+        groundkit.get_embedder("nope")  # loads the plugins
+    assert groundkit.get_embedder("ghost") is mine
+    assert rerankers.resolve_reranker("ghostly") is not None  # the plugin's other names came
+
+
+BROKEN_COMMAND_PLUGIN = """
+def _parser(commands, parents):
+    raise RuntimeError("boom in add_parser")
+
+
+def register(registry):
+    registry.cli_command("broken", _parser, lambda args: 0)
+"""
+
+
+def test_a_plugin_command_that_cannot_add_its_parser_breaks_no_help(
+    fresh_plugins: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_plugin(fresh_plugins, "bad_cmd", BROKEN_COMMAND_PLUGIN, "bad_cmd:register")
+    install_plugin(fresh_plugins, "ghost_plugin", GHOST_PLUGIN, "ghost_plugin:register")
+    with pytest.raises(SystemExit) as shown:
+        main(["--help"])
+    assert shown.value.code == 0 and "hello" in capsys.readouterr().out
+    assert main(["hello", "--collection", "x"]) == 0
+    with pytest.raises(ConfigurationError, match=r"command broken.*boom in add_parser"):
+        groundkit.get_embedder("nope")

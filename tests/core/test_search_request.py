@@ -118,6 +118,7 @@ def test_a_search_request_equals_its_keywords(index: Path) -> None:
     ("fields", "error", "match"),
     [
         ({"query": " "}, InvalidQueryError, "empty"),
+        ({"query": b"leak"}, InvalidQueryError, "must be a string"),
         ({"top_k": 0}, InvalidQueryError, "top_k"),
         ({"top_k": True}, InvalidQueryError, "top_k"),
         ({"mode": "sparse"}, InvalidQueryError, "unknown search mode"),
@@ -135,6 +136,19 @@ def test_a_search_request_is_refused_when_made(
     """Every check that does not need the collection runs when the request is made."""
     with pytest.raises(error, match=match):
         SearchRequest(**{"query": "leak", **fields})
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: HybridOptions(weights=None), "weights"),  # type: ignore[arg-type]
+        (lambda: HybridOptions(rrf_k=10**400), "rrf_k"),
+        (lambda: SearchFilter(metadata=None), "metadata must be a mapping"),  # type: ignore[arg-type]
+    ],
+)
+def test_malformed_options_are_configuration_errors(make: Any, match: str) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        make()
 
 
 def test_a_request_without_a_mode_is_checked_against_the_collections_default(

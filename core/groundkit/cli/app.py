@@ -18,7 +18,7 @@ from groundkit.cli.exits import ExitCode, fail, print_error
 from groundkit.cli.options import apply_native_options, parents
 from groundkit.config import VERSION
 from groundkit.errors import GroundkitError
-from groundkit.plugins import WELL_KNOWN, install_hint
+from groundkit.plugins import WELL_KNOWN, not_provided
 
 if TYPE_CHECKING:
     from groundkit.plugin_registry import CliCommand
@@ -77,8 +77,18 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
         core = {command.NAME for command in COMMANDS}
         for added in _plugin_commands():
             if added.name not in core:  # a plugin adds commands, it never replaces one
-                added.add_parser(commands, shared)
+                try:
+                    added.add_parser(commands, shared)
+                except Exception as exc:  # one broken plugin hides no other, nor the help
+                    _plugin_failed(added.name, exc)
     return parser
+
+
+def _plugin_failed(name: str, exc: Exception) -> None:
+    """Record that a plugin's command could not be added (named in later errors)."""
+    from groundkit.plugins import record_failure
+
+    record_failure(f"command {name}", f"{type(exc).__name__}: {exc}")
 
 
 def _plugin_commands() -> tuple[CliCommand, ...]:
@@ -109,12 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with_plugins = wanted not in core
     if with_plugins:
         handlers.update({c.name: c.run for c in _plugin_commands() if c.name not in core})
-        extra = WELL_KNOWN.get(f"command:{wanted}")
-        if wanted not in handlers and extra is not None:
+        if wanted is not None and wanted not in handlers and f"command:{wanted}" in WELL_KNOWN:
+            known = [*core, *handlers]
             return _usage_error(
-                f"`groundkit {wanted}` needs groundkit's extra {extra!r}, whose plugin is not "
-                f"installed or could not be loaded; install it with: {install_hint(extra)}",
-                as_json=as_json,
+                not_provided("command", wanted, known=known).message, as_json=as_json
             )
     try:
         args = build_parser(plugins=with_plugins).parse_args(arguments)

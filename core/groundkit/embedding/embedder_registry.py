@@ -102,7 +102,9 @@ def resolve_embedder(spec: str) -> Embedder:
     A name wins over a folder of the same name.
     """
     if spec not in available_embedders() and Path(spec).is_dir():
-        return _from_folder(spec)
+        load_plugins()  # a plugin's name wins over a folder of the same name too
+        if spec not in _REGISTRY:
+            return _from_folder(spec)
     entry = _entry(spec)
     if entry is not None:
         return entry.factory(None)

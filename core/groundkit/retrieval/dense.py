@@ -9,12 +9,13 @@ collection, adr/0012).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from groundkit.embedding.embedder import Embedder
 from groundkit.embedding.embedder_registry import embedder_maker
-from groundkit.errors import ConfigurationError, IndexIdentityError
+from groundkit.errors import ConfigurationError, GroundkitError, IndexIdentityError
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
@@ -51,6 +52,7 @@ class DenseLeg:
         self._problem = ""
         self._embedder = bind_embedder(location, self.manifest, embedder)
         self._maker: Callable[[], Embedder] | None = None
+        self._making = threading.Lock()
         if self._embedder is None and self.manifest is not None:
             try:  # claimed now, made on first use: a bm25 search loads no model
                 self._maker = embedder_maker(self.manifest)
@@ -63,24 +65,27 @@ class DenseLeg:
 
     @property
     def embedder(self) -> Embedder | None:
-        """The embedder, made from the registered one that claims the collection's embedding
-        the first time it is asked for; None where none is given or claims it, or where
-        making it failed (``require`` says why)."""
+        """The embedder, made (once, under a lock) from the registered one that claims the
+        collection's embedding the first time it is asked for; None where none is given or
+        claims it, or where making it failed (``require`` says why)."""
         if self._embedder is None and self._maker is not None:
-            maker, self._maker = self._maker, None
-            try:
-                self._embedder = maker()
-            except (IndexIdentityError, ConfigurationError) as exc:
-                self._problem = f" ({exc.message})"
+            with self._making:
+                maker, self._maker = self._maker, None
+                if maker is not None:
+                    try:
+                        self._embedder = maker()
+                    except Exception as exc:  # any failure: remembered, and never a traceback
+                        reason = exc.message if isinstance(exc, GroundkitError) else repr(exc)
+                        self._problem = f" ({reason})"
         return self._embedder
 
     @property
     def default_mode(self) -> SearchMode:
-        """``hybrid`` when bound to a semantic embedder this leg has or a registered one claims
-        (made on the first search that embeds), else ``bm25`` (adr/0025)."""
-        usable = self._embedder is not None or self._maker is not None
+        """``hybrid`` when bound to a semantic embedder this leg has (making it, if a registered
+        one claims it: a search of the default mode embeds anyway), else ``bm25``
+        (adr/0025)."""
         semantic = self.manifest is not None and self.manifest.semantic
-        return "hybrid" if semantic and usable else "bm25"
+        return "hybrid" if semantic and self.embedder is not None else "bm25"
 
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
         """The similarity floor for this search and where it came from: ``search`` (given),

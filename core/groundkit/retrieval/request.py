@@ -57,8 +57,12 @@ class HybridOptions:
     share (``groundkit calibrate``), else ``DEFAULT_MIN_LEXICAL_SHARE``."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 1:
-            raise ConfigurationError(f"rrf_k must be an integer >= 1, got {self.rrf_k!r}")
+        if _not_count(self.rrf_k) or not 1 <= self.rrf_k <= MAX_RRF_K:
+            raise ConfigurationError(
+                f"rrf_k must be an integer from 1 to {MAX_RRF_K}, got {self.rrf_k!r}"
+            )
+        if not isinstance(self.weights, tuple | list):
+            raise ConfigurationError(f"weights must be two numbers, got {self.weights!r}")
         weights = tuple(self.weights)
         valid = len(weights) == 2 and all(
             isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w) and w >= 0
@@ -102,6 +106,8 @@ class SearchFilter:
             raise ConfigurationError(
                 f"source_prefix must be a string, got {type(self.source_prefix).__name__}"
             )
+        if not isinstance(self.metadata, Mapping):
+            raise ConfigurationError(f"metadata must be a mapping, got {self.metadata!r}")
         items = dict(self.metadata)
         for key, value in items.items():
             if not isinstance(key, str) or not isinstance(value, MetadataValue):
@@ -141,6 +147,8 @@ class SearchFilter:
         return {"source_prefix": self.source_prefix, "metadata": dict(self.metadata)}
 
 
+MAX_RRF_K = 1_000_000
+"""The largest fusion constant (past it every rank's share rounds alike)."""
 MAX_LEG_DEPTH = 100 * MAX_TOP_K
 """The most candidates a hybrid leg may fetch."""
 
@@ -176,7 +184,9 @@ class SearchRequest:
 
     def __post_init__(self) -> None:
         query, k = self.query, self.top_k
-        if not isinstance(query, str) or not query.strip():
+        if not isinstance(query, str):
+            raise InvalidQueryError(f"the query must be a string, got {type(query).__name__}")
+        if not query.strip():
             raise InvalidQueryError("the query is empty; pass some words to search for")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidQueryError(

@@ -141,7 +141,9 @@ class Searcher:
 
     def _run(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
-        plan = plan_search(request, default_mode=self.default_mode, reranker=self.reranker)
+        # the default is asked for only where the request names no mode (it may make a model)
+        default = self.default_mode if request.mode is None else request.mode
+        plan = plan_search(request, default_mode=default, reranker=self.reranker)
         request, mode = plan.request, plan.mode
         floor, floor_source = -math.inf, None
         if mode != "bm25":  # dense evidence is judged on the best similarity (adr/0049)

@@ -250,7 +250,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         vector_store=args.vector_store,
         analyzer=analyzer_from(args),
     ) as retriever:
-        response = retriever.search(search_request(args, retriever.default_mode))
+        default = args.mode or retriever.default_mode  # asked only where --mode is not given
+        response = retriever.search(search_request(args, default))
         checks = [retriever.verify(r) for r in response.results] if args.verify else []
     show_search(response, checks, as_json=args.json)
     return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

@@ -13,8 +13,6 @@ This module only re-exports the public API, each name imported on first use (adr
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
-from importlib.util import find_spec as _find_spec
 from typing import TYPE_CHECKING
 
 from groundkit.config import (
@@ -39,6 +37,7 @@ from groundkit.errors import (
     RetrievalError,
     StorageError,
 )
+from groundkit.lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from groundkit.analysis.analyzer import Analyzer
@@ -142,29 +141,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.retrieval.rerank": ("LogitReranker", "Reranker"),
     "groundkit.retrieval.rerankers": ("register_reranker",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
-"""The module each lazily imported public name comes from."""
-
-
-if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
-
-    def __getattr__(name: str) -> object:
-        """Import a public name (or a subpackage) on first use, then keep it here."""
-        module = _HOME.get(name)
-        if module is not None:
-            value = getattr(_import_module(module), name)
-        elif not name.startswith("_") and _find_spec(f"{__name__}.{name}") is not None:
-            value = _import_module(f"{__name__}.{name}")  # as when everything was imported eagerly
-        else:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
 __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
@@ -230,3 +206,7 @@ __all__ = [
     "verify_citation",
     "verify_collection",
 ]
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+    __getattr__, __dir__ = _lazy_exports(__name__, _HOMES, __all__, subpackages=True)

@@ -17,7 +17,6 @@ Like ``groundkit``, this module only re-exports, each name imported on first use
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
 from typing import TYPE_CHECKING
 
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
@@ -30,6 +29,7 @@ from groundkit.errors import (
     ShardUnavailableError,
     StorageError,
 )
+from groundkit.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from groundkit.cli.exits import ExitCode
@@ -143,24 +143,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "shards_dir",
     ),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
-"""The module each lazily imported name comes from."""
-
-
-if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
-
-    def __getattr__(name: str) -> object:
-        """Import a name on first use, then keep it here."""
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_import_module(module), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [
@@ -211,6 +193,7 @@ __all__ = [
     "import_extra",
     "ingest_shard",
     "install_hint",
+    "lazy_exports",
     "load_manifest",
     "open_reader",
     "pack_vector",
@@ -238,3 +221,7 @@ __all__ = [
     "verify_reader",
     "write_records",
 ]
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+    __getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)

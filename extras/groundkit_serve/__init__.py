@@ -8,8 +8,9 @@ so each name here is imported on first use (adr/0020, adr/0053).
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
 from typing import TYPE_CHECKING
+
+from groundkit.extend import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from groundkit_serve.http_app import create_app, run_http, run_stdio
@@ -27,19 +28,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit_serve.spec": ("ToolSpec",),
     "groundkit_serve.tools": ("Registry",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
-
-
-if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
-
-    def __getattr__(name: str) -> object:
-        """Import a name on first use, so that loading this package's plugin stays cheap."""
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_import_module(module), name)
-        globals()[name] = value
-        return value
 
 
 __all__ = [
@@ -52,3 +40,7 @@ __all__ = [
     "run_http",
     "run_stdio",
 ]
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
+    __getattr__, __dir__ = _lazy_exports(__name__, _HOMES, __all__)

@@ -97,13 +97,16 @@ def small_collection(tmp_path: Path) -> Path:
     return tmp_path / "index"
 
 
-def test_import_groundkit_imports_only_its_config_and_errors(tmp_path: Path) -> None:
+def test_import_groundkit_imports_only_its_config_errors_and_lazy_exports(
+    tmp_path: Path,
+) -> None:
     modules = imported_by("import groundkit", tmp_path)
     assert under(modules, HEAVY) == []
     assert sorted(m for m in modules if m.startswith("groundkit")) == [
         "groundkit",
         "groundkit.config",
         "groundkit.errors",
+        "groundkit.lazy",
     ]
 
 

@@ -11,8 +11,9 @@ the builder. Its parts: ``builder`` (``build_site``), ``layout`` (the site's fil
 
 from __future__ import annotations
 
-from importlib import import_module as _import_module
 from typing import TYPE_CHECKING
+
+from groundkit.lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from groundkit.site.builder import build_site
@@ -30,28 +31,13 @@ __all__ = [
     "open_site",
 ]
 
-_HOME = {
-    "DEFAULT_PYODIDE_URL": "groundkit.site.layout",
-    "PYODIDE_FILES": "groundkit.site.layout",
-    "SITE_FORMAT": "groundkit.site.layout",
-    "SiteReport": "groundkit.site.layout",
-    "build_site": "groundkit.site.builder",
-    "build_wheel": "groundkit.site.wheel",
-    "open_site": "groundkit.site.site_reader",
+_HOMES: dict[str, tuple[str, ...]] = {
+    "groundkit.site.builder": ("build_site",),
+    "groundkit.site.layout": ("DEFAULT_PYODIDE_URL", "PYODIDE_FILES", "SITE_FORMAT", "SiteReport"),
+    "groundkit.site.site_reader": ("open_site",),
+    "groundkit.site.wheel": ("build_wheel",),
 }
 """The module each public name comes from."""
 
 if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
-
-    def __getattr__(name: str) -> object:
-        """Import a public name on first use, then keep it here."""
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_import_module(module), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    __getattr__, __dir__ = _lazy_exports(__name__, _HOMES, __all__)

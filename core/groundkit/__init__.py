@@ -35,6 +35,7 @@ from groundkit.errors import (
     ReadOnlyCollectionError,
     RerankerNotConfiguredError,
     RetrievalError,
+    SearchTimeoutError,
     StorageError,
 )
 from groundkit.lazy import lazy_exports as _lazy_exports
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         SearchResult,
         SearchTrace,
     )
+    from groundkit.deadlines import deadline
     from groundkit.embedding import (
         Embedder,
         EmbeddingIdentity,
@@ -93,6 +95,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.analysis.analyzer": ("Analyzer",),
     "groundkit.collection": ("check_collection",),
+    "groundkit.deadlines": ("deadline",),
     "groundkit.contracts": (
         "Chunk",
         "Citation",
@@ -184,6 +187,7 @@ __all__ = [
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
+    "SearchTimeoutError",
     "SearchTrace",
     "Searcher",
     "Snippet",
@@ -192,6 +196,7 @@ __all__ = [
     "Verification",
     "__version__",
     "check_collection",
+    "deadline",
     "get_embedder",
     "ingest",
     "list_sources",

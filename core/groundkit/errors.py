@@ -18,6 +18,7 @@ __all__ = [
     "ReadOnlyCollectionError",
     "RerankerNotConfiguredError",
     "RetrievalError",
+    "SearchTimeoutError",
     "ShardMismatchError",
     "ShardUnavailableError",
     "StorageError",
@@ -119,3 +120,8 @@ class MissingRecordError(CorruptCollectionError, RetrievalError):
 
     Also a ``RetrievalError``: the search was refused rather than answered without a citation.
     """
+
+
+class SearchTimeoutError(RetrievalError):
+    """A search stopped at its deadline (``groundkit.deadlines``): no partial answer is given.
+    A service answers it with 504; retry with a shorter query or more time."""

@@ -10,6 +10,7 @@ from groundkit import (
     IngestionError,
     MissingRecordError,
     RetrievalError,
+    SearchTimeoutError,
     StorageError,
 )
 
@@ -33,7 +34,9 @@ class ServiceError(Exception):
 def from_library(exc: GroundkitError) -> ServiceError:
     """The status and code of a library error; the message is the library's own."""
     status, code = 500, "internal"
-    if isinstance(exc, MissingRecordError):
+    if isinstance(exc, SearchTimeoutError):  # stopped at its deadline: no CPU spent since
+        status, code = 504, "timeout"
+    elif isinstance(exc, MissingRecordError):
         status, code = 500, "inconsistent"
     elif isinstance(exc, CollectionNotFoundError):
         status, code = 404, "not_found"

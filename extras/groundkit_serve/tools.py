@@ -28,6 +28,7 @@ from groundkit import (
     GroundkitError,
     Verification,
     __version__,
+    deadline,
 )
 from groundkit.extend import (
     CollectionReader,
@@ -192,7 +193,12 @@ class Registry:
             try:
                 with anyio.fail_after(limit):
                     reply = await anyio.to_thread.run_sync(
-                        self._run, spec, request, limiter=self._limiter, abandon_on_cancel=True
+                        self._run,
+                        spec,
+                        request,
+                        started + limit,
+                        limiter=self._limiter,
+                        abandon_on_cancel=True,
                     )
                 _trace_reply(span, reply)
                 return reply
@@ -234,9 +240,12 @@ class Registry:
             self._counts["requests"] += 1
             self._counts["errors"] += 1
 
-    def _run(self, spec: ToolSpec, request: BaseModel) -> BaseModel:
+    def _run(self, spec: ToolSpec, request: BaseModel, ends: float) -> BaseModel:
+        """``spec.run(request)`` under the core's deadline, so that a search past the server's
+        limit stops itself (adr/0061) instead of running on after its 504."""
         try:
-            return spec.run(request)
+            with deadline(max(ends - time.perf_counter(), 1e-3)):
+                return spec.run(request)
         except GroundkitError as exc:
             raise from_library(exc) from None
         except ValueError as exc:  # a value type refused what the request built

@@ -6,17 +6,20 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_retrieval import load
 
 from conftest import WriteCorpus
+from groundkit import deadline
 from groundkit.cli import main
-from groundkit.errors import ConfigurationError
+from groundkit.config import MAX_QUERY_CHARS
+from groundkit.errors import ConfigurationError, InvalidQueryError, SearchTimeoutError
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon, edit_distance
 from groundkit.ingestion import Indexer
 from groundkit.retrieval import Retriever
+from groundkit.retrieval.expansion import MAX_EXPANDED_TERMS, MAX_WORD_LETTERS
 from groundkit.store import CollectionStore, MemoryStore
 
 SHORT = st.text("abcd", max_size=6)
@@ -200,16 +203,66 @@ def test_expanded_words_are_highlighted_in_the_cited_text(django_like: Retriever
     assert {"Pagination", "paginated", "paginates", "pagination"} <= marked
 
 
-def test_a_complete_common_word_is_neither_completed_nor_corrected(
-    django_like: Retriever,
-) -> None:
+def test_a_complete_common_word_is_not_corrected(django_like: Retriever) -> None:
     plain = django_like.search("form", 5, "bm25")
-    for option in ("prefix", "fuzzy"):
-        expanded = django_like.search("form", 5, "bm25", **{option: True})
-        assert "expansions" not in expanded.metadata
-        assert [(r.chunk_id, r.score) for r in expanded.results] == [
-            (r.chunk_id, r.score) for r in plain.results
-        ]
+    expanded = django_like.search("form", 5, "bm25", fuzzy=True)
+    assert "expansions" not in expanded.metadata
+    assert [(r.chunk_id, r.score) for r in expanded.results] == [
+        (r.chunk_id, r.score) for r in plain.results
+    ]
+
+
+COMMA = {
+    "csv.txt": "# CSV\n\nValues are separated by a comma; a comma ends each value.\n",
+    "cli.txt": "# The command line\n\nRun the command; each command prints a line.\n",
+    "commas.txt": "# Style\n\nCommas and semicolons.\n",
+}
+
+
+def test_a_last_word_that_is_a_word_itself_also_completes_the_exact_word_first(
+    write_corpus: WriteCorpus,
+) -> None:
+    store = MemoryStore("comma")
+    Indexer(store).ingest(write_corpus(COMMA))
+    retriever = Retriever(store.reader())
+    exact = retriever.search("comma", 5, "bm25")
+    assert {r.source for r in exact.results} == {"csv.txt", "commas.txt"}
+    typed = retriever.search("comma", 5, "bm25", prefix=True)
+    assert typed.metadata["expansions"] == {"prefix": {"comma": ["command"]}}
+    assert [r.source for r in typed.results] == ["csv.txt", "commas.txt", "cli.txt"]
+    # the exact word keeps its full weight: its results score as without prefix
+    assert [r.score for r in typed.results[:2]] == [r.score for r in exact.results]
+
+
+def test_two_typos_are_measured_on_the_word_not_its_stem(write_corpus: WriteCorpus) -> None:
+    store = MemoryStore("words")
+    Indexer(store).ingest(
+        write_corpus(
+            {
+                "display.txt": "# Output\n\nDisplaying a table and displayed rows.\n",
+                "sum.txt": "# Sums\n\nThe aggregation of values; aggregate them.\n",
+            }
+        )
+    )
+    retriever = Retriever(store.reader())
+    for query, source, term in [
+        ("dfsplayng", "display.txt", "displai"),  # two edits from displaying, four from displai
+        ("agkgregatino", "sum.txt", "aggreg"),
+    ]:
+        assert not retriever.search(query, 3, "bm25").results
+        response = retriever.search(query, 3, "bm25", fuzzy=True)
+        assert response.results[0].source == source
+        assert response.metadata["expansions"] == {"fuzzy": {query: [term]}}
+
+
+def test_the_surface_words_are_the_plain_words_of_the_text() -> None:
+    store = MemoryStore("surface")
+    load_words(store, ["displaying tables", "is a b2b x.y z_z aggregation", "tables"])
+    lexicon = Lexicon(store.reader())
+    assert lexicon.words() == ["aggregation", "displaying", "tables"]
+    assert lexicon.near_words("dfsplayng", 2) == {"displaying": 2}
+    assert lexicon.near_words("tabels", 1) == {"tables": 1}
+    assert lexicon.near_words("xables", 1) == {}  # the first letter is kept
 
 
 def test_an_expansion_weighs_less_than_the_exact_word(django_like: Retriever) -> None:
@@ -239,3 +292,50 @@ def test_cli_search_says_what_each_word_also_matched(
     payload = json.loads(capsys.readouterr().out)
     assert payload["results"][0]["source"] == "ref/middleware.txt"
     assert "middlewar" in payload["metadata"]["expansions"]["prefix"]["middlew"]
+
+
+def test_expansion_past_its_limits_is_refused_before_any_work(django_like: Retriever) -> None:
+    long = "m" * (MAX_WORD_LETTERS + 1)
+    assert not django_like.search(long, 3, "bm25").results  # a plain search is not bounded so
+    for option in ("prefix", "fuzzy"):
+        with pytest.raises(InvalidQueryError, match=f"too long for {option} search"):
+            django_like.search(f"middleware {long}", 3, "bm25", **{option: True})
+    many = " ".join(f"word{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(65))
+    with pytest.raises(InvalidQueryError, match="at most 64 distinct words"):
+        django_like.search(many, 3, "bm25", fuzzy=True)
+    assert django_like.search(many, 3, "bm25", prefix=True).results == ()  # one word expands
+
+
+def test_a_search_stops_at_its_deadline(
+    django_like: Retriever, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groundkit import deadlines as deadline_module
+
+    clock = iter([0.0] + [100.0] * 1000)  # the deadline is set at 0 s; every check sees 100 s
+    monkeypatch.setattr(deadline_module.time, "monotonic", lambda: next(clock))
+    with deadline(1.0), pytest.raises(SearchTimeoutError, match="past its deadline of 1 s"):
+        django_like.search("middlware", 3, "bm25", fuzzy=True)
+    monkeypatch.undo()
+    with deadline(60.0):
+        assert django_like.search("middlware", 3, "bm25", fuzzy=True).results
+
+
+HOSTILE = st.text(
+    st.characters(codec="utf-8", categories=("L", "M", "N", "P", "Zs")), max_size=MAX_QUERY_CHARS
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(HOSTILE, st.booleans(), st.booleans())
+def test_any_query_is_answered_or_refused_with_a_bounded_expansion(
+    django_like: Retriever, query: str, prefix: bool, fuzzy: bool
+) -> None:
+    try:
+        response = django_like.search(query or "x", 3, "bm25", prefix=prefix, fuzzy=fuzzy)
+    except InvalidQueryError:
+        return
+    expansions = response.metadata.get("expansions") or {}
+    added = sum(len(terms) for words in expansions.values() for terms in words.values())
+    assert added <= MAX_EXPANDED_TERMS

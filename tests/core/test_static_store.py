@@ -15,6 +15,7 @@ import pytest
 import groundkit
 from groundkit.collection import open_reader
 from groundkit.errors import StorageError
+from groundkit.index.lexicon import Lexicon
 from groundkit.retrieval import Retriever
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
@@ -249,3 +250,21 @@ def test_a_site_without_a_term_list_refuses_expansion(
     )
     with pytest.raises(StorageError, match="no term list"):
         Retriever(reader).search("chlori", prefix=True)
+
+
+def test_the_word_list_is_the_chunks_surface_words(
+    tmp_path: Path, built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, site = built
+    monkeypatch.setattr(static_export, "TERMS_BLOCK", 64)  # several word blocks
+    with open_reader(index, "default") as reader:
+        export_static(reader, tmp_path / "site" / "index", SAMPLE)
+        scanned = Lexicon(reader).words()
+    static = StaticReader(Files(tmp_path / "site"), index="index/")
+    assert static.indexed_words() == scanned and len(scanned) > 2 * 64
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    del head["word_blocks"]
+    files = Files(site)
+    old = StaticReader(lambda p: pack(head) if p == "index/" + HEAD else files(p), index="index/")
+    with pytest.raises(StorageError, match="no word list"):
+        Retriever(old).search("chlorinne", fuzzy=True)

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-__all__ = ["token_spans", "tokenize", "tokens", "wanted_token_spans"]
+__all__ = [
+    "MAX_SURFACE_WORD",
+    "MIN_SURFACE_WORD",
+    "surface_words",
+    "token_spans",
+    "tokenize",
+    "tokens",
+    "wanted_token_spans",
+]
 
 # Han (incl. extensions and compatibility), Hiragana, Katakana (incl. phonetic extensions and
 # the prolonged sound mark), Hangul syllables and jamo.
@@ -120,6 +128,27 @@ def tokens(text: str) -> list[str]:
     if not any(_HAS_CJK.match(c) for c in special):
         return _plain_word_pattern().findall(normalized)
     return list(tokenize(text))
+
+
+MIN_SURFACE_WORD = 3
+"""Shorter words are left out of the surface words (a typo budget starts at five letters, so
+a word two edits away has at least three)."""
+MAX_SURFACE_WORD = 64
+"""Longer words are left out too: query expansion refuses words this long (adr/0061)."""
+
+
+def surface_words(texts: Iterable[str]) -> list[str]:
+    """The distinct plain words (letters only, ``MIN_SURFACE_WORD`` to ``MAX_SURFACE_WORD``
+    of them) among the tokens of ``texts``, in code-point order: the words typo tolerance
+    measures its edits against, before any stemming (``dfsplayng`` -> ``displaying``)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(tokens(text))
+    return sorted(
+        word
+        for word in found
+        if MIN_SURFACE_WORD <= len(word) <= MAX_SURFACE_WORD and word.isalpha()
+    )
 
 
 def tokenize(text: str) -> Iterator[str]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from groundkit.deadlines import check_deadline
+
 __all__ = ["terms_within"]
 
 _LAST_CHAR = 0x10FFFF
@@ -64,7 +66,11 @@ def terms_within(
     stack: list[tuple[int, int, str, list[int], list[int] | None, int]] = []
     if lo < hi:
         stack.append((lo, hi, "", [min(j, cap) for j in range(n + 1)], None, max_edits))
+    popped = 0
     while stack:
+        popped += 1
+        if not popped & 1023:
+            check_deadline()
         start, end, prefix, prev, before, bound = stack.pop()
         depth, last = len(prefix), prefix[-1:]
         if len(terms[start]) == depth:  # the prefix is itself a term: it sorts first

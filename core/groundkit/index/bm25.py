@@ -19,6 +19,7 @@ from importlib.util import find_spec
 from typing import Literal
 
 from groundkit.config import BM25Params
+from groundkit.deadlines import check_deadline
 from groundkit.errors import ConfigurationError
 from groundkit.index.cache import BoundedCache
 from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
@@ -173,6 +174,7 @@ class BM25Index:
         found = []
         postings = 0
         for term, qtf in Counter(terms).items():
+            check_deadline()
             held = len(self._postings.get(term))
             if held:
                 found.append(QueryTerm(term, qtf, held if self._stats is None else self.df(term)))

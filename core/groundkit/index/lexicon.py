@@ -5,7 +5,9 @@ blocks the prefix falls in). Terms one edit away come from a symmetric-delete ta
 built on first use: every term under each of its one-character deletions, looked up by the
 query term and its deletions, each checked by its optimal-string-alignment distance. Terms two
 edits away are those a Levenshtein automaton finds in the slice of the sorted term list that keeps
-the query term's first letter (a typo rarely hits the first letter; adr/0046).
+the query term's first letter (a typo rarely hits the first letter; adr/0046). The surface words
+of the chunks' text (before stemming) are searched the same way, by the automaton, for typos
+measured on words rather than stems (``dfsplayng`` -> ``displaying``; adr/0061).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
+from groundkit.analysis.tokenize import surface_words
 from groundkit.index.automaton import terms_within
 from groundkit.store.protocols import CollectionReader
 
@@ -27,6 +30,7 @@ class Lexicon:
         self._sorted: list[str] | None = None
         self._terms: frozenset[str] | None = None
         self._deletes: dict[str, list[str]] | None = None
+        self._words: list[str] | None = None
 
     def completions(self, prefix: str) -> list[str]:
         """Indexed terms starting with ``prefix`` (itself included), in code-point order."""
@@ -44,6 +48,32 @@ class Lexicon:
         if self._sorted is None:
             self._sorted = self._reader.indexed_terms("")
         return self._sorted
+
+    def words(self) -> list[str]:
+        """The surface words of the chunks' text, in code-point order: the store's list where
+        it keeps one (a static site), else read from every chunk once and kept."""
+        if self._words is None:
+            stored = self._reader.indexed_words()
+            if stored is None:
+                stored = surface_words(chunk.text for chunk in self._reader.iter_chunks())
+            self._words = stored
+        return self._words
+
+    def warm(self) -> None:
+        """Build what typo tolerance reads on first use (the term table, the words), so that
+        a service's first fuzzy request does not pay for it."""
+        self.near("", 1)
+        self.words()
+
+    def near_words(self, word: str, max_edits: int) -> dict[str, int]:
+        """Surface words within ``max_edits`` of ``word`` that keep its first letter, each with
+        its distance, in code-point order; ``word`` itself excluded."""
+        if not word:
+            return {}
+        ordered = self.words()
+        lo = bisect_left(ordered, word[0])
+        hi = bisect_left(ordered, chr(ord(word[0]) + 1), lo) if word[0] < "\U0010ffff" else None
+        return terms_within(word, ordered, max_edits, lo=lo, hi=hi)
 
     def near(self, term: str, max_edits: int) -> dict[str, int]:
         """Indexed terms within ``max_edits`` (1 or 2) of ``term``, each with its distance, in

@@ -1,31 +1,39 @@
 """Prefix and typo expansion of a query's words into indexed terms, before BM25 scores them.
 
-``prefix``: the last word, when its own term is absent or rare, also stands for the indexed
-terms it begins (as a visitor types), or the stem being typed; where none begins with it, the
+``prefix``: the last word also stands for the indexed terms it begins (as a visitor types),
+even when it is a word itself (``comma`` -> ``command``): the exact term keeps its full weight.
+A word that is no indexed term may be the stem being typed; where no term begins with it, the
 longest shorter prefix that has completions is used, down to half the word (Pagefind's
 backtracking), unless ``fuzzy`` is on and finds the word's correction, which then stands.
 ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within one
-edit (two from nine letters: Meilisearch's rule), found both on its term and on the word itself
-(``paginaton`` -> ``pagination`` -> ``pagin``).
-Each word's expansions are scored as one blended term at a lower weight than an exact match;
-the figures and the choice against Lucene's alternatives are in adr/0046.
+edit (two from nine letters: Meilisearch's rule), measured on its term against the indexed
+terms and on the word itself against the surface words of the text (``dfsplayng`` ->
+``displaying`` -> ``displai``).
+Each word's expansions are scored as one blended term at a lower weight than an exact match.
+The work is bounded: letters per word, words per query and terms per expansion have limits,
+past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
+The figures and the choices are in adr/0046 and adr/0061.
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 
 from groundkit.analysis.analyzer import Analyzer
-from groundkit.analysis.tokenize import tokens
+from groundkit.analysis.tokenize import MAX_SURFACE_WORD, tokens
+from groundkit.deadlines import check_deadline
+from groundkit.errors import InvalidQueryError
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon
 from groundkit.index.postings import blend_members
 
 __all__ = [
     "FUZZY_WEIGHT",
+    "MAX_EXPANDED_TERMS",
+    "MAX_EXPANDED_WORDS",
+    "MAX_WORD_LETTERS",
     "PREFIX_WEIGHT",
     "ExpandedQuery",
     "expand_query",
@@ -46,6 +54,13 @@ RARE_DF = 2
 """A word's term held by at most this many chunks counts as rare: near terms may join it."""
 RARE_RATIO = 10
 """...but only those held by more than this many times as many chunks."""
+MAX_WORD_LETTERS = MAX_SURFACE_WORD
+"""A word expanded (the last with ``prefix``, any with ``fuzzy``) may have at most this many
+characters: no indexed surface word is longer, and the automaton's work grows with it."""
+MAX_EXPANDED_WORDS = 64
+"""With ``fuzzy``, a query may have at most this many distinct words."""
+MAX_EXPANDED_TERMS = PREFIX_LIMIT + FUZZY_LIMIT * MAX_EXPANDED_WORDS
+"""The most indexed terms one query's expansions can add (what BM25 then scores)."""
 
 
 def typo_budget(word: str) -> int:
@@ -86,11 +101,14 @@ def expand_query(
 ) -> ExpandedQuery:
     """``analyzer.terms(query)`` plus a blended term for each word expanded (a last word
     completed by ``prefix`` is not also corrected by ``fuzzy``; one that begins no indexed
-    word is corrected, where ``fuzzy`` can, instead of completed by a shorter prefix)."""
+    word is corrected, where ``fuzzy`` can, instead of completed by a shorter prefix).
+    ``InvalidQueryError`` past the limits (``check_expansion``)."""
     terms = analyzer.terms(query)
     out = ExpandedQuery(terms, {}, {})
     words = tokens(query)
+    check_expansion(words, prefix=prefix, fuzzy=fuzzy)
     if prefix and words and len(words[-1]) >= MIN_PREFIX:
+        check_deadline()
         completed, begun = _completions(words[-1], analyzer, lexicon, index.df)
         # A last word that begins no indexed word is a typo more likely than a word being
         # typed: its correction (middlware -> middleware) beats a shorter prefix (middl).
@@ -98,9 +116,11 @@ def expand_query(
         typo = typo and bool(_near_terms(words[-1], analyzer, lexicon, index.df))
         if completed and not typo:
             out.prefix[words[-1]] = completed
-            terms.append(index.blend(completed, PREFIX_WEIGHT))
+            weight = _completion_weight(analyzer.terms(words[-1]), completed, index)
+            terms.append(index.blend(completed, weight))
     if fuzzy:
         for word in dict.fromkeys(words):
+            check_deadline()
             near = [] if word in out.prefix else _near_terms(word, analyzer, lexicon, index.df)
             if near:
                 out.fuzzy[word] = near
@@ -108,18 +128,54 @@ def expand_query(
     return out
 
 
+def _completion_weight(own: list[str], completed: list[str], index: BM25Index) -> float:
+    """``PREFIX_WEIGHT``; for a word that is itself indexed, scaled so that the completions'
+    idf is at most ``PREFIX_WEIGHT`` times the exact word's: the exact word ranks first."""
+    held = [index.df(term) for term in own if index.df(term) > 0]
+    if not held:
+        return PREFIX_WEIGHT
+    exact = index.idf(max(held))
+    blended = index.idf(max(index.df(term) for term in completed))
+    return PREFIX_WEIGHT if blended <= exact else PREFIX_WEIGHT * (exact / blended)
+
+
+def check_expansion(words: list[str], *, prefix: bool, fuzzy: bool) -> None:
+    """Refuse, before any work, a query whose expansion the limits do not allow: a word
+    expanded longer than ``MAX_WORD_LETTERS``, more than ``MAX_EXPANDED_WORDS`` words with
+    ``fuzzy``."""
+    expanded = list(dict.fromkeys(words)) if fuzzy else words[-1:] if prefix else []
+    if fuzzy and len(expanded) > MAX_EXPANDED_WORDS:
+        raise InvalidQueryError(
+            f"a typo-tolerant (fuzzy) query may have at most {MAX_EXPANDED_WORDS} distinct "
+            f"words, this one has {len(expanded)}: shorten it or search without fuzzy",
+            subject="query",
+        )
+    long = next((word for word in expanded if len(word) > MAX_WORD_LETTERS), None)
+    if long is not None:
+        option = "fuzzy" if fuzzy else "prefix"
+        raise InvalidQueryError(
+            f"a word of {len(long)} characters is too long for {option} search (at most "
+            f"{MAX_WORD_LETTERS}): shorten it or search without {option}",
+            subject="query",
+        )
+
+
 def _completions(
     word: str, analyzer: Analyzer, lexicon: Lexicon, df: Callable[[str], int]
 ) -> tuple[list[str], bool]:
-    """Indexed terms the word (or its term) begins, when its own terms are absent or rare: a
-    complete word is left alone. Completions that are plain words (letters only) when there
-    are any; else identifiers (``paginator.count``) and the longest indexed term the word
-    begins with (the stem being typed: ``paginat`` -> ``pagin``); where there is none at all,
-    the completions of the longest shorter prefix that has some, down to half the word. And
-    whether the word itself begins an indexed term (False: what came is a fallback)."""
+    """Indexed terms the word (or its term) begins, other than its own. Completions that
+    are plain words (letters only) when there are any; else, for a word that is no indexed
+    term, identifiers (``paginator.count``) and the longest indexed term the word begins with
+    (the stem being typed: ``paginat`` -> ``pagin``); where there is none at all, the
+    completions of the longest shorter prefix that has some, down to half the word. And whether
+    the word itself begins an indexed term (False: what came is a fallback)."""
     own = analyzer.terms(word)
-    if max(map(df, own), default=0) > RARE_DF:
-        return [], True
+    if max(map(df, own), default=0) > 0:  # a word itself: it completes, nothing falls back
+        heads = [space + word for space in analyzer.namespaces] + own
+        found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
+        found -= set(own)
+        plain = {term for term in found if _plain(term, analyzer)}
+        return sorted(plain or found, key=lambda term: (len(term), term))[:PREFIX_LIMIT], True
     shortest = max(MIN_PREFIX, -(-len(word) // 2))
     heads = [space + word for space in analyzer.namespaces] + own
     found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
@@ -164,10 +220,12 @@ def _near_terms(
         for candidate, edits in lexicon.near(term, budget).items():
             if candidate.startswith(space):
                 found[candidate] = min(edits, found.get(candidate, edits))
-    for variant in _single_edits(word):  # the typo may change the stem: paginaton -> pagin
-        for term in analyzer.terms(variant):
-            if term in lexicon and term not in own:
-                found[term] = min(1, found.get(term, 1))
+    # on the word too: the typo may change the stem (paginaton -> pagination -> pagin), and a
+    # stem can be further from the typed word than the word it came from (dfsplayng)
+    for near, edits in lexicon.near_words(word, budget).items():
+        for term in analyzer.terms(near):
+            if term not in own and term in lexicon:
+                found[term] = min(edits, found.get(term, edits))
     frequent = {term: edits for term, edits in found.items() if df(term) > RARE_RATIO * held}
     ranked = sorted(frequent, key=lambda term: (frequent[term], -df(term), term))
     return ranked[:FUZZY_LIMIT]
@@ -176,15 +234,3 @@ def _near_terms(
 def _space(term: str, analyzer: Analyzer) -> str:
     """The namespace a term carries (``de:`` in a multilingual collection), else ""."""
     return next((space for space in analyzer.namespaces if space and term.startswith(space)), "")
-
-
-def _single_edits(word: str) -> set[str]:
-    """Every string one deletion, transposition, substitution or insertion away (Norvig)."""
-    letters = sorted(set(string.ascii_lowercase) | set(word))
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    edits = {left + right[1:] for left, right in splits if right}
-    edits |= {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
-    edits |= {left + c + right[1:] for left, right in splits if right for c in letters}
-    edits |= {left + c + right for left, right in splits for c in letters}
-    edits.discard(word)
-    return edits

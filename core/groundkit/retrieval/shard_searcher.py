@@ -147,8 +147,10 @@ class ShardSearcher:
 
     def warm(self) -> bool:
         """Load what a first search would (``Retriever.warm``): numpy scoring where installed,
-        the vector store and the embedder; False where there is no usable dense side."""
+        the vector store and the embedder, the lexicon's typo tables; False where there is no
+        usable dense side."""
         self._lexical.accelerate()
+        self._lexicon.warm()
         return self._dense.warm()
 
     def expand(self, query: str, *, prefix: bool, fuzzy: bool) -> ExpandedQuery:

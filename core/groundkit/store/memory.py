@@ -232,6 +232,9 @@ class MemoryReader:
         held = self._state.postings
         return sorted(term for term in held if held[term] and term.startswith(prefix))
 
+    def indexed_words(self) -> None:
+        return None  # read from the chunks by the lexicon, on first use
+
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
         found = self._state.chunks
         return {key: found[key][0] for key in keys if key in found}

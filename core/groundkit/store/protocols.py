@@ -70,6 +70,12 @@ class CollectionReader(Protocol):
         lexicon that prefix and typo-tolerant search expand query words over)."""
         ...
 
+    def indexed_words(self) -> list[str] | None:
+        """The surface words of the chunks' text (``analysis.tokenize.surface_words``) where
+        the store keeps them (a static site ships them); None where the lexicon reads them
+        from the chunks on first use."""
+        ...
+
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]: ...
     def chunk_by_id(self, chunk_id: str) -> Chunk | None:
         """The chunk with this id (``chk_...``), or None when this read view has none."""

@@ -8,6 +8,8 @@
     chunks/<block>.bin      chunk records (offsets, lines, metadata), ``BLOCK`` chunks a file
     terms/<block>.bin       the sorted term list, ``TERMS_BLOCK`` terms a file (a prefix reads
                             only the blocks it falls in; the head holds each block's first term)
+    words/<block>.bin       the sorted surface words typo tolerance measures edits against
+                            (``analysis.tokenize.surface_words``), ``TERMS_BLOCK`` a file
     vectors.bin             packed vectors, only in a dense collection
 
 Every file is zlib-deflated JSON (vectors: deflated float32 bytes), so any static host serves
@@ -43,6 +45,7 @@ __all__ = [
     "shard_of",
     "shard_path",
     "terms_path",
+    "words_path",
 ]
 
 FORMAT = 1
@@ -83,6 +86,10 @@ def block_path(block: int) -> str:
 
 def terms_path(block: int) -> str:
     return f"terms/{block:04x}.bin"
+
+
+def words_path(block: int) -> str:
+    return f"words/{block}.bin"
 
 
 def pack(value: Any) -> bytes:
@@ -148,6 +155,8 @@ class StaticReader:
         self._blocks: dict[int, list[list[Any]]] = {}
         self._term_firsts: list[str] | None = head.get("term_blocks")
         self._term_blocks: dict[int, list[str]] = {}
+        self._word_blocks: int | None = head.get("word_blocks")
+        self._words: list[str] | None = None
         self._texts: dict[str, str] = {}
         self._by_chunk_id: dict[str, int] | None = None
         self._embedding = (
@@ -288,6 +297,23 @@ class StaticReader:
                 found = self._term_blocks[block] = unpack(self._get(self._index + name), name)
             terms.extend(t for t in found if t.startswith(prefix))
         return terms
+
+    def indexed_words(self) -> list[str]:
+        if self._words is None:
+            blocks = self._word_blocks
+            if blocks is None:
+                raise StorageError(
+                    f"{self._location} has no word list (built before typo tolerance measured "
+                    "edits on words); rebuild the site with this version of groundkit",
+                    subject=self._location,
+                )
+            self._require(self._index + words_path(b) for b in range(blocks))
+            words: list[str] = []
+            for block in range(blocks):
+                name = words_path(block)
+                words.extend(unpack(self._get(self._index + name), name))
+            self._words = words
+        return self._words
 
     def chunks(self, keys: Sequence[int]) -> dict[int, Chunk]:
         if self.defer:

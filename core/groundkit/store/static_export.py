@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.tokenize import surface_words
 from groundkit.config import IngestSettings
 from groundkit.contracts import Document, chunk_id_for
 from groundkit.errors import StorageError
@@ -29,6 +30,7 @@ from groundkit.store.static import (
     shard_of,
     shard_path,
     terms_path,
+    words_path,
 )
 
 __all__ = ["POSTINGS_PER_SHARD", "StaticExport", "export_static"]
@@ -78,6 +80,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
     doc_of: list[int] = []
     index_of: list[int] = []
     postings: dict[str, list[tuple[int, int]]] = {}
+    chunk_texts: list[str] = []
     max_bytes = IngestSettings().max_file_bytes
     for at in range(0, len(keys), _BATCH):
         batch = keys[at : at + _BATCH]
@@ -112,6 +115,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
             )
             doc_of.append(position[chunk.document_id])
             index_of.append(chunk.chunk_index)
+            chunk_texts.append(chunk.text)
             language = chunk.metadata.get("language")
             terms = analyzer.document_terms(
                 chunk.text, language if isinstance(language, str) else None
@@ -149,6 +153,9 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
     lexicon = sorted(postings)
     for block in range(0, len(lexicon), TERMS_BLOCK):
         write(terms_path(block // TERMS_BLOCK), pack(lexicon[block : block + TERMS_BLOCK]), "terms")
+    words = surface_words(chunk_texts)
+    for block in range(0, len(words), TERMS_BLOCK):
+        write(words_path(block // TERMS_BLOCK), pack(words[block : block + TERMS_BLOCK]), "terms")
     vector_keys: list[int] | None = None
     embedding = reader.embedding_identity
     if embedding is not None:
@@ -164,6 +171,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         "terms": len(postings),
         "shards": shards,
         "term_blocks": lexicon[::TERMS_BLOCK],
+        "word_blocks": -(-len(words) // TERMS_BLOCK),
         "documents": [_document_row(d) for d in documents],
         "keys": keys,
         "lengths": [lengths[key] for key in keys],

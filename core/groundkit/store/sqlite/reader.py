@@ -163,6 +163,9 @@ class SqliteReader:
             args = (prefix, prefix + "\U0010ffff")
         return [term for (term,) in self._db.execute(sql, args)]
 
+    def indexed_words(self) -> None:
+        return None  # read from the chunks by the lexicon, on first use
+
     def _in_batches(self, sql: str, values: Sequence[Any]) -> Iterator[Sequence[Any]]:
         # Rows fetched a batch at a time, not the cursor delegated to: closing a generator a
         # caller left (a row failed to decode) would close the cursor, and so raise once the

@@ -82,6 +82,7 @@ class BM25Index:
         self.params = params or BM25Params()
         self._stats = stats
         self._n = reader.chunk_count if stats is None else stats.chunk_count
+        self._stored_idf = reader.stored_idf() if stats is None else None
         total_length = reader.total_length if stats is None else stats.total_length
         avgdl = total_length / self._n if self._n else 1.0
         k1, b = self.params.k1, self.params.b
@@ -137,6 +138,10 @@ class BM25Index:
         return self._n
 
     def idf(self, df: int) -> float:
+        if self._stored_idf is not None:
+            stored = self._stored_idf.get(df)
+            if stored is not None:
+                return stored
         return bm25_idf(self._n, df)
 
     def local_df(self, term: str) -> int:

@@ -22,6 +22,7 @@ from groundkit.errors import ConfigurationError, GroundkitError
 from groundkit.ingestion import ingest as ingest_path
 from groundkit.ingestion.indexer import ProgressCallback
 from groundkit.retrieval.audit import verify_reader
+from groundkit.site.first_answer import first_answer_refusal
 from groundkit.site.layout import (
     APP_DIR,
     APP_FILES,
@@ -211,6 +212,7 @@ def _write_site(
             dest.write_bytes(read_bytes(Path(document.root), document.source, max_bytes=limit))
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
+        analyzer_identity = reader.analyzer_identity
         exported = export_static(reader, work / "index", sources_dir)
         linked = write_links(work, links, documents.values(), reader.iter_chunks())
     shutil.rmtree(index_dir)
@@ -219,6 +221,7 @@ def _write_site(
     if len(roots) > 1:  # one build-site ingests one path, so one root
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
+    python_first = first_answer_refusal(analyzer_identity)
     # stored, not deflated, when the host compresses it: brotli then packs the whole wheel
     bundled = _page_bundle(analyzer)
     wheel = build_wheel(work, deflate=precompress_with is None, bundle=bundled)
@@ -249,8 +252,9 @@ def _write_site(
         page_html(
             (app / "index.html").read_text("utf-8"),
             pyodide,
+            # the runtime is fetched after the first answer where the page's JS path gives it
             {"snapshot": f"pyodide/{snap.name}", "wasm": "pyodide/pyodide.asm.wasm"}
-            if snapshot
+            if snapshot and python_first is not None
             else None,
         ),
         encoding="utf-8",
@@ -277,6 +281,7 @@ def _write_site(
         },
         semantic=semantic,
         links=linked,
+        first_answer=python_first is None,
         sources_root=next(iter(roots), str(source)),
         sources=sorted(d.source for d in documents.values()),
     )
@@ -305,4 +310,5 @@ def _write_site(
         semantic_bytes=semantic_bytes,
         precompressed=precompress_with,
         links=None if linked is None else linked["pages"],
+        python_first=python_first,
     )

@@ -59,6 +59,9 @@ APP_FILES = (
     "worker.js",
     "semantic.js",
     "offsets.js",
+    "first_answer.js",
+    "porter.js",
+    "tables.js",
     "style.css",
     "theme.css",
 )
@@ -88,6 +91,8 @@ class SiteReport:
     semantic_bytes: int | None = None
     precompressed: str | None = None
     links: int | None = None  # sources linked to a rendered page (with ``links``)
+    python_first: str | None = None
+    """Why the page waits for Python before its first answer (None: the JS path answers)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,7 @@ class SiteReport:
             "semantic_bytes": self.semantic_bytes,
             "precompressed": self.precompressed,
             "links": self.links,
+            "python_first": self.python_first,
         }
 
 

@@ -102,11 +102,13 @@ def site_manifest(
     collection: dict[str, Any],
     semantic: dict[str, Any] | None,
     links: dict[str, Any] | None,
+    first_answer: bool,
     sources_root: str,
     sources: list[str],
 ) -> dict[str, Any]:
     """``site.json``: what the app loads, and from where. ``wheel_bundles``: the packages the
-    wheel carries beside groundkit (a snapshot site installs it before opening the index)."""
+    wheel carries beside groundkit (a snapshot site installs it before opening the index).
+    ``first_answer``: the page's JS path answers before Python starts (adr/0062)."""
     return {
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",
@@ -123,6 +125,7 @@ def site_manifest(
         "collection": collection,
         "semantic": semantic,
         "links": links,
+        "first_answer": first_answer,
         "sources": {"url": "sources/", "root": sources_root, "files": sources},
     }
 

@@ -232,6 +232,9 @@ class MemoryReader:
         held = self._state.postings
         return sorted(term for term in held if held[term] and term.startswith(prefix))
 
+    def stored_idf(self) -> None:
+        return None  # computed by the reader's own log
+
     def indexed_words(self) -> None:
         return None  # read from the chunks by the lexicon, on first use
 

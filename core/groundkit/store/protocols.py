@@ -70,6 +70,12 @@ class CollectionReader(Protocol):
         lexicon that prefix and typo-tolerant search expand query words over)."""
         ...
 
+    def stored_idf(self) -> Mapping[int, float] | None:
+        """Lucene's idf per document frequency as the machine that wrote the store computed it
+        (a static site ships it), so that every runtime reading it scores with the same bits
+        whatever its ``log``; None where each reader computes it (adr/0062)."""
+        ...
+
     def indexed_words(self) -> list[str] | None:
         """The surface words of the chunks' text (``analysis.tokenize.surface_words``) where
         the store keeps them (a static site ships them); None where the lexicon reads them

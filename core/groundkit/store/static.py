@@ -156,6 +156,8 @@ class StaticReader:
         self._term_firsts: list[str] | None = head.get("term_blocks")
         self._term_blocks: dict[int, list[str]] = {}
         self._word_blocks: int | None = head.get("word_blocks")
+        stored = head.get("idf")
+        self._idf = None if stored is None else {int(df): float(idf) for df, idf in stored}
         self._words: list[str] | None = None
         self._texts: dict[str, str] = {}
         self._by_chunk_id: dict[str, int] | None = None
@@ -297,6 +299,9 @@ class StaticReader:
                 found = self._term_blocks[block] = unpack(self._get(self._index + name), name)
             terms.extend(t for t in found if t.startswith(prefix))
         return terms
+
+    def stored_idf(self) -> dict[int, float] | None:
+        return self._idf
 
     def indexed_words(self) -> list[str]:
         if self._words is None:

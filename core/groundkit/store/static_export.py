@@ -18,6 +18,7 @@ from groundkit.analysis.tokenize import surface_words
 from groundkit.config import IngestSettings
 from groundkit.contracts import Document, chunk_id_for
 from groundkit.errors import StorageError
+from groundkit.index.bm25 import bm25_idf
 from groundkit.source_files import read_text
 from groundkit.store.protocols import CollectionReader
 from groundkit.store.static import (
@@ -162,6 +163,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         vectors = list(reader.vectors())
         vector_keys = [key for key, _ in vectors]
         write("vectors.bin", zlib.compress(b"".join(v for _, v in vectors), 9), "vectors")
+    held = sorted({len(pairs) for pairs in postings.values()})
     head = {
         "format": FORMAT,
         "generation": reader.generation,
@@ -172,6 +174,9 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         "shards": shards,
         "term_blocks": lexicon[::TERMS_BLOCK],
         "word_blocks": -(-len(words) // TERMS_BLOCK),
+        # every term's idf as this machine's log computes it: Pyodide's and a browser's log
+        # may differ from it in the last bit, and the page must rank as this collection does
+        "idf": [[df, bm25_idf(len(keys), df)] for df in held],
         "documents": [_document_row(d) for d in documents],
         "keys": keys,
         "lengths": [lengths[key] for key in keys],

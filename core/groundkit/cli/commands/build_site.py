@@ -204,6 +204,11 @@ def run(args: argparse.Namespace) -> ExitCode:
             print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
         if report.links is not None:
             print(f"{report.links} of {report.sources} sources link to their rendered page")
+        if report.python_first is not None:
+            print(
+                "the page answers once Python has started (no first answer before it): "
+                f"{report.python_first}"
+            )
         print(f"serve it with: python3 -m http.server --directory {report.out}")
         print(
             "embed it in your own pages: embed.html in the site shows the <script> tag and "

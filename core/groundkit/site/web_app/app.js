@@ -5,6 +5,11 @@
 // ?pyodide= are honoured only when same-origin, never to load code from elsewhere (ADR 0019).
 // On a page of another site (<script type="module" src=".../app.js">, ADR 0048) the app draws
 // nothing and reads no address parameters: it only offers window.groundkit.search.
+// A collection whose analyzer the page's JS copy reproduces (site.json "first_answer") is searched
+// by first_answer.js from the first keystroke; Python starts only after the first results are
+// painted, or when the visitor asks for what only the core does (verify, an extracted source,
+// semantic search, dropped files), and answers from then on, identically (ADR 0062).
+import { FirstAnswer } from "./first_answer.js";
 import { decodeSource, spanToUtf16 } from "./offsets.js";
 
 const PAGE = document.documentElement.dataset.groundkit === "page"; // this site's index.html
@@ -24,33 +29,51 @@ let ready = false;
 let searchSeq = 0;
 let defaultMode = "bm25"; // what the page searches with (hybrid once semantic search is on)
 let links = null; // links.json: each source's rendered page (build-site --base-url/--url-map)
+let quick = null; // the JS first answer (first_answer.js), until Python is up
+let python = null; // the worker's boot (Python and the collection), once asked for
+let pythonUp = false;
+let bootArgs = null;
+let shown = null; // {query, mode, topK, by: "js" | "core"}: what the results on screen answer
+let coreHolds = null; // the query whose results the worker holds (verify and sources index them)
+let checking = false; // hold every JS answer against the core's (debug builds, the browser test)
+const toCheck = []; // [query, topK, JS answer] not yet held against the core's
+const firstAnswer = { answered: 0, checked: 0, mismatches: [] };
+window.groundkit.firstAnswer = firstAnswer;
 const sourceCache = new Map(); // source -> Uint8Array (bundled: fetched; dropped: read)
 const sentToWorker = new Set(); // bundled sources the worker holds for verify
 
 // ---------- the worker ----------
-const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+// Made on first use: a page that answers from its JS path fetches no worker before it must.
+let worker = null;
 const pending = new Map();
 let nextId = 1;
-worker.onmessage = ({ data }) => {
-  if (data.type === "progress") return progress(data.phase, data.text, data.fraction);
-  const p = pending.get(data.id);
-  pending.delete(data.id);
-  if (data.ok) p.resolve(data.value);
-  else p.reject(new Error(data.error));
-};
-worker.onerror = (e) => console.error("groundkit: the search worker failed to load", e.message ?? e);
+function theWorker() {
+  if (worker) return worker;
+  worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = ({ data }) => {
+    if (data.type === "progress") return progress(data.phase, data.text, data.fraction, true);
+    const p = pending.get(data.id);
+    pending.delete(data.id);
+    if (data.ok) p.resolve(data.value);
+    else p.reject(new Error(data.error));
+  };
+  worker.onerror = (e) => console.error("groundkit: the search worker failed to load", e.message ?? e);
+  return worker;
+}
 function ask(op, args, transfer = []) {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, op, args }, transfer);
+    theWorker().postMessage({ id, op, args }, transfer);
   });
 }
 
 // ---------- status ----------
 const setState = (state) => PAGE && (document.body.dataset.state = state);
-function progress(phase, text, fraction = null) {
+function progress(phase, text, fraction = null, fromWorker = false) {
   if (!PAGE) return;
+  // Python starting behind a page that already answers: the visitor is not told.
+  if (fromWorker && quick && !["semantic", "index"].includes(phase)) return;
   // The rest of the engine downloads in the background after the first results: the visitor
   // is not told, and the status line keeps saying the search is ready.
   if (phase === "download" && document.body.dataset.state === "ready") return;
@@ -98,7 +121,7 @@ const earlyRuntime = [...document.querySelectorAll("link[rel=preload][data-runti
   fetch(link.href)
     .then((r) => (r.ok ? r.arrayBuffer() : null))
     .catch(() => null) // the worker fetches it itself then, and reports what fails
-    .then((bytes) => worker.postMessage({ type: "early", name, bytes }, bytes ? [bytes] : []));
+    .then((bytes) => theWorker().postMessage({ type: "early", name, bytes }, bytes ? [bytes] : []));
   return name;
 });
 
@@ -112,12 +135,20 @@ async function start() {
   site = await response.json();
   const linksP = site.links ? fetchLinks(new URL(site.links.url, siteUrl)) : null;
   if (PAGE) drawPage();
+  checking = Boolean(site.ui?.debug) || params.get("check") === "first-answer";
   let pyodideUrl = pyodideParam ?? site.pyodide.url; // the build's URL, or a same-origin override
   if (!pyodideUrl.endsWith("/")) pyodideUrl += "/";
   pyodideUrl = new URL(pyodideUrl, pyodideParam === null ? siteUrl : location.href).href;
   const early = pyodideParam === null && params.get("site") === null ? earlyRuntime : [];
-  const { info, timings } = await ask("boot", { siteUrl: siteUrl.href, pyodideUrl, site, early });
-  Object.assign(metrics, timings);
+  bootArgs = { siteUrl: siteUrl.href, pyodideUrl, site, early };
+  quick = site.first_answer ? await openFirstAnswer() : null;
+  let info;
+  if (quick) {
+    const c = site.collection;
+    info = { kind: "bundled", documents: c.documents, chunks: c.chunks, modes: ["bm25"], embedder: null, semantic: false };
+  } else {
+    info = await bootPython();
+  }
   links = await linksP;
   mark("readyMs");
   ready = true;
@@ -131,6 +162,93 @@ async function start() {
   else if (params.get("q")) {
     $("#query").value = params.get("q");
     await runSearch();
+  }
+}
+
+/** The JS first answer over the site's index, or null (the page then waits for Python). */
+async function openFirstAnswer() {
+  const fetchSiteBytes = async (path) => {
+    const url = new URL(path.startsWith("index/") ? site.collection.url + path.slice(6) : path, siteUrl);
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`HTTP ${r.status} for ${url}`);
+    return new Uint8Array(await r.arrayBuffer());
+  };
+  try {
+    return await FirstAnswer.open(fetchSiteBytes);
+  } catch (e) {
+    console.error(`groundkit: the page's first answer could not open the index (${e.message}); searching once Python has started`);
+    return null;
+  }
+}
+
+/** Python and the collection in the worker, started once (ADR 0018, 0062). */
+function bootPython() {
+  if (!python) {
+    mark("pythonRequestedMs");
+    python = ask("boot", bootArgs).then(async ({ info, timings }) => {
+      Object.assign(metrics, timings);
+      mark("pythonReadyMs");
+      pythonUp = true;
+      await checkFirstAnswers();
+      return info;
+    });
+  }
+  return python;
+}
+
+/** After the first results are painted, Python starts when the page is idle. */
+function bootWhenIdle() {
+  if (python) return;
+  const later = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
+  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start: ${e.message}`)), { timeout: 2000 });
+}
+
+/** A search: the JS first answer while Python is not up (bm25 on the site's own collection),
+ * else the core in the worker. Both answer alike; checking holds the JS answers to it. */
+async function answer(query, mode, topK) {
+  if (quick && !pythonUp && mode === "bm25" && current === "bundled") {
+    const started = performance.now();
+    const js = await quick.search(query, topK);
+    if (js !== null) {
+      if (js.error) throw new Error(js.error);
+      firstAnswer.answered += 1;
+      if (checking) toCheck.push([query, topK, js]);
+      return { ...js, ms: performance.now() - started, by: "js" };
+    }
+  }
+  await bootPython();
+  const out = await ask("search", { query, mode, topK });
+  coreHolds = { query, mode, topK };
+  return { ...out, by: "core" };
+}
+
+/** The worker holds the results on screen (verify and a cited source index them). */
+async function coreResults() {
+  await bootPython();
+  const s = shown;
+  if (s && (coreHolds?.query !== s.query || coreHolds?.mode !== s.mode || coreHolds?.topK !== s.topK)) {
+    await ask("search", { query: s.query, mode: s.mode, topK: s.topK });
+    coreHolds = { ...s };
+  }
+}
+
+const sameRow = (a, b) => JSON.stringify({ ...a, score: 0 }) === JSON.stringify({ ...b, score: 0 }) && a.score === b.score;
+
+/** Every JS answer given before Python was up, held against the core's: a difference is an
+ * error (the core is the truth; ADR 0062). */
+async function checkFirstAnswers() {
+  while (toCheck.length) {
+    const [query, topK, js] = toCheck.shift();
+    const core = await ask("search", { query, mode: "bm25", topK });
+    coreHolds = { query, mode: "bm25", topK };
+    firstAnswer.checked += 1;
+    const same = core.results.length === js.results.length &&
+      core.results.every((r, i) => sameRow(r, js.results[i])) &&
+      JSON.stringify(core.expansions) === JSON.stringify(js.expansions);
+    if (!same) {
+      firstAnswer.mismatches.push({ query, js: js.results.map((r) => r.chunk_id), core: core.results.map((r) => r.chunk_id) });
+      console.error(`groundkit: the page's first answer for ${JSON.stringify(query)} differs from the core's`);
+    }
   }
 }
 
@@ -210,9 +328,10 @@ async function runSearch(event) {
     return;
   }
   const seq = ++searchSeq;
+  const mode = $("#mode").value;
   let out;
   try {
-    out = await ask("search", { query, mode: $("#mode").value, topK: 10 });
+    out = await answer(query, mode, 10);
   } catch (e) {
     if (seq !== searchSeq) return;
     console.error(`groundkit: search for ${JSON.stringify(query)} failed: ${e.message}`);
@@ -222,6 +341,7 @@ async function runSearch(event) {
   }
   if (seq !== searchSeq) return; // a newer search is on its way
   results = out.results;
+  shown = { query, mode, topK: 10, by: out.by };
   if (metrics.firstResultMs === undefined) mark("firstResultMs");
   metrics.lastQueryMs = out.ms;
   const n = results.length;
@@ -233,6 +353,7 @@ async function runSearch(event) {
   if (!n) showMessage(`No passage matches “${query}”. Try fewer or different words.`);
   for (const [i, r] of results.entries()) list.append(resultItem(r, i));
   if (n) await showSource(0, { scroll: false });
+  if (out.by === "js") bootWhenIdle(); // the first results are painted: Python may follow
 }
 
 function resultItem(r, i) {
@@ -363,6 +484,7 @@ async function showSource(i, { scroll }) {
     const bytes = await sourceBytes(r.source);
     text = decodeSource(bytes);
     if (r.extracted) { // the offsets index the extractor's text (HTML, PDF), not the file
+      await coreResults();
       const send = current === "bundled" && !sentToWorker.has(r.source);
       const got = await ask("citedSource", { index: i, source: r.source, bytes: send ? bytes : null });
       if (send) sentToWorker.add(r.source);
@@ -397,6 +519,7 @@ async function verifyResult(i, li) {
   out.dataset.verdict = "";
   try {
     const r = results[i];
+    await coreResults();
     let bytes = null;
     if (current === "bundled" && !sentToWorker.has(r.source)) {
       bytes = await sourceBytes(r.source);
@@ -429,6 +552,8 @@ async function toggleSemantic() {
   box.disabled = true;
   const started = performance.now();
   try {
+    progress("semantic", "Starting the search engine…");
+    await bootPython();
     const info = await ask("semantic");
     metrics.semanticMs = Math.round(performance.now() - started);
     showCollection(info);
@@ -476,6 +601,7 @@ async function indexFiles(pairs) {
     for (const [name, file] of pairs) {
       files.push({ rel: safePath(name), bytes: new Uint8Array(await file.arrayBuffer()) });
     }
+    await bootPython();
     const info = await ask("index", { files, embedder: $("#drop-embedder").checked ? "hash" : null });
     sourceCache.clear();
     sentToWorker.clear();
@@ -532,7 +658,7 @@ async function apiSearch(query, options = {}, topKArg = 10) {
     typeof options === "string" ? { mode: options } : options;
   await window.groundkit.ready;
   if (!ready) throw new Error("groundkit: the search could not start (see the console)");
-  const out = await ask("search", { query, mode, topK });
+  const out = await answer(query, mode, topK);
   const results = out.results.map((r) => ({
     ...r, title: resultTitle(r), url: pageLink(r), snippet: r.display ?? r.text }));
   return { query, mode, stage: out.stage, ms: out.ms, results };
@@ -541,6 +667,8 @@ window.groundkit.search = apiSearch;
 
 // ---------- measurement hooks (used by web/e2e and bench/; harmless otherwise) ----------
 window.groundkit.wasmHeapBytes = () => ask("wasmHeapBytes");
+window.groundkit.python = () => bootPython(); // start Python now (the browser test, measurement)
+window.groundkit.pythonUp = () => pythonUp;
 window.groundkit.embed = (query) => ask("embed", { query }); // after semantic search is on
 window.groundkit.fetched = () => ask("fetched"); // [path, bytes] of every index/source file the worker fetched
 window.groundkit.bench = (queries, repeats = 3, mode = "bm25", topK = 10) =>

@@ -99,14 +99,10 @@ _word_pattern(), _plain_word_pattern()
   const imported = JSON.parse(py.runPython("import json, sys; json.dumps(sorted(sys.modules))"));
   const snapshot = py.makeMemorySnapshot();
   fs.writeFileSync(out, snapshot);
-  // The Python glue of the worker and of its semantic module (imported only when turned on).
-  const glue = ["worker.js", "semantic.js"].map((name) => {
-    const found = fs.readFileSync(path.join(appDir, name), "utf8").match(/const GLUE = String\.raw`([^`]*)`;/);
-    if (!found) throw new Error(`${name}: no GLUE block to trace`);
-    return found[1];
-  });
+  // The page's Python (groundkit.site.page_runtime, page_semantic) is part of the package the
+  // trace reads whole.
   py.runPython(TRACE);
-  const modules = JSON.parse(py.globals.get("_trace")(glue.join("\n")));
+  const modules = JSON.parse(py.globals.get("_trace")(""));
   console.log(JSON.stringify({ bytes: snapshot.length, imported, modules }));
 } catch (e) {
   console.error(e?.stack ?? String(e));

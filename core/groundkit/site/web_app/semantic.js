@@ -4,30 +4,7 @@
 // embedding identity in Python before the model runs, and each query is tokenized in Python,
 // embedded here (mean pooling over the tokens, L2, as groundkit_native's OnnxEmbedder) and
 // given back to Python, whose search is synchronous, before it searches.
-const GLUE = String.raw`
-import json
-import groundkit
-from groundkit.embedding.page import GivenQueryEmbedder
-from gk_app import _state
-
-def enable(model_sha256, tokenizer_json, floor):
-    reader = _state["reader"]
-    given = GivenQueryEmbedder.for_identity(reader.embedding_identity, model_sha256=model_sha256,
-                                            tokenizer_json=tokenizer_json.to_bytes(), floor=floor)
-    _state["retriever"] = groundkit.Retriever(reader, embedder=given)  # same reader, not closed
-    _state["given"] = given
-
-def disable():
-    """Back to the collection's own embedder (none in the page): the model could not start."""
-    _state["retriever"] = groundkit.Retriever(_state["reader"])
-    _state["given"] = None
-
-def query_ids(query):
-    return json.dumps(_state["given"].tokenize(query))
-
-def give(query, vector):
-    _state["given"].give(query, json.loads(vector))
-`;
+// The Python half lives in groundkit.site.page_semantic.
 
 export async function startSemantic({ py, site, siteUrl, fetchBytes, progress }) {
   const s = site.semantic;
@@ -42,9 +19,7 @@ export async function startSemantic({ py, site, siteUrl, fetchBytes, progress })
   progress("semantic", "Checking and starting the semantic model…");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", model));
   const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  py.FS.mkdirTree("/gkapp");
-  py.FS.writeFile("/gkapp/gk_semantic.py", GLUE);
-  const glue = py.pyimport("gk_semantic");
+  const glue = py.pyimport("groundkit.site.page_semantic");
   const enable = () => glue.enable(hex, tokenizer, s.similarity_floor);
   enable(); // raises (IndexIdentityError) unless the files are the identity's
   let session;

@@ -163,6 +163,9 @@ class SqliteReader:
             args = (prefix, prefix + "\U0010ffff")
         return [term for (term,) in self._db.execute(sql, args)]
 
+    def stored_idf(self) -> None:
+        return None  # computed by the reader's own log
+
     def indexed_words(self) -> None:
         return None  # read from the chunks by the lexicon, on first use
 

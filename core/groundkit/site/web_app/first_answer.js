@@ -1,0 +1,892 @@
+// The page's first answer, before Python starts (ADR 0062): a JS copy of the core's BM25 query
+// path over the site's static index, for collections whose analyzer it reproduces (porter or no
+// stemmer, Lucene's English stop words or none, no folding, no declared languages). It reads the
+// same files the core's StaticReader reads, analyzes as groundkit.analysis does, expands prefixes
+// and typos as groundkit.retrieval.expansion does, scores with the same float operations in the
+// same order, breaks ties the same way and builds the page's result rows as the page runtime
+// does. The core is the truth: tests/web/test_first_answer.py holds this copy to it (ids, ranks,
+// score bits, highlights, display text) over SciFact, Cranfield and the sample, and the browser
+// test compares every first answer with the core's once Python is up.
+//
+// API: await FirstAnswer.open(fetchBytes) -> engine or null (null: this collection keeps
+// Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
+// page runtime's search() returns them, or null where the core must answer (a query holding a
+// code point this page's Unicode tables do not know).
+import { stem as porterStem } from "./porter.js";
+import { CASEFOLD, COMBINING, STOPWORDS, UNASSIGNED } from "./tables.js";
+
+// ---- the analyzer (groundkit.analysis.tokenize, analyzer) ----
+const CJK =
+  "\\u1100-\\u11ff\\u3040-\\u30ff\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff" +
+  "\\ua960-\\ua97f\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f\\u{20000}-\\u{3134f}";
+const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
+const LETTER = "[\\p{L}\\p{Nl}\\p{No}]"; // [^\W\d_]
+const JOIN = `(?:(?<=${LETTER})['\\u2019.](?=${LETTER})|(?<=\\p{Nd})[.,](?=\\p{Nd}))`;
+const PART = `(?:(?![${CJK}])[${W}\\p{M}])+`;
+const WORD_SOURCE = `([${CJK}]+)|(${PART}(?:${JOIN}${PART})*)`;
+const wordPattern = () => new RegExp(WORD_SOURCE, "gu");
+const POSSESSIVE = ["'s", "\u2019s"];
+const ASCII = /^[\x00-\x7f]*$/;
+
+export function casefold(text) {
+  let out = "";
+  for (const ch of text) {
+    const folded = CASEFOLD.get(ch.codePointAt(0));
+    out += folded === undefined ? ch.toLowerCase() : folded;
+  }
+  return out;
+}
+
+const normalize = (text) => casefold(text.normalize("NFKC"));
+
+function knownToPython(text) {
+  for (const ch of text) {
+    const cp = ch.codePointAt(0);
+    if (cp < 0x80) continue;
+    let lo = 0;
+    let hi = UNASSIGNED.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (UNASSIGNED[mid][1] < cp) lo = mid + 1;
+      else if (UNASSIGNED[mid][0] > cp) hi = mid - 1;
+      else return false;
+    }
+  }
+  return true;
+}
+
+// groundkit.analysis.tokenize.tokenize: normalized tokens, CJK runs as overlapping bigrams.
+export function tokens(text) {
+  const out = [];
+  for (const match of normalize(text).matchAll(wordPattern())) {
+    const cjk = match[1];
+    if (cjk === undefined) {
+      out.push(match[2]);
+      continue;
+    }
+    const chars = Array.from(cjk);
+    if (chars.length === 1) out.push(cjk);
+    else for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+  }
+  return out;
+}
+
+const SUPPORTED_STEMMERS = new Set(["porter", "none"]);
+
+export class Analyzer {
+  // An analyzer identity this copy reproduces, else null (the core answers).
+  static fromIdentity(identity) {
+    if (!identity) identity = { name: "groundkit.standard", version: 2, stemmer: "porter", stopwords: "lucene-english", cjk: "bigram" };
+    const known = new Set(["name", "version", "stemmer", "stopwords", "cjk"]);
+    if (Object.keys(identity).some((key) => !known.has(key))) return null; // fold, languages, release
+    if (identity.name !== "groundkit.standard" || identity.version !== 2 || identity.cjk !== "bigram") return null;
+    if (!SUPPORTED_STEMMERS.has(identity.stemmer) || !(identity.stopwords in STOPWORDS)) return null;
+    return new Analyzer(identity.stemmer, identity.stopwords);
+  }
+
+  constructor(stemmer, stopwords) {
+    this.stemmer = stemmer;
+    this.stop = new Set(STOPWORDS[stopwords]);
+    this.cache = new Map();
+    this.namespaces = [""];
+  }
+
+  term(word) {
+    let found = this.cache.get(word);
+    if (found === undefined) {
+      let token = POSSESSIVE.some((p) => word.endsWith(p)) ? word.slice(0, -2) : word;
+      if (this.stop.has(token)) found = "";
+      else if (this.stemmer === "porter" && ASCII.test(token)) found = porterStem(token);
+      else found = token;
+      this.cache.set(word, found);
+    }
+    return found;
+  }
+
+  terms(text) {
+    return tokens(text).map((word) => this.term(word)).filter(Boolean);
+  }
+}
+
+// ---- code points and Python's orderings ----
+const cmp = (a, b) => {
+  // Python's str order: code points (JS's < compares UTF-16 units)
+  const x = Array.from(a);
+  const y = Array.from(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d) return d;
+  }
+  return x.length - y.length;
+};
+const cpLength = (text) => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+const isAlpha = (text) => /^\p{L}+$/u.test(text);
+
+// UTF-16 offsets -> code-point offsets of one string.
+function codePointOffsets(text) {
+  const at = new Uint32Array(text.length + 1);
+  let cp = 0;
+  for (let i = 0; i < text.length; i++) {
+    at[i] = cp;
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next < 0xe000) {
+        at[i + 1] = cp;
+        i++;
+      }
+    }
+    cp++;
+  }
+  at[text.length] = cp;
+  return at;
+}
+
+// Python's repr() of a float: the shortest digits that round-trip, in Python's layout.
+export function floatRepr(x) {
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return x.toFixed(1);
+  const [mantissa, exp] = x.toExponential().split("e");
+  const e = Number(exp);
+  const digits = mantissa.replace("-", "").replace(".", "");
+  const sign = x < 0 ? "-" : "";
+  if (e < -4 || e >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+  if (e < 0) return `${sign}0.${"0".repeat(-e - 1)}${digits}`;
+  const whole = digits.slice(0, e + 1).padEnd(e + 1, "0");
+  const frac = digits.slice(e + 1);
+  return `${sign}${whole}.${frac || "0"}`;
+}
+
+// ---- the static collection (groundkit.store.static) ----
+async function inflateJson(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(text) {
+  let crc = 0xffffffff;
+  for (const byte of new TextEncoder().encode(text)) crc = CRC_TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+const hex4 = (n) => n.toString(16).padStart(4, "0");
+const BLOCK = 128;
+
+class StaticIndex {
+  constructor(fetchBytes, head) {
+    this.fetchBytes = fetchBytes;
+    this.head = head;
+    this.keys = head.keys;
+    this.slot = new Map(head.keys.map((key, slot) => [key, slot]));
+    this.files = new Map(); // path -> promise of parsed JSON
+    this.sources = new Map();
+    this.postings = new Map(); // shard -> Map(term -> [keys, tfs])
+  }
+
+  json(path) {
+    let found = this.files.get(path);
+    if (!found) {
+      found = this.fetchBytes(path).then(inflateJson);
+      this.files.set(path, found);
+    }
+    return found;
+  }
+
+  async shard(term) {
+    const shard = crc32(term) % this.head.shards;
+    let found = this.postings.get(shard);
+    if (!found) {
+      const raw = await this.json(`index/postings/${hex4(shard)}.bin`);
+      found = new Map();
+      for (const [name, [gaps, tfs]] of Object.entries(raw)) {
+        let key = 0;
+        found.set(name, [gaps.map((gap) => (key += gap)), tfs]);
+      }
+      this.postings.set(shard, found);
+    }
+    return found;
+  }
+
+  async postingsOf(term) {
+    return (await this.shard(term)).get(term) || [[], []];
+  }
+
+  // The sorted terms that start with prefix (reader.indexed_terms).
+  async indexedTerms(prefix = "") {
+    const firsts = this.head.term_blocks;
+    const bisectRight = (x) => {
+      let lo = 0;
+      let hi = firsts.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cmp(x, firsts[mid]) < 0) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const low = Math.max(bisectRight(prefix) - 1, 0);
+    const high = prefix ? bisectRight(prefix + "\u{10ffff}") : firsts.length;
+    const wanted = [];
+    for (let b = low; b < Math.max(high, low + 1) && b < firsts.length; b++) wanted.push(b);
+    const blocks = await Promise.all(wanted.map((b) => this.json(`index/terms/${hex4(b)}.bin`)));
+    return blocks.flat().filter((t) => t.startsWith(prefix));
+  }
+
+  async words() {
+    if (!this._words) {
+      const count = this.head.word_blocks;
+      const blocks = await Promise.all([...Array(count).keys()].map((b) => this.json(`index/words/${b}.bin`)));
+      this._words = blocks.flat();
+    }
+    return this._words;
+  }
+
+  async text(document) {
+    let found = this.sources.get(document[1]);
+    if (!found) {
+      const path = "sources/" + document[1].split("/").map(encodeURIComponent).join("/");
+      found = this.fetchBytes(path, true).then((bytes) => new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      this.sources.set(document[1], found);
+    }
+    return found;
+  }
+
+  async chunk(key) {
+    const slot = this.slot.get(key);
+    const row = (await this.json(`index/chunks/${hex4(Math.floor(slot / BLOCK))}.bin`))[slot % BLOCK];
+    const [start, end, startLine, endLine, metadata, storedId, storedText] = row;
+    const document = this.head.documents[this.head.document[slot]];
+    const index = this.head.chunk_index[slot];
+    let text = storedText;
+    if (text === null) text = Array.from(await this.text(document)).slice(start, end).join("");
+    const chunkId = storedId || chunkIdFor(document[0], index, start, end);
+    return { chunkId, document, index, text, start, end, startLine, endLine, metadata };
+  }
+
+  tieKey(key) {
+    const slot = this.slot.get(key);
+    const document = this.head.documents[this.head.document[slot]];
+    return [document[3], this.head.chunk_index[slot], document[1]];
+  }
+}
+
+// SHA-256 (FIPS 180-4) in plain JS: crypto.subtle exists only in secure contexts, and a site
+// may be served over plain http on a local network.
+const K256 = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+export function sha256Hex(bytes) {
+  const length = bytes.length;
+  const padded = new Uint8Array((((length + 9 + 63) >> 6) << 6));
+  padded.set(bytes);
+  padded[length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(length / 0x20000000));
+  view.setUint32(padded.length - 4, (length << 3) >>> 0);
+  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+  for (let at = 0; at < padded.length; at += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(at + 4 * i);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      [k, g, f, e, d, c, b, a] = [g, f, e, (d + t1) >>> 0, c, b, a, (t1 + t2) >>> 0];
+    }
+    [a, b, c, d, e, f, g, k].forEach((x, i) => (h[i] = (h[i] + x) >>> 0));
+  }
+  return Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
+}
+
+function chunkIdFor(documentId, index, start, end) {
+  const key = `groundkit:chunk\0${documentId}\0${index}\0${start}\0${end}`;
+  return "chk_" + sha256Hex(new TextEncoder().encode(key)).slice(0, 32);
+}
+
+// ---- BM25 (groundkit.index.bm25): Lucene's idf, idf * tf / (tf + norm), in canonical order ----
+const K1 = 1.2;
+const B = 0.75;
+const BLEND = "\0";
+
+function blendMembers(term) {
+  if (!term.startsWith(BLEND)) return null;
+  const [weight, ...members] = term.slice(1).split(BLEND);
+  return [Number(weight), members];
+}
+
+class BM25 {
+  constructor(index) {
+    this.index = index;
+    const head = index.head;
+    this.n = head.keys.length;
+    const avgdl = this.n ? head.total_length / this.n : 1.0;
+    this.norms = new Map();
+    head.keys.forEach((key, slot) => {
+      this.norms.set(key, avgdl ? K1 * (1.0 - B + (B * head.lengths[slot]) / avgdl) : K1);
+    });
+    this.lists = new Map();
+    this.storedIdf = new Map(head.idf);
+  }
+
+  // Lucene's idf as the machine that built the site computed it (the head's table: a JS
+  // engine's Math.log differs from C's log in the last bit for some 7% of arguments).
+  idf(df) {
+    const stored = this.storedIdf.get(df);
+    if (stored === undefined) throw new Error(`the site's idf table has no document frequency ${df}`);
+    return stored;
+  }
+
+  // PostingsCache.get: a blend's list sums its members' frequencies per chunk.
+  async list(term) {
+    let found = this.lists.get(term);
+    if (!found) {
+      const blended = blendMembers(term);
+      if (blended === null) {
+        const [keys, tfs] = await this.index.postingsOf(term);
+        const pairs = keys.map((key, i) => [key, tfs[i]]).sort((a, b) => a[0] - b[0]);
+        found = pairs;
+      } else {
+        const summed = new Map();
+        for (const member of blended[1]) {
+          for (const [key, tf] of await this.list(member)) summed.set(key, (summed.get(key) || 0) + tf);
+        }
+        found = [...summed.entries()].sort((a, b) => a[0] - b[0]);
+      }
+      this.lists.set(term, found);
+    }
+    return found;
+  }
+
+  async df(term) {
+    const blended = blendMembers(term);
+    if (blended !== null) {
+      let most = -Infinity;
+      for (const member of blended[1]) most = Math.max(most, await this.df(member));
+      return most;
+    }
+    return (await this.list(term)).length;
+  }
+
+  async termIdf(term) {
+    const blended = blendMembers(term);
+    const idf = this.idf(await this.df(term));
+    return blended === null ? idf : blended[0] * idf;
+  }
+
+  static blend(members, weight) {
+    const sorted = [...new Set(members)].sort(cmp);
+    return BLEND + [floatRepr(weight), ...sorted].join(BLEND);
+  }
+
+  // The best topK chunk keys and scores, ties in tie-key order, then chunk key.
+  async topK(terms, topK) {
+    const counts = new Map();
+    for (const term of terms) counts.set(term, (counts.get(term) || 0) + 1);
+    const matching = [];
+    for (const [term, qtf] of counts) {
+      const held = (await this.list(term)).length;
+      if (held) matching.push({ term, qtf, df: held });
+    }
+    matching.sort((a, b) => b.df - a.df || cmp(a.term, b.term));
+    const scores = new Map();
+    for (const { term, qtf } of matching) {
+      const idf = await this.termIdf(term);
+      for (const [key, tf] of await this.list(term)) {
+        const value = idf * (tf / (tf + this.norms.get(key)));
+        scores.set(key, (scores.get(key) ?? 0.0) + qtf * value);
+      }
+    }
+    const ranked = [...scores.entries()].map(([key, score]) => ({ key, score, tie: this.index.tieKey(key) }));
+    ranked.sort((a, b) => {
+      if (a.score !== b.score) return b.score - a.score;
+      const [x, y] = [a.tie, b.tie];
+      return cmp(x[0], y[0]) || x[1] - y[1] || cmp(x[2], y[2]) || a.key - b.key;
+    });
+    return ranked.slice(0, topK);
+  }
+}
+
+// ---- prefix and typo expansion (groundkit.retrieval.expansion, groundkit.index.lexicon) ----
+const PREFIX_WEIGHT = 0.75;
+const FUZZY_WEIGHT = 0.75;
+const MIN_PREFIX = 3;
+const PREFIX_LIMIT = 50;
+const FUZZY_LIMIT = 10;
+const RARE_DF = 2;
+const RARE_RATIO = 10;
+const MAX_WORD_LETTERS = 64;
+const MAX_EXPANDED_WORDS = 64;
+
+export const typoBudget = (word) => {
+  const n = cpLength(word);
+  return n < 5 ? 0 : n < 9 ? 1 : 2;
+};
+
+// The optimal-string-alignment distance of a and b (arrays of code points), or limit + 1.
+export function editDistance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before = [];
+  let previous = [...Array(b.length + 1).keys()];
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i, ...Array(b.length).fill(0)];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2] + 1);
+      current[j] = best;
+    }
+    if (Math.min(...current) > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return Math.min(previous[b.length], limit + 1);
+}
+
+class Lexicon {
+  constructor(index) {
+    this.index = index;
+  }
+
+  async all() {
+    if (!this.terms) {
+      this.terms = await this.index.indexedTerms("");
+      this.termSet = new Set(this.terms);
+    }
+    return this.terms;
+  }
+
+  async has(term) {
+    await this.all();
+    return this.termSet.has(term);
+  }
+
+  // Lexicon.near: every term one edit away; those two away that keep the first letter.
+  async near(term, maxEdits) {
+    const terms = await this.all();
+    const probe = Array.from(term);
+    const found = new Map();
+    for (const known of terms) {
+      if (known === term) continue;
+      const other = Array.from(known);
+      const d = editDistance(probe, other, maxEdits);
+      if (d === 1 || (d <= maxEdits && maxEdits > 1 && term && other[0] === probe[0])) found.set(known, d);
+    }
+    return found;
+  }
+
+  // Lexicon.near_words: surface words within maxEdits that keep the word's first letter.
+  async nearWords(word, maxEdits) {
+    if (!word) return new Map();
+    const probe = Array.from(word);
+    const found = new Map();
+    for (const known of await this.index.words()) {
+      if (known === word) continue;
+      const other = Array.from(known);
+      if (other[0] !== probe[0]) continue;
+      const d = editDistance(probe, other, maxEdits);
+      if (d <= maxEdits) found.set(known, d);
+    }
+    return found;
+  }
+}
+
+class QueryRefused extends Error {}
+
+async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
+  const terms = analyzer.terms(query);
+  const out = { terms, prefix: Object.create(null), fuzzy: Object.create(null) };
+  const words = tokens(query);
+  const distinct = [...new Set(words)];
+  const expanded = fuzzy ? distinct : prefix ? words.slice(-1) : [];
+  if (fuzzy && expanded.length > MAX_EXPANDED_WORDS)
+    throw new QueryRefused(`a typo-tolerant (fuzzy) query may have at most ${MAX_EXPANDED_WORDS} distinct words, this one has ${expanded.length}: shorten it or search without fuzzy`);
+  const long = expanded.find((word) => cpLength(word) > MAX_WORD_LETTERS);
+  if (long !== undefined) {
+    const option = fuzzy ? "fuzzy" : "prefix";
+    throw new QueryRefused(`a word of ${cpLength(long)} characters is too long for ${option} search (at most ${MAX_WORD_LETTERS}): shorten it or search without ${option}`);
+  }
+  const df = (term) => bm25.df(term);
+  const last = words.at(-1);
+  if (prefix && words.length && cpLength(last) >= MIN_PREFIX) {
+    const [completed, begun] = await completions(last, analyzer, lexicon, df);
+    let typo = completed.length > 0 && !begun && fuzzy;
+    typo = typo && (await nearTerms(last, analyzer, lexicon, df)).length > 0;
+    if (completed.length && !typo) {
+      out.prefix[last] = completed;
+      const weight = await completionWeight(analyzer.terms(last), completed, bm25);
+      terms.push(BM25.blend(completed, weight));
+    }
+  }
+  if (fuzzy) {
+    for (const word of distinct) {
+      const near = Object.hasOwn(out.prefix, word) ? [] : await nearTerms(word, analyzer, lexicon, df);
+      if (near.length) {
+        out.fuzzy[word] = near;
+        terms.push(BM25.blend(near, FUZZY_WEIGHT));
+      }
+    }
+  }
+  return out;
+}
+
+async function completionWeight(own, completed, bm25) {
+  const held = [];
+  for (const term of own) {
+    const d = await bm25.df(term);
+    if (d > 0) held.push(d);
+  }
+  if (!held.length) return PREFIX_WEIGHT;
+  const exact = bm25.idf(Math.max(...held));
+  let most = -Infinity;
+  for (const term of completed) most = Math.max(most, await bm25.df(term));
+  const blended = bm25.idf(most);
+  return blended <= exact ? PREFIX_WEIGHT : PREFIX_WEIGHT * (exact / blended);
+}
+
+const byLengthThenTerm = (a, b) => cpLength(a) - cpLength(b) || cmp(a, b);
+
+async function completions(word, analyzer, lexicon, df) {
+  const own = analyzer.terms(word);
+  const ownSet = new Set(own);
+  let ownDf = 0;
+  for (const term of own) ownDf = Math.max(ownDf, await df(term));
+  const plainOf = (found) => [...found].filter((t) => isAlpha(t));
+  const completionsOf = async (heads) => new Set((await Promise.all(heads.map((h) => lexicon.index.indexedTerms(h)))).flat());
+  if (ownDf > 0) {
+    const found = [...(await completionsOf([word, ...own]))].filter((t) => !ownSet.has(t));
+    const plain = plainOf(found);
+    return [(plain.length ? plain : found).sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), true];
+  }
+  const chars = Array.from(word);
+  const shortest = Math.max(MIN_PREFIX, Math.ceil(chars.length / 2));
+  let found = await completionsOf([word, ...own]);
+  const others = () => [...found].filter((t) => !ownSet.has(t));
+  const begun = others().length > 0;
+  const plain = plainOf(others());
+  if (plain.length) found = new Set(plain);
+  else {
+    for (let length = chars.length - 1; length >= shortest; length--) {
+      const stem = chars.slice(0, length).join("");
+      if ((await df(stem)) > 0) {
+        found.add(stem);
+        break;
+      }
+    }
+  }
+  for (let length = chars.length - 1; length >= shortest; length--) {
+    if (others().length) break;
+    for (const t of await completionsOf([chars.slice(0, length).join("")])) found.add(t);
+  }
+  return [others().sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), begun];
+}
+
+async function nearTerms(word, analyzer, lexicon, df) {
+  const budget = typoBudget(word);
+  const own = analyzer.terms(word);
+  if (!budget || !own.length) return [];
+  let held = 0;
+  for (const term of own) held = Math.max(held, await df(term));
+  if (held > RARE_DF) return [];
+  const found = new Map();
+  for (const term of own) {
+    for (const [candidate, edits] of await lexicon.near(term, budget)) {
+      found.set(candidate, Math.min(edits, found.get(candidate) ?? edits));
+    }
+  }
+  const ownSet = new Set(own);
+  for (const [near, edits] of await lexicon.nearWords(word, budget)) {
+    for (const term of analyzer.terms(near)) {
+      if (!ownSet.has(term) && (await lexicon.has(term))) found.set(term, Math.min(edits, found.get(term) ?? edits));
+    }
+  }
+  const frequent = [];
+  for (const [term, edits] of found) {
+    const d = await df(term);
+    if (d > RARE_RATIO * held) frequent.push({ term, edits, d });
+  }
+  frequent.sort((a, b) => a.edits - b.edits || b.d - a.d || cmp(a.term, b.term));
+  return frequent.slice(0, FUZZY_LIMIT).map((x) => x.term);
+}
+
+// ---- what the page shows (groundkit.retrieval.display, the page runtime's word marks) ----
+const S = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const IN = "(?:[^`\\n]|\\n(?![ \\t]*\\n))";
+const IN_NO_TARGET = "(?:[^`<\\n]|\\n(?![ \\t]*\\n))";
+const ROLE = `:[${W}.+-]+(?::[${W}.+-]+)*:`;
+// Python's ^ and $ under re.MULTILINE: at the ends of the text and next to "\n" only (JS's m flag
+// also takes \r, \u2028 and \u2029 for line ends).
+const BOL = "(?:(?<![\\s\\S])|(?<=\\n))";
+const EOL = "(?=\\n|(?![\\s\\S]))";
+const MARKUP = new RegExp(
+  [
+    `${BOL}[ \\t]*([=\\-~^"'\`#*+:._])\\1{2,}[ \\t]*(?:\\n|${EOL})`,
+    `${BOL}[ \\t]*\\.\\.[ \\t]+_[^\\n]*:[ \\t]*(?:\\n|${EOL})`,
+    `${BOL}[ \\t]*\\.\\.[ \\t]+(?<directive>[${W}-]+(?::[${W}-]+)*)[ \\t]*::(?:[ \\t]+(?<argument>[^\\n]*?))?[ \\t]*(?:\\n[ \\t]+:[${W}-]+:(?:[ \\t][^\\n]*)?)*(?=\\n|${EOL})`,
+    `${BOL}[ \\t]*\\.\\.(?:[ \\t][^\\n]*)?(?=\\n|${EOL})`,
+    `${BOL}[ \\t]*#{1,6}[ \\t]+`,
+    `\`\`(?<literal>${IN}+?)\`\``,
+    `${ROLE}\`~(?:${IN_NO_TARGET}*?\\.)?(?<role_last>(?:[^\`<.\\n]|\\n(?![ \\t]*\\n))+)\``,
+    `${ROLE}\`(?<role_text>${IN_NO_TARGET}+?)[${S}]*<[^\`>]*>\``,
+    `${ROLE}\`(?<role_whole>${IN_NO_TARGET}+)\``,
+    `\`(?<link_text>${IN_NO_TARGET}+?)[${S}]*<[^\`>]*>\`__?`,
+    `\`(?<ref>${IN}+?)\`__?(?![${W}\`])`,
+    `\\[(?<md_link>[^\\]\\n]+)\\]\\([^)\\n]*\\)`,
+    `\\*\\*(?<strong>[^*\\n]+?)\\*\\*`,
+    `(?<![${W}*])\\*(?<em>[^*${S}][^*\\n]*?)\\*(?![${W}*])`,
+    `\`(?<code>[^\`\\n]+)\``,
+    `(?<=[^${S}:]:):(?=[ \\t]*${EOL})`,
+    `(?<![^${S}])[ \\t]*::(?=[ \\t]*${EOL})`,
+    `\\\\[ \\t]`,
+    `\\\\(?<escaped>[^${S}])`,
+    "``",
+  ].join("|"),
+  "gud",
+);
+const KEPT = ["literal", "role_last", "role_text", "role_whole", "link_text", "ref", "md_link", "strong", "em", "code", "escaped"];
+const UNSHOWN = new Set([
+  "code", "code-block", "console", "contents", "currentmodule", "default-role", "deprecated",
+  "fieldlookup", "figure", "glossary", "highlight", "image", "include", "index", "literalinclude",
+  "module", "program", "py:currentmodule", "py:module", "raw", "setting", "sourcecode",
+  "templatefilter", "templatetag", "toctree", "versionadded", "versionchanged", "versionremoved",
+]);
+
+// plain_text: the text without its markup, and for each kept code point its offset in text.
+export function plainText(text) {
+  const cps = codePointOffsets(text);
+  const out = [];
+  const where = [];
+  const keep = (from, to) => {
+    // UTF-16 [from, to) of text, kept
+    out.push(text.slice(from, to));
+    for (let i = cps[from]; i < cps[to]; i++) where.push(i);
+  };
+  let at = 0;
+  MARKUP.lastIndex = 0;
+  for (const found of text.matchAll(MARKUP)) {
+    const start = found.index;
+    keep(at, start);
+    at = start + found[0].length;
+    const groups = found.groups;
+    const directive = groups.directive;
+    if (directive !== undefined && UNSHOWN.has(directive.toLowerCase())) {
+      if (text.startsWith("\n", at)) at += 1;
+      continue;
+    }
+    if (directive !== undefined && groups.argument) {
+      const [shown, kept] = plainText(groups.argument);
+      out.push(shown);
+      const base = cps[found.indices.groups.argument[0]];
+      for (const i of kept) where.push(base + i);
+      continue;
+    }
+    const group = KEPT.find((g) => groups[g] !== undefined);
+    if (group !== undefined) {
+      const [s, e] = found.indices.groups[group];
+      keep(s, e);
+    }
+  }
+  keep(at, text.length);
+  return [out.join(""), where];
+}
+
+export function displaySpans(where, spans) {
+  const out = [];
+  for (const [start, end] of spans) {
+    let first = -1;
+    let last = -1;
+    where.forEach((source, i) => {
+      if (start <= source && source < end) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    });
+    if (first >= 0) out.push([first, last + 1]);
+  }
+  return out;
+}
+
+// groundkit.retrieval.highlight.highlight_spans: the code-point spans of the words of text
+// whose term is wanted (found on the normalized text and mapped back, as token_spans does),
+// overlapping spans (consecutive CJK bigrams) merged.
+const inRanges = (ranges, cp) => {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid][1] < cp) lo = mid + 1;
+    else if (ranges[mid][0] > cp) hi = mid - 1;
+    else return true;
+  }
+  return false;
+};
+const NON_ASCII_PIECE = new RegExp(`[^${S}]*[^\\x00-\\x7f][^${S}]*`, "gu");
+
+// tokenize._mapped: text normalized, and per code point of it the original span it came from.
+function mapped(text) {
+  const starts = [];
+  const ends = [];
+  const parts = [];
+  const cps = codePointOffsets(text);
+  const plain = (from, to) => {
+    // ASCII between pieces: one to one
+    parts.push(text.slice(from, to).toLowerCase());
+    for (let i = cps[from]; i < cps[to]; i++) {
+      starts.push(i);
+      ends.push(i + 1);
+    }
+  };
+  let at = 0;
+  for (const piece of text.matchAll(NON_ASCII_PIECE)) {
+    plain(at, piece.index);
+    const raw = piece[0];
+    const base = cps[piece.index];
+    const folded = normalize(raw);
+    parts.push(folded);
+    const clusters = [];
+    for (const ch of raw) {
+      if (clusters.length && inRanges(COMBINING, ch.codePointAt(0))) clusters[clusters.length - 1] += ch;
+      else clusters.push(ch);
+    }
+    const folds = clusters.map(normalize);
+    if (folds.join("") === folded) {
+      let from = base;
+      clusters.forEach((cluster, i) => {
+        const width = cpLength(cluster);
+        for (let k = cpLength(folds[i]); k > 0; k--) {
+          starts.push(from);
+          ends.push(from + width);
+        }
+        from += width;
+      });
+    } else {
+      const width = cpLength(raw);
+      for (let k = cpLength(folded); k > 0; k--) {
+        starts.push(base);
+        ends.push(base + width);
+      }
+    }
+    at = piece.index + raw.length;
+  }
+  plain(at, text.length);
+  return [parts.join(""), starts, ends];
+}
+
+export function highlightSpans(text, wanted, analyzer) {
+  if (!wanted.size) return [];
+  const [normalized, starts, ends] = mapped(text);
+  const cps = codePointOffsets(normalized);
+  const spans = [];
+  for (const match of normalized.matchAll(wordPattern())) {
+    const at = cps[match.index];
+    if (match[1] === undefined) {
+      if (wanted.has(analyzer.term(match[2]))) spans.push([starts[at], ends[cps[match.index + match[0].length] - 1]]);
+      continue;
+    }
+    const n = cpLength(match[1]);
+    if (n === 1) {
+      if (wanted.has(analyzer.term(match[1]))) spans.push([starts[at], ends[at]]);
+      continue;
+    }
+    const chars = Array.from(match[1]);
+    for (let i = 0; i + 1 < n; i++) {
+      if (wanted.has(analyzer.term(chars[i] + chars[i + 1]))) spans.push([starts[at + i], ends[at + i + 1]]);
+    }
+  }
+  const merged = [];
+  for (const [start, end] of spans) {
+    if (merged.length && start < merged.at(-1)[1]) merged.at(-1)[1] = Math.max(merged.at(-1)[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+// ---- the engine ----
+export class FirstAnswer {
+  static async open(fetchBytes) {
+    const head = await inflateJson(await fetchBytes("index/collection.bin"));
+    if (head.format !== 1 || head.embedding || head.word_blocks === undefined || !head.term_blocks || !head.idf) return null;
+    const analyzer = Analyzer.fromIdentity(head.analyzer);
+    return analyzer === null ? null : new FirstAnswer(fetchBytes, head, analyzer);
+  }
+
+  constructor(fetchBytes, head, analyzer) {
+    this.index = new StaticIndex(fetchBytes, head);
+    this.analyzer = analyzer;
+    this.bm25 = new BM25(this.index);
+    this.lexicon = new Lexicon(this.index);
+  }
+
+  // The page runtime's search(query, "bm25", topK, ...) with prefix and typos on; null where
+  // the core must answer; {error} for a query the core refuses.
+  async search(query, topK, { prefix = true, fuzzy = true } = {}) {
+    if (!knownToPython(query) || !tokens(query).length || cpLength(query) > 4096) return null;
+    let expanded;
+    try {
+      expanded = await expandQuery(query, this.analyzer, this.lexicon, this.bm25, { prefix, fuzzy });
+    } catch (error) {
+      if (error instanceof QueryRefused) return { error: error.message };
+      throw error;
+    }
+    const hits = await this.bm25.topK(expanded.terms, topK);
+    const chunks = await Promise.all(hits.map((hit) => this.index.chunk(hit.key)));
+    const wanted = new Set(this.analyzer.terms(query));
+    const expansions = {};
+    for (const kind of ["prefix", "fuzzy"]) {
+      if (Object.keys(expanded[kind]).length) expansions[kind] = Object.fromEntries(Object.entries(expanded[kind]));
+      for (const terms of Object.values(expanded[kind])) for (const t of terms) wanted.add(t);
+    }
+    const results = hits.map((hit, i) => {
+      const c = chunks[i];
+      const marks = highlightSpans(c.text, wanted, this.analyzer);
+      const [display, where] = plainText(c.text);
+      const headings = c.metadata.heading_path || [];
+      return {
+        rank: i + 1,
+        score: hit.score,
+        chunk_id: c.chunkId,
+        source: c.document[1],
+        start_offset: c.start,
+        end_offset: c.end,
+        start_line: c.startLine,
+        end_line: c.endLine,
+        text: c.text,
+        heading: headings.map((h) => plainText(h)[0]),
+        marks,
+        display,
+        display_marks: displaySpans(where, marks),
+        extracted: c.document[8] !== null && c.document[8] !== undefined,
+      };
+    });
+    return { results, expansions, terms: [...wanted].sort(cmp), stage: "bm25" };
+  }
+}

@@ -1,0 +1,316 @@
+"""The page's JS first answer against the core (issue 38, adr/0062): the same ids, ranks, score
+bits, highlights, display text and expansions as ``groundkit.site.page_runtime.search`` over the
+same static site, on the sample, SciFact and Cranfield, each query plain, with prefix, with
+typos and with both; the JS analyzer against the core's on generated Unicode text; the JS
+Porter stemmer on the official vocabulary. Node runs the JS; skipped without node (failed
+without it under CI)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import groundkit
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.porter import stem
+from groundkit.analysis.tokenize import tokens
+from groundkit.evaluation.beir import BeirDataset
+from groundkit.evaluation.run import build_collection
+from groundkit.site import page_runtime
+from groundkit.store.memory import MemoryStore
+from groundkit.store.static import StaticReader
+from groundkit.store.static_export import export_static
+
+pytestmark = pytest.mark.subprocess
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+RUNNER = HERE / "first_answer_run.mjs"
+APP = REPO / "core" / "groundkit" / "site" / "web_app"
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    if NODE is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("node is not installed; under CI the JS first answer must be checked")
+        pytest.skip("node is not installed")
+    return NODE
+
+
+def make_site(reader: Any, sources: Path, site: Path) -> Path:
+    export_static(reader, site / "index", sources)
+    shutil.copytree(sources, site / "sources")
+    return site
+
+
+def core_answers(site: Path, requests: list[dict[str, Any]]) -> list[Any]:
+    def fetch(path: str) -> bytes:
+        return (site / path).read_bytes()
+
+    page_runtime.open_reader(StaticReader(fetch, index="index/", sources="sources/"))
+    out: list[Any] = []
+    for r in requests:
+        try:
+            raw = page_runtime.search(
+                r["query"], "bm25", r["top_k"], False, prefix=r["prefix"], fuzzy=r["fuzzy"]
+            )
+        except groundkit.InvalidQueryError as exc:
+            out.append({"error": exc.message})
+            continue
+        answer = json.loads(raw)
+        answer.pop("ms")
+        out.append(answer)
+    return out
+
+
+def js_answers(node: str, site: Path, requests: list[dict[str, Any]], tmp: Path) -> Any:
+    file = tmp / "requests.json"
+    file.write_text(json.dumps(requests), encoding="utf-8")
+    done = subprocess.run(
+        [node, str(RUNNER), str(site), str(file)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def requests_for(queries: list[tuple[str, str]], top_k: int = 10) -> list[dict[str, Any]]:
+    """Each query plain, with prefix, with typos, with both; and its typo and cut variants."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from typo_prefix import truncated, with_typo
+
+    out = []
+    for query_id, text in queries:
+        for variant in (text, with_typo(query_id, text), truncated(text)):
+            for prefix, fuzzy in ((False, False), (True, False), (False, True), (True, True)):
+                out.append({"query": variant, "top_k": top_k, "prefix": prefix, "fuzzy": fuzzy})
+    return out
+
+
+def assert_same(core: list[Any], js: list[Any], requests: list[dict[str, Any]]) -> int:
+    """Every answer the JS path gave equals the core's; returns how many it gave."""
+    assert len(core) == len(js)
+    given = 0
+    for request, want, got in zip(requests, core, js, strict=True):
+        if got is None:  # left to the core: only a query the JS tables cannot analyze
+            continue
+        given += 1
+        where = f"{request}"
+        if "error" in want or "error" in got:
+            assert got == want, where
+            continue
+        assert got["expansions"] == want["expansions"], where
+        assert got["stage"] == want["stage"], where
+        assert got["terms"] == want["terms"], where
+        assert len(got["results"]) == len(want["results"]), where
+        for mine, theirs in zip(got["results"], want["results"], strict=True):
+            assert math.isfinite(mine["score"])
+            assert float(mine["score"]).hex() == float(theirs["score"]).hex(), where
+            assert {k: v for k, v in mine.items() if k != "score"} == {
+                k: v for k, v in theirs.items() if k != "score"
+            }, where
+    return given
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sample-site")
+    sample = groundkit.sample_corpus()
+    groundkit.ingest(sample, index_dir=root / "idx")
+    with groundkit.Retriever.open(root / "idx") as retriever:
+        return make_site(retriever.reader, sample, root / "site")
+
+
+SAMPLE_QUERIES = [
+    ("s1", "how do I report a leak"),
+    ("s2", "hydrant flushing schedule"),
+    ("s3", "water main break repair crew"),
+    ("s4", "billing payment methods autopay"),
+    ("s5", "lead service line replacement"),
+    ("s6", "boil water notice"),
+    ("s7", "meter reading estimated bill"),
+    ("s8", "chlorine residual testing"),
+    ("s9", "backflow prevention device"),
+    ("s10", "pressure"),
+    ("s11", "hydr"),
+    ("s12", "payme"),
+    ("s13", "hydrnt flushng"),
+    ("s14", "what is the customer's responsibility for the service line?"),
+]
+
+
+def test_the_first_answer_is_the_cores_on_the_sample(
+    node: str, sample_site: Path, tmp_path: Path
+) -> None:
+    requests = requests_for(SAMPLE_QUERIES)
+    extra = [
+        "x" * 70,
+        " ".join(f"w{n}" for n in range(70)),
+        "Ünïcödé wörds — “quoted” ﬁle",
+        "dfsplayng",
+        "the of and",
+        "???",
+    ]
+    requests += [{"query": q, "top_k": 5, "prefix": True, "fuzzy": True} for q in extra]
+    core = core_answers(sample_site, requests)
+    js = js_answers(node, sample_site, requests, tmp_path)
+    assert assert_same(core, js, requests) >= len(requests) - 2  # "???" may go to the core
+
+
+def beir_site(root: Path, name: str) -> tuple[Path, BeirDataset]:
+    dataset = BeirDataset.load(root / name)
+    store = MemoryStore(name)
+    corpus = root.parent / f"site-{name}-corpus"
+    build_collection(dataset, store, corpus)
+    return make_site(store.reader(), corpus, root.parent / f"site-{name}"), dataset
+
+
+@pytest.fixture(scope="module")
+def beir_root(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    work = tmp_path_factory.mktemp("beir-sites") / "data"
+    work.mkdir()
+    for name in ("scifact", "cranfield"):
+        (work / name).symlink_to(shared_data / "beir" / name)
+    yield work
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("name", ["scifact", "cranfield"])
+def test_the_first_answer_is_the_cores_on_beir(
+    node: str, beir_root: Path, name: str, tmp_path: Path
+) -> None:
+    site, dataset = beir_site(beir_root, name)
+    queries = sorted(dataset.queries.items())[:: max(1, len(dataset.queries) // 40)][:40]
+    requests = requests_for(queries)
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+
+
+ANALYZED = st.text(
+    st.characters(
+        codec="utf-8",
+        categories=("L", "M", "N", "P", "S", "Zs", "Cc"),
+        exclude_characters="\r",
+    ),
+    max_size=40,
+)
+SPECIAL = st.sampled_from(
+    [
+        "ß",
+        "ς",
+        "Σ",
+        "İ",
+        "ﬁ",
+        "Ǆ",
+        "ẞ",
+        "é",
+        "é",
+        "中文字",
+        "한국어",
+        "日本",
+        "𝔘𝔫𝔦",
+        "²",
+        "Ⅻ",
+        "it's",
+        "John’s",
+        "e.g.",
+        "1,000.5",
+        "don't",
+        "ॐ",
+        "क़",
+        "ǅ",
+    ]
+)
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(ANALYZED, SPECIAL), min_size=400, max_size=400))
+def test_the_js_analyzer_is_the_cores_on_generated_unicode(node: str, texts: list[str]) -> None:
+    analyzer = Analyzer()
+    runner = (
+        "import { readFileSync } from 'node:fs';"
+        f"const m = await import({json.dumps((APP / 'first_answer.js').as_uri())});"
+        "const texts = JSON.parse(readFileSync(0, 'utf8'));"
+        "const a = m.Analyzer.fromIdentity(null);"
+        "console.log(JSON.stringify(texts.map((t) => [m.tokens(t), a.terms(t),"
+        " m.highlightSpans(t, new Set(a.terms(t)), a), m.plainText(t)])));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    from groundkit.retrieval.display import plain_text
+    from groundkit.retrieval.highlight import highlight_spans
+
+    for text, (js_tokens, js_terms, js_spans, js_plain) in zip(
+        texts, json.loads(done.stdout), strict=True
+    ):
+        terms = analyzer.terms(text)
+        assert js_tokens == tokens(text), text
+        assert js_terms == terms, text
+        assert [tuple(s) for s in js_spans] == list(highlight_spans(analyzer, set(terms), text))
+        shown, where = plain_text(text)
+        assert js_plain == [shown, where], text
+
+
+def test_the_js_porter_stemmer_is_the_cores_on_the_official_vocabulary(
+    node: str, shared_data: Path
+) -> None:
+    vocabulary = shared_data / "stemmers" / "porter" / "voc.txt.gz"
+    words = gzip.decompress(vocabulary.read_bytes()).decode("utf-8").split()
+    runner = (
+        "import { readFileSync } from 'node:fs';"
+        f"const m = await import({json.dumps((APP / 'porter.js').as_uri())});"
+        "console.log(JSON.stringify(JSON.parse(readFileSync(0, 'utf8')).map(m.stem)));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        input=json.dumps(words),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    differ = [(w, g, stem(w)) for w, g in zip(words, got, strict=True) if g != stem(w)]
+    assert not differ, differ[:20]
+    assert len(words) > 20_000
+
+
+def test_the_js_tables_are_current() -> None:
+    import unicodedata
+
+    current = (APP / "tables.js").read_text(encoding="utf-8")
+    if f'UNICODE_VERSION = "{unicodedata.unidata_version}"' not in current:
+        pytest.skip(f"tables.js was made from another Unicode than {unicodedata.unidata_version}")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "data" / "js" / "make_tables.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout

@@ -315,6 +315,9 @@ def measure_network(
             "bytes_before_first_result": median(runs_of, "bytes_before_first_result"),
             "gzip_bytes_before_first_result": median(runs_of, "gzip_bytes_before_first_result"),
             "warm_query_median_ms": median(runs_of, "warm", "median_ms"),
+            "browser_cpu_s_to_first_result": median(runs_of, "browser_cpu_s_to_first_result"),
+            "keystroke_p99_ms": median(runs_of, "keystrokes", "p99_ms"),
+            "keystroke_max_ms": median(runs_of, "keystrokes", "max_ms"),
             "longest_task_ms": max(max(r["long_tasks_ms"], default=0) for r in runs_of),
             "renderer_rss_mb": median(runs_of, "renderer_rss_mb"),
         }

@@ -19,7 +19,7 @@ from groundkit.index.lexicon import Lexicon
 from groundkit.retrieval import Retriever
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
-from groundkit.store.static import HEAD, FilesNeeded, StaticReader, pack, shard_of, shard_path
+from groundkit.store.static import HEAD, FilesNeeded, StaticReader, pack, range_shard_of, shard_path
 from groundkit.store.static_export import export_static
 
 SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
@@ -108,11 +108,12 @@ def test_a_query_fetches_only_its_shards(built: tuple[Path, Path]) -> None:
     files = Files(site)
     reader = StaticReader(files, index="index/")
     assert files.paths == ["index/" + HEAD]
-    shards = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))["shards"]
-    assert shards > 1
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    firsts = head["postings_firsts"]
+    assert head["shards"] == len(firsts) > 1 and firsts == sorted(firsts)
     wanted = reader.missing(["leak", "report"])
     assert wanted == sorted(
-        {"index/" + shard_path(shard_of(t, shards)) for t in ("leak", "report")}
+        {"index/" + shard_path(range_shard_of(t, firsts)) for t in ("leak", "report")}
     )
     for path in wanted:  # fetched ahead, as the page does; the reader then fetches nothing
         reader.put(path, (site / path).read_bytes())
@@ -268,3 +269,16 @@ def test_the_word_list_is_the_chunks_surface_words(
     old = StaticReader(lambda p: pack(head) if p == "index/" + HEAD else files(p), index="index/")
     with pytest.raises(StorageError, match="no word list"):
         Retriever(old).search("chlorinne", fuzzy=True)
+
+
+def test_a_prefix_reads_one_or_two_postings_shards(built: tuple[Path, Path]) -> None:
+    """Shards hold ranges of terms, so a prefix's completions are in one or two (adr/0062)."""
+    _, site = built
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    firsts = head["postings_firsts"]
+    reader = StaticReader(Files(site), index="index/")
+    for prefix in ("hyd", "pay", "chl", "res", "mai", "wat"):
+        completions = reader.indexed_terms(prefix)
+        assert completions, prefix
+        shards = {range_shard_of(term, firsts) for term in completions}
+        assert len(shards) <= 2 and max(shards) - min(shards) <= 1, (prefix, shards)

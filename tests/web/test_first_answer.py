@@ -314,3 +314,46 @@ def test_the_js_tables_are_current() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout
+
+
+UNICODE_CORPUS = {
+    "astral.md": "# 𝔘𝔫𝔦 water\n\nThe 💧 drop: water mains 🔧 and the *quokka* filter.\n\n"
+    "## Straße\n\nDie Straße und die Wasserleitung; naïve café ﬁlters ``QuerySet`` here.\n",
+    "cjk.md": "# 水道\n\n水道の漏水を報告する。水道管 water leak 한국어 텍스트.\n",
+    "greek.rst": "Σίσυφος\n=======\n\nΟ Σίσυφος ΚΑΙ η ΟΔΟΣ: water’s leak, John's filters.\n",
+}
+
+
+def test_the_first_answer_is_the_cores_on_unicode_sources(node: str, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    for name, text in UNICODE_CORPUS.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(text, encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx")
+    with groundkit.Retriever.open(tmp_path / "idx") as retriever:
+        site = make_site(retriever.reader, corpus, tmp_path / "site")
+    queries = [
+        "water",
+        "straße",
+        "strasse",
+        "水道",
+        "quokka filter",
+        "naive cafe",
+        "σισυφος",
+        "οδος",
+        "waters",
+        "filt",
+        "wasserleitung",
+        "querysets",
+        "leek",
+        "john",
+    ]
+    requests = [
+        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": fuzzy}
+        for q in queries
+        for prefix, fuzzy in ((False, False), (True, True))
+    ]
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    assert any(answer["results"] for answer in core)

@@ -46,6 +46,24 @@ function rendererRssMB() {
   return Math.round(kb / 102.4) / 10;
 }
 
+// CPU seconds (user + system) of every process this node process's chromium started.
+function browserCpuSeconds() {
+  const parent = new Map();
+  const ticks = new Map();
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf-8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parent.set(Number(pid), Number(fields[1]));
+      ticks.set(Number(pid), Number(fields[11]) + Number(fields[12]));
+    } catch { /* gone */ }
+  }
+  const mine = (pid) => { for (let p = parent.get(pid); p > 1; p = parent.get(p) ?? 0) if (p === process.pid) return true; return false; };
+  let total = 0;
+  for (const [pid, t] of ticks) if (mine(pid)) total += t;
+  return total / 100; // USER_HZ
+}
+
 const origin = new URL(URL_).origin;
 // A fresh profile folder: an empty disk cache, as a first-time visitor's browser has (an
 // incognito context keeps a small memory cache that never holds the Python runtime).
@@ -100,7 +118,9 @@ try {
   const sentSoFar = async () => (await (await fetch(`${origin}/__bytes`)).json()).bytes;
   const page = context.pages()[0] ?? await context.newPage();
   page.on("pageerror", (e) => console.error(`[pageerror] ${e}`));
+  const cpu0 = browserCpuSeconds();
   const [t0, tInput, tFirst] = await visit(page);
+  out.browser_cpu_s_to_first_result = Math.round((browserCpuSeconds() - cpu0) * 100) / 100;
   await new Promise((ok) => setTimeout(ok, 300)); // let late requestfinished events land
   const before = finished.filter(([at]) => at <= tFirst);
   out.navigation_to_input_ms = Math.round(tInput - t0);
@@ -111,6 +131,25 @@ try {
   out.first_results = await page.evaluate((kind) => kind === "groundkit"
     ? [...document.querySelectorAll("#results .result")].map((li) => li.dataset.source)
     : [...document.querySelectorAll("#results li")].map((li) => li.dataset.url), KIND);
+  // As a visitor types: every prefix of each query (and of a typo of it), one search a key,
+  // each timed from the call to its results (debounce and drawing excluded).
+  out.keystrokes = await page.evaluate(async ([kind, queries]) => {
+    const run = kind === "groundkit"
+      ? (x) => window.groundkit.search(x)
+      : async (x) => { const r = await window.pagefind.search(x); return Promise.all(r.results.slice(0, 10).map((y) => y.data())); };
+    const typo = (q) => q.replace(/([a-z])([a-z])([a-z]{3,})/, "$1$3"); // one letter dropped
+    const times = [];
+    for (const q of queries.slice(1).flatMap((x) => [x, typo(x)])) {
+      for (let n = 1; n <= q.length; n++) {
+        if (!q.slice(0, n).trim()) continue;
+        const t = performance.now();
+        await run(q.slice(0, n));
+        times.push(performance.now() - t);
+      }
+    }
+    times.sort((a, b) => a - b);
+    return { n: times.length, median_ms: times[times.length >> 1], p99_ms: times[Math.floor(times.length * 0.99)], max_ms: times.at(-1) };
+  }, [KIND, QUERIES]);
   // Warm queries: every query once (fetching what it needs), then timed REPEATS times each.
   out.warm = await page.evaluate(async ([kind, queries, repeats]) => {
     const run = kind === "groundkit"

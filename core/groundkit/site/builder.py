@@ -221,7 +221,7 @@ def _write_site(
     if len(roots) > 1:  # one build-site ingests one path, so one root
         raise GroundkitError(f"expected one document root, found {sorted(roots)}")
 
-    python_first = first_answer_refusal(analyzer_identity)
+    python_first = first_answer_refusal(analyzer_identity, dense=embedder is not None)
     # stored, not deflated, when the host compresses it: brotli then packs the whole wheel
     bundled = _page_bundle(analyzer)
     wheel = build_wheel(work, deflate=precompress_with is None, bundle=bundled)

@@ -20,9 +20,12 @@ JS_STOPWORDS = ("lucene-english", "none")
 _KEYS = frozenset(("name", "version", "stemmer", "stopwords", "cjk"))
 
 
-def first_answer_refusal(identity: Mapping[str, Any] | None) -> str | None:
+def first_answer_refusal(identity: Mapping[str, Any] | None, *, dense: bool = False) -> str | None:
     """None when the page's JS path analyzes as ``identity`` does; else why not, for the
-    build's report (the page then answers once Python has started)."""
+    build's report (the page then answers once Python has started). A ``dense`` collection's
+    page offers dense and hybrid search from the start, which only the core does."""
+    if dense:
+        return "its collection has vectors (dense and hybrid search run in the core)"
     if identity is None:
         return None  # the default analyzer
     extra = sorted(set(identity) - _KEYS)

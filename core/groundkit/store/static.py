@@ -4,7 +4,10 @@
 
     collection.bin          counters, identities, documents, and per chunk: key, length,
                             document, chunk index (what opening and tie-breaking need)
-    postings/<shard>.bin    the postings of the terms whose crc32 falls in that shard
+    postings/<shard>.bin    the postings of a range of terms in code-point order (the head holds
+                            each shard's first term), so the completions of a prefix are in one
+                            or two shards (sites before adr/0062: the terms whose crc32 falls in
+                            the shard)
     chunks/<block>.bin      chunk records (offsets, lines, metadata), ``BLOCK`` chunks a file
     terms/<block>.bin       the sorted term list, ``TERMS_BLOCK`` terms a file (a prefix reads
                             only the blocks it falls in; the head holds each block's first term)
@@ -42,6 +45,7 @@ __all__ = [
     "Fetch",
     "StaticReader",
     "block_path",
+    "range_shard_of",
     "shard_of",
     "shard_path",
     "terms_path",
@@ -74,6 +78,11 @@ class FilesNeeded(Exception):  # noqa: N818 - a request, not a failure
 def shard_of(term: str, shards: int) -> int:
     """The postings shard holding ``term`` (crc32: the same on every platform, unlike hash())."""
     return zlib.crc32(term.encode("utf-8")) % shards
+
+
+def range_shard_of(term: str, firsts: Sequence[str]) -> int:
+    """The postings shard holding ``term`` where shards hold ranges of terms (adr/0062)."""
+    return max(bisect_right(firsts, term) - 1, 0)
 
 
 def shard_path(shard: int) -> str:
@@ -144,6 +153,7 @@ class StaticReader:
             )
         self._head = head
         self._shards = int(head["shards"])
+        self._postings_firsts: list[str] | None = head.get("postings_firsts")
         self._docs = [Document(*row) for row in head["documents"]]
         self._by_id = {d.document_id: d for d in self._docs}
         self._keys: list[int] = head["keys"]
@@ -182,8 +192,12 @@ class StaticReader:
 
     def missing(self, terms: Iterable[str]) -> list[str]:
         """Paths of the postings shards ``terms`` need that are not loaded yet."""
-        shards = {shard_of(term, self._shards) for term in terms}
+        shards = {self._shard_of(term) for term in terms}
         return [self._index + shard_path(s) for s in sorted(shards) if s not in self._postings]
+
+    def _shard_of(self, term: str) -> int:
+        firsts = self._postings_firsts
+        return shard_of(term, self._shards) if firsts is None else range_shard_of(term, firsts)
 
     def put(self, path: str, data: bytes) -> None:
         """Bytes of ``path`` fetched ahead; used (once) instead of fetching it."""
@@ -274,7 +288,7 @@ class StaticReader:
         return zip(self._keys, self._lengths, strict=True)
 
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
-        found = self._shard(shard_of(term, self._shards)).get(term)
+        found = self._shard(self._shard_of(term)).get(term)
         return [] if found is None else list(zip(*found, strict=True))
 
     def indexed_terms(self, prefix: str = "") -> list[str]:

@@ -28,7 +28,6 @@ from groundkit.store.static import (
     TERMS_BLOCK,
     block_path,
     pack,
-    shard_of,
     shard_path,
     terms_path,
     words_path,
@@ -130,12 +129,20 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
                 postings.setdefault(term, []).append((key, tf))
     _check_postings(reader, postings)
     shards = _shard_count(sum(len(p) for p in postings.values()))
+    # shards hold ranges of terms in code-point order, about equal in postings: the
+    # completions of a prefix are neighbours, so a prefix reads one or two shards (adr/0062)
+    per_shard = sum(len(p) for p in postings.values()) / shards
     by_shard: dict[int, dict[str, list[list[int]]]] = {}
+    firsts: list[str] = []
+    filled = 0.0
     for term in sorted(postings):
         pairs = sorted(postings[term])
+        if not firsts or filled >= per_shard * len(firsts):
+            firsts.append(term)
+        filled += len(pairs)
         ordered = [key for key, _ in pairs]
         gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
-        by_shard.setdefault(shard_of(term, shards), {})[term] = [gaps, [tf for _, tf in pairs]]
+        by_shard.setdefault(len(firsts) - 1, {})[term] = [gaps, [tf for _, tf in pairs]]
     sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0}
     count = 0
 
@@ -171,7 +178,8 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
         "embedding": None if embedding is None else embedding.to_dict(),
         "total_length": reader.total_length,
         "terms": len(postings),
-        "shards": shards,
+        "shards": len(firsts),
+        "postings_firsts": firsts,
         "term_blocks": lexicon[::TERMS_BLOCK],
         "word_blocks": -(-len(words) // TERMS_BLOCK),
         # every term's idf as this machine's log computes it: Pyodide's and a browser's log
@@ -188,7 +196,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
     return StaticExport(
         files=count,
         bytes=sum(sizes.values()),
-        shards=shards,
+        shards=len(firsts),
         postings_bytes=sizes["postings"],
         chunks_bytes=sizes["chunks"],
         head_bytes=sizes["head"],

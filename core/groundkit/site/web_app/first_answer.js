@@ -109,15 +109,18 @@ export class Analyzer {
 }
 
 // ---- code points and Python's orderings ----
+const isSurrogate = (unit) => unit >= 0xd800 && unit < 0xe000;
 const cmp = (a, b) => {
-  // Python's str order: code points (JS's < compares UTF-16 units)
-  const x = Array.from(a);
-  const y = Array.from(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
-    if (d) return d;
+  // Python's str order: code points. UTF-16 units order the same way until a surrogate differs.
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (!isSurrogate(x) && !isSurrogate(y)) return x - y;
+    return a.codePointAt(i) - b.codePointAt(i); // a surrogate pair is above every BMP unit
   }
-  return x.length - y.length;
+  return a.length - b.length;
 };
 const cpLength = (text) => {
   let n = 0;
@@ -125,6 +128,25 @@ const cpLength = (text) => {
   return n;
 };
 const isAlpha = (text) => /^\p{L}+$/u.test(text);
+
+// text[start:end] in code points, as Python slices (UTF-16 offsets kept per text with astrals).
+const astralOffsets = new Map(); // text -> UTF-16 offset of each code point (a few texts)
+function cpSlice(text, start, end) {
+  if (!/[\ud800-\udfff]/.test(text)) return text.slice(start, end);
+  let units = astralOffsets.get(text);
+  if (!units) {
+    units = [];
+    let i = 0;
+    for (const ch of text) {
+      units.push(i);
+      i += ch.length;
+    }
+    units.push(i);
+    if (astralOffsets.size >= 16) astralOffsets.clear();
+    astralOffsets.set(text, units);
+  }
+  return text.slice(units[start], units[end]);
+}
 
 // UTF-16 offsets -> code-point offsets of one string.
 function codePointOffsets(text) {
@@ -208,8 +230,22 @@ class StaticIndex {
     return found;
   }
 
+  // A range of terms per shard (head.postings_firsts), else, on sites before it, crc32.
+  shardOf(term) {
+    const firsts = this.head.postings_firsts;
+    if (!firsts) return crc32(term) % this.head.shards;
+    let lo = 0;
+    let hi = firsts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(term, firsts[mid]) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return Math.max(lo - 1, 0);
+  }
+
   async shard(term) {
-    const shard = crc32(term) % this.head.shards;
+    const shard = this.shardOf(term);
     let found = this.postings.get(shard);
     if (!found) {
       const raw = await this.json(`index/postings/${hex4(shard)}.bin`);
@@ -274,7 +310,7 @@ class StaticIndex {
     const document = this.head.documents[this.head.document[slot]];
     const index = this.head.chunk_index[slot];
     let text = storedText;
-    if (text === null) text = Array.from(await this.text(document)).slice(start, end).join("");
+    if (text === null) text = cpSlice(await this.text(document), start, end);
     const chunkId = storedId || chunkIdFor(document[0], index, start, end);
     return { chunkId, document, index, text, start, end, startLine, endLine, metadata };
   }
@@ -452,7 +488,8 @@ export const typoBudget = (word) => {
   return n < 5 ? 0 : n < 9 ? 1 : 2;
 };
 
-// The optimal-string-alignment distance of a and b (arrays of code points), or limit + 1.
+// The optimal-string-alignment distance of a and b (arrays of code points, or strings of BMP
+// characters), or limit + 1.
 export function editDistance(a, b, limit) {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let before = [];
@@ -494,9 +531,11 @@ class Lexicon {
   async near(term, maxEdits) {
     const terms = await this.all();
     const probe = Array.from(term);
+    const length = probe.length;
     const found = new Map();
     for (const known of terms) {
-      if (known === term) continue;
+      // code points <= UTF-16 units <= 2 x code points: most terms are cut by length alone
+      if (known === term || known.length < length - maxEdits || known.length > 2 * (length + maxEdits)) continue;
       const other = Array.from(known);
       const d = editDistance(probe, other, maxEdits);
       if (d === 1 || (d <= maxEdits && maxEdits > 1 && term && other[0] === probe[0])) found.set(known, d);
@@ -508,11 +547,12 @@ class Lexicon {
   async nearWords(word, maxEdits) {
     if (!word) return new Map();
     const probe = Array.from(word);
+    const length = probe.length;
     const found = new Map();
     for (const known of await this.index.words()) {
-      if (known === word) continue;
+      if (known === word || known.length < length - maxEdits || known.length > 2 * (length + maxEdits)) continue;
+      if (known.codePointAt(0) !== word.codePointAt(0)) continue;
       const other = Array.from(known);
-      if (other[0] !== probe[0]) continue;
       const d = editDistance(probe, other, maxEdits);
       if (d <= maxEdits) found.set(known, d);
     }

@@ -81,6 +81,7 @@ for _name in groundkit.__all__:  # imported on first use (adr/0047): the snapsho
     getattr(groundkit, _name)
 import importlib.metadata  # a snowball stemmer's release, now imported where it is read
 import groundkit.store.memory, groundkit.store.static
+import groundkit.site.page_runtime  # the worker's Python (the snapshot's files are not kept, its modules are)
 import groundkit.analysis.porter, groundkit.analysis.snowball  # the stemmers, imported on open
 # The analyzer's word patterns scan Unicode's tables when first used (0.1-0.2 s each in
 # Pyodide): built here, they come with the snapshot instead of delaying the first query.

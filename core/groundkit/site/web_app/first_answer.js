@@ -509,9 +509,62 @@ export function editDistance(a, b, limit) {
   return Math.min(previous[b.length], limit + 1);
 }
 
+const hasSurrogate = (text) => /[\ud800-\udfff]/.test(text);
+
+// Whether b is exactly one edit (insertion, deletion, substitution, adjacent transposition)
+// from a, which differs from it.
+function withinOne(a, b, aChars) {
+  if (hasSurrogate(a) || hasSurrogate(b)) return editDistance(aChars, Array.from(b), 1) === 1;
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > 1) return false;
+  let i = 0;
+  while (i < n && i < m && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (n === m) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // a substitution
+    return i + 1 < n && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return n > m ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+// editDistance on strings: their UTF-16 units where neither holds a surrogate.
+function distance(a, b, aChars, limit) {
+  if (hasSurrogate(a) || hasSurrogate(b)) return editDistance(aChars, Array.from(b), limit);
+  return editDistance(a, b, limit);
+}
+
+// A sorted list's slice of the strings that start with the code point `first` (bisection).
+function sliceStarting(sorted, first) {
+  const low = (x) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(sorted[mid], x) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const cp = first.codePointAt(0);
+  return [low(String.fromCodePoint(cp)), cp >= 0x10ffff ? sorted.length : low(String.fromCodePoint(cp + 1))];
+}
+
+// Each one-code-point deletion of a string (UTF-16 slicing where it holds no surrogate).
+function deletions(text) {
+  const out = [];
+  if (!/[\ud800-\udfff]/.test(text)) {
+    for (let i = 0; i < text.length; i++) out.push(text.slice(0, i) + text.slice(i + 1));
+    return out;
+  }
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length; i++) out.push(chars.slice(0, i).join("") + chars.slice(i + 1).join(""));
+  return out;
+}
+
 class Lexicon {
   constructor(index) {
     this.index = index;
+    this.memo = new Map(); // "near|term|edits" or "words|word|edits" -> found
   }
 
   async all() {
@@ -527,35 +580,47 @@ class Lexicon {
     return this.termSet.has(term);
   }
 
-  // Lexicon.near: every term one edit away; those two away that keep the first letter.
+  // Lexicon.near: every term one edit away; those two away that keep the first letter. (The
+  // core finds the first through a symmetric-delete table; one linear pass finds the same set
+  // here without building one.)
   async near(term, maxEdits) {
+    const key = `near\0${term}\0${maxEdits}`;
+    if (this.memo.has(key)) return this.memo.get(key);
     const terms = await this.all();
     const probe = Array.from(term);
-    const length = probe.length;
     const found = new Map();
     for (const known of terms) {
-      // code points <= UTF-16 units <= 2 x code points: most terms are cut by length alone
-      if (known === term || known.length < length - maxEdits || known.length > 2 * (length + maxEdits)) continue;
-      const other = Array.from(known);
-      const d = editDistance(probe, other, maxEdits);
-      if (d === 1 || (d <= maxEdits && maxEdits > 1 && term && other[0] === probe[0])) found.set(known, d);
+      if (known !== term && Math.abs(known.length - term.length) <= 2 && withinOne(term, known, probe)) found.set(known, 1);
     }
+    if (maxEdits > 1 && term) {
+      const [lo, hi] = sliceStarting(terms, term);
+      for (let i = lo; i < hi; i++) {
+        const known = terms[i];
+        if (known === term || known.length < probe.length - maxEdits || known.length > 2 * (probe.length + maxEdits)) continue;
+        const d = distance(term, known, probe, maxEdits);
+        if (d <= maxEdits) found.set(known, d);
+      }
+    }
+    this.memo.set(key, found);
     return found;
   }
 
   // Lexicon.near_words: surface words within maxEdits that keep the word's first letter.
   async nearWords(word, maxEdits) {
     if (!word) return new Map();
+    const key = `words\0${word}\0${maxEdits}`;
+    if (this.memo.has(key)) return this.memo.get(key);
+    const words = await this.index.words();
     const probe = Array.from(word);
-    const length = probe.length;
     const found = new Map();
-    for (const known of await this.index.words()) {
-      if (known === word || known.length < length - maxEdits || known.length > 2 * (length + maxEdits)) continue;
-      if (known.codePointAt(0) !== word.codePointAt(0)) continue;
-      const other = Array.from(known);
-      const d = editDistance(probe, other, maxEdits);
+    const [lo, hi] = sliceStarting(words, word);
+    for (let i = lo; i < hi; i++) {
+      const known = words[i];
+      if (known === word || known.length < probe.length - maxEdits || known.length > 2 * (probe.length + maxEdits)) continue;
+      const d = distance(word, known, probe, maxEdits);
       if (d <= maxEdits) found.set(known, d);
     }
+    this.memo.set(key, found);
     return found;
   }
 }

@@ -23,10 +23,12 @@ from groundkit.ingestion import ingest as ingest_path
 from groundkit.ingestion.indexer import ProgressCallback
 from groundkit.retrieval.audit import verify_reader
 from groundkit.site.first_answer import first_answer_refusal
+from groundkit.site.js_capable import language_files
 from groundkit.site.layout import (
     APP_DIR,
     APP_FILES,
     DEFAULT_PYODIDE_URL,
+    LANGUAGES_DIR,
     PYODIDE_FILES,
     SITE_JSON,
     SiteReport,
@@ -228,6 +230,9 @@ def _write_site(
     app = APP_DIR
     for name in APP_FILES:
         shutil.copyfile(app / name, work / name)
+    (work / LANGUAGES_DIR).mkdir(exist_ok=True)
+    for name in language_files(analyzer_identity):
+        shutil.copyfile(app / LANGUAGES_DIR / name, work / LANGUAGES_DIR / name)
     if theme is not None:  # before any precompression, so theme.css.gz is of this file
         shutil.copyfile(theme, work / "theme.css")
     if pyodide_dir is not None:
@@ -291,7 +296,9 @@ def _write_site(
     if precompress_with is not None:  # all but index/, whose files are deflated inside
         top = [work / name for name in (*APP_FILES, SITE_JSON)] + [wheel]
         top += [work / LINKS_JSON] if linked else []
-        files = [p for d in ("pyodide", "sources") for p in sorted((work / d).rglob("*"))]
+        files = [
+            p for d in ("pyodide", "sources", LANGUAGES_DIR) for p in sorted((work / d).rglob("*"))
+        ]
         files += precompressible(work) if semantic else []
         precompress([*top, *(p for p in files if p.is_file())], precompress_with)
     return SiteReport(

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundkit.site.js_capable import analysis_refusal
+
 __all__ = ["JS_STEMMERS", "JS_STOPWORDS", "first_answer_refusal"]
 
 JS_STEMMERS = ("porter", "none")
@@ -28,6 +30,9 @@ def first_answer_refusal(identity: Mapping[str, Any] | None, *, dense: bool = Fa
         return "its collection has vectors (dense and hybrid search run in the core)"
     if identity is None:
         return None  # the default analyzer
+    language = analysis_refusal(identity)  # a language analysis.js cannot stem as the core
+    if language is not None:
+        return language
     extra = sorted(set(identity) - _KEYS)
     if extra:
         what = (

@@ -29,6 +29,7 @@ __all__ = [
     "APP_DIR",
     "APP_FILES",
     "DEFAULT_PYODIDE_URL",
+    "LANGUAGES_DIR",
     "PYODIDE_FILES",
     "PYODIDE_VERSION",
     "SITE_FORMAT",
@@ -60,14 +61,27 @@ APP_FILES = (
     "semantic.js",
     "offsets.js",
     "first_answer.js",
+    "analysis.js",
     "porter.js",
     "tables.js",
     "style.css",
     "theme.css",
 )
+LANGUAGES_DIR = "languages"
+"""analysis.js's stemmers and stop words (adr/0054): a site carries those its analyzer names."""
 SITE_JSON = "site.json"
 _SITE_ENTRIES = frozenset(
-    (*APP_FILES, SITE_JSON, LINKS_JSON, "index", "collection", "sources", "pyodide", SEMANTIC_DIR)
+    (
+        *APP_FILES,
+        SITE_JSON,
+        LINKS_JSON,
+        LANGUAGES_DIR,
+        "index",
+        "collection",
+        "sources",
+        "pyodide",
+        SEMANTIC_DIR,
+    )
 )
 """What a site writes at its top level ('collection': sites of before ADR 0018)."""
 

@@ -1,0 +1,284 @@
+"""The page's JS analysis (web_app/analysis.js, adr/0054) against the core's, in node: the same
+tokens, token spans, terms, term spans and highlights for every analyzer identity a static site
+can record (the default, no stemmer, each JS-capable language, folded diacritics, several
+languages), on fixed texts in each language's script and on generated Unicode; each JS stemmer
+against the core's on vocabulary words and on variants with astral letters, combining marks,
+digits and underscores inserted. Skipped without node (failed without it under CI); the
+language identities need snowballstemmer (the languages extra: ``tox -e js``)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.languages import LANGUAGES, language_stemmer
+from groundkit.analysis.tokenize import token_spans, tokens
+from groundkit.errors import IndexIdentityError
+from groundkit.retrieval.highlight import highlight_spans
+from groundkit.site import js_capable
+from groundkit.site.first_answer import first_answer_refusal
+
+pytestmark = pytest.mark.subprocess
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+RUNNER = HERE / "analysis_run.mjs"
+VOCABULARIES = REPO / "tests" / "data" / "snowball"
+CODES = {algorithm: code for code, algorithm in LANGUAGES.items()}
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("node is not installed; under CI the JS analysis must be checked")
+        pytest.skip("node is not installed")
+    return found
+
+
+@pytest.fixture(scope="module")
+def languages() -> None:
+    pytest.importorskip("snowballstemmer", reason='pip install ".[languages]" (tox -e js)')
+
+
+def run_js(node: str, request: dict[str, Any]) -> Any:
+    done = subprocess.run(
+        [node, str(RUNNER)],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def plain_identities() -> list[dict[str, Any] | None]:
+    return [
+        None,
+        Analyzer().identity,
+        Analyzer(stemmer="none", stopwords="none").identity,
+        Analyzer(stemmer="porter", stopwords="none").identity,
+        Analyzer(stemmer="none", stopwords="lucene-english").identity,
+        Analyzer(fold=True).identity,
+    ]
+
+
+def language_identities() -> list[dict[str, Any]]:
+    out = [Analyzer(stemmer="snowball-english").identity]
+    out += [Analyzer.for_language(CODES[a]).identity for a in js_capable.JS_LANGUAGES]
+    out += [Analyzer.for_language(code, fold=True).identity for code in ("de", "fr", "el", "tr")]
+    out += [Analyzer(stemmer="snowball-german", stopwords="lucene-english").identity]
+    out.append(Analyzer.for_languages("de,fr,en").identity)
+    out.append(Analyzer.for_languages("el,ru,ar,hi", fold=True).identity)
+    return out
+
+
+TEXTS = [
+    "The runners' running ran; it's John’s 1,000.5 e.g. don't ÉCOLE ﬁle straße ẞ ǅ",
+    "Die Zähne der Bäume und die Häuser: Fußgängerübergänge, Maßnahmen für Mädchen",
+    "l'installation d’une bibliothèque; qu'il jusqu'à aujourd'hui, Ça été élevé",
+    "dell'università, l'anno degl'italiani; c'è nell'acqua",
+    "Σίσυφος ΑΠΟ από τα παιδιά των ανθρώπων ΟΔΟΣ ὁδός",
+    "İstanbul'da IŞIK ışık çocukların kitaplarından Iğdır",
+    "Москва́ столицы ёлка ЁЛКА бежавшие",
+    "الكتاب والمكتبات في المدرسة",
+    "हिन्दी भाषाओं में लिखा गया क़िला",
+    "பாடங்களைப் படித்தார்கள்",
+    "Հայաստանի մայրաքաղաքը",
+    "d'fhéadfadh mBaile Átha Cliath",
+    "ייִדיש שפּראַך פֿון די",
+    "kirjoissakin taloissammekaan",
+    "legszebbeknek házaikban",
+    "mokyklose vaikams žmonėms",
+    "ljudi čovjeka djeca ђаци",
+    "pembelajaran mempermainkan",
+    "नेपालका मानिसहरूले",
+    "gizonarekin etxeetan",
+    "les cases dels homes d'aquí",
+    "huset husene bøgerne",
+    "中文字 한국어 日本語のテキスト 𝔘𝔫𝔦 ²³ Ⅻ ॐ",
+]
+
+
+def check_same(
+    node: str, identities: list[dict[str, Any] | None], texts: list[str]
+) -> tuple[int, int]:
+    """Every JS answer equals the core's; returns (analyzers, texts) compared."""
+    js = run_js(node, {"identities": identities, "texts": texts})
+    for text, got_tokens, got_spans in zip(texts, js["tokens"], js["spans"], strict=True):
+        assert got_tokens == tokens(text), text
+        assert [tuple(s) for s in got_spans] == list(token_spans(text)), text
+    for identity, got, refusal in zip(identities, js["analyzed"], js["refusals"], strict=True):
+        assert got is not None, (identity, refusal)
+        analyzer = Analyzer() if identity is None else Analyzer.from_identity(identity, subject="t")
+        assert got["namespaces"] == list(analyzer.namespaces)
+        for text, (terms, spans, marks) in zip(texts, got["texts"], strict=True):
+            want = analyzer.terms(text)
+            where = (identity, text)
+            assert terms == want, where
+            assert [tuple(s) for s in spans] == list(analyzer.term_spans(text)), where
+            assert [tuple(s) for s in marks] == list(highlight_spans(analyzer, set(want), text))
+    return len(identities), len(texts)
+
+
+def test_the_js_analysis_is_the_cores_without_languages(node: str) -> None:
+    assert check_same(node, plain_identities(), TEXTS) == (6, len(TEXTS))
+
+
+def test_the_js_analysis_is_the_cores_in_every_js_language(node: str, languages: None) -> None:
+    identities: list[dict[str, Any] | None] = list(language_identities())
+    assert check_same(node, identities, TEXTS)[0] == len(js_capable.JS_LANGUAGES) + 8
+
+
+GENERATED = st.text(
+    st.characters(
+        codec="utf-8",
+        categories=("L", "M", "N", "P", "S", "Zs", "Cc"),
+        exclude_characters="\r",
+    ),
+    max_size=40,
+)
+SPECIAL = st.sampled_from(
+    [
+        "ß",
+        "ẞ",
+        "ς",
+        "Σ",
+        "ΣΑΣ",
+        "İ",
+        "ı",
+        "I",
+        "ﬁ",
+        "ﬀ",
+        "Ǆ",
+        "ǅ",
+        "é",
+        "é",
+        "ñ",
+        "中文字",
+        "한국어",
+        "日本",
+        "𝔘𝔫𝔦",
+        "𠀀𠀁",
+        "😀",
+        "²",
+        "Ⅻ",
+        "٣",
+        "it's",
+        "l'",
+        "d’",
+        "’s",
+        "e.g.",
+        "1,000.5",
+        "ॐ",
+        "क़",
+        "ё",
+        "ά",
+        " ",
+        "-",
+        "_",
+    ]
+)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(st.one_of(GENERATED, SPECIAL), max_size=6).map("".join), min_size=300))
+def test_the_js_analysis_is_the_cores_on_generated_unicode(node: str, texts: list[str]) -> None:
+    identities = plain_identities()
+    try:
+        identities += language_identities()
+    except Exception:  # no snowballstemmer (tox -e core): the identities without languages
+        if "snowballstemmer" in sys.modules:
+            raise
+    check_same(node, identities, texts)
+
+
+def _vocabulary(algorithm: str) -> list[str]:
+    name = f"libstemmer-{algorithm}" if algorithm in ("arabic", "tamil") else algorithm
+    with gzip.open(VOCABULARIES / f"{name}.txt.gz", "rt", encoding="utf-8") as handle:
+        return [line.partition("\t")[0] for line in handle.read().splitlines()]
+
+
+def _variants(words: list[str], seed: int) -> list[str]:
+    """Words with an astral letter, a combining mark, a digit or an underscore put inside."""
+    pick = random.Random(seed)
+    inserts = ["𝔘", "𠀀", "\u0301", "\u0308", "\u093c", "7", "_", "ß", "İ", "ς"]
+    out = []
+    for word in pick.sample(words, min(len(words), 1500)):
+        at = pick.randrange(len(word) + 1)
+        out.append(word[:at] + pick.choice(inserts) + word[at:])
+    return out
+
+
+def test_each_js_stemmer_is_the_cores(node: str, languages: None) -> None:
+    words = {}
+    for algorithm in js_capable.JS_LANGUAGES:
+        vocabulary = _vocabulary(algorithm)
+        words[algorithm] = vocabulary[::6] + _variants(vocabulary, len(algorithm))
+    js = run_js(node, {"identities": [], "texts": [], "stems": words})
+    for algorithm, batch in words.items():
+        stem = language_stemmer(algorithm)  # English: the core's own snowball.py
+        got = js["stems"][algorithm]
+        wrong = [(w, g, stem(w)) for w, g in zip(batch, got, strict=True) if g != stem(w)]
+        assert not wrong, (algorithm, len(wrong), wrong[:10])
+        assert len(batch) > 1500
+
+
+def test_the_js_refuses_what_it_cannot_reproduce(node: str, languages: None) -> None:
+    german = Analyzer.for_language("de").identity
+    refused = [
+        {**german, "release": "snowballstemmer 2.2.0"},
+        {**german, "extra": 1},
+        {**Analyzer().identity, "version": 3},
+        {**Analyzer().identity, "stemmer": "lovins"},
+        {**Analyzer().identity, "fold": "accents"},
+        {**Analyzer.for_languages("de,fr").identity, "languages": ["de", "xx"]},
+        {**Analyzer.for_languages("de,fr").identity, "languages": ["fr", "de"]},
+    ]
+    js = run_js(node, {"identities": refused, "texts": ["x"]})
+    for identity, got in zip(refused, js["analyzed"], strict=True):
+        assert got is None, identity
+        with pytest.raises(IndexIdentityError):  # the core refuses each as well
+            Analyzer.from_identity(identity, subject="t")
+    assert "snowballstemmer 2.2.0" in js["refusals"][0]
+
+
+def test_a_language_without_a_js_stemmer_keeps_python_first_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    german = {"name": "groundkit.standard", "version": 2, "stemmer": "snowball-german"}
+    assert js_capable.analysis_refusal(german) is None
+    assert "german.js" in js_capable.language_files({**german, "stopwords": "snowball-german"})
+    monkeypatch.setattr(
+        js_capable, "JS_LANGUAGES", tuple(a for a in js_capable.JS_LANGUAGES if a != "german")
+    )
+    note = first_answer_refusal({**german, "stopwords": "snowball-german", "cjk": "bigram"})
+    assert note is not None and "german keeps Python-first search" in note
+    multi = {"languages": ["fr", "de"], "stemmer": "per-document"}
+    assert "german" in (js_capable.analysis_refusal(multi) or "")
+    assert js_capable.language_files(None) == js_capable.RUNTIME_FILES
+
+
+def test_the_generated_stemmers_are_current(languages: None) -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "data" / "js" / "make_stemmers.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -10,7 +10,8 @@
 //       as `identity` does (the page then keeps Python-first search); identity null or
 //       undefined is the core's default analyzer (porter, Lucene's English stop words). It
 //       imports the stemmer of each language the identity names (languages/<algorithm>.js).
-//   identityRefusal(identity) -> null, or why analyzerFromIdentity gives null (a sentence).
+//   identityRefusal(identity) -> null, or why analyzerFromIdentity gives null (a sentence; a
+//       per-document identity whose parts differ from the core's is found only on loading).
 //   jsLanguages() -> the Snowball algorithms ("german", ...) whose JS stemmer is the core's.
 //   Analyzer: .identity, .namespaces (Analyzer.namespaces: [""], or ["de:", "fr:"]),
 //       .tokens(text) (tokenize.tokens), .terms(text) (Analyzer.terms: a query's terms),

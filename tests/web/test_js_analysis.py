@@ -196,8 +196,12 @@ SPECIAL = st.sampled_from(
 )
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.lists(st.one_of(GENERATED, SPECIAL), max_size=6).map("".join), min_size=300))
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.lists(st.one_of(GENERATED, SPECIAL), max_size=6).map("".join), min_size=300, max_size=300
+    )
+)
 def test_the_js_analysis_is_the_cores_on_generated_unicode(node: str, texts: list[str]) -> None:
     identities = plain_identities()
     try:
@@ -219,7 +223,7 @@ def _variants(words: list[str], seed: int) -> list[str]:
     pick = random.Random(seed)
     inserts = ["𝔘", "𠀀", "\u0301", "\u0308", "\u093c", "7", "_", "ß", "İ", "ς"]
     out = []
-    for word in pick.sample(words, min(len(words), 1500)):
+    for word in pick.sample(words, min(len(words), 800)):
         at = pick.randrange(len(word) + 1)
         out.append(word[:at] + pick.choice(inserts) + word[at:])
     return out
@@ -229,14 +233,14 @@ def test_each_js_stemmer_is_the_cores(node: str, languages: None) -> None:
     words = {}
     for algorithm in js_capable.JS_LANGUAGES:
         vocabulary = _vocabulary(algorithm)
-        words[algorithm] = vocabulary[::6] + _variants(vocabulary, len(algorithm))
+        words[algorithm] = vocabulary[::12] + _variants(vocabulary, len(algorithm))
     js = run_js(node, {"identities": [], "texts": [], "stems": words})
     for algorithm, batch in words.items():
         stem = language_stemmer(algorithm)  # English: the core's own snowball.py
         got = js["stems"][algorithm]
         wrong = [(w, g, stem(w)) for w, g in zip(batch, got, strict=True) if g != stem(w)]
         assert not wrong, (algorithm, len(wrong), wrong[:10])
-        assert len(batch) > 1500
+        assert len(batch) > 800
 
 
 def test_the_js_refuses_what_it_cannot_reproduce(node: str, languages: None) -> None:

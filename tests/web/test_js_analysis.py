@@ -286,3 +286,52 @@ def test_the_generated_stemmers_are_current(languages: None) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) -> None:
+    """The JS word pattern's classes (\\p{...}, the engine's Unicode) equal ``re``'s ``\\w``,
+    ``[^\\W\\d_]``, ``\\d`` and the tokenizer's marks on every code point CPython assigns."""
+    import re
+    import unicodedata
+
+    from groundkit.analysis.tokenize import _is_mark
+
+    module = REPO / "core" / "groundkit" / "site" / "web_app" / "analysis.js"
+    runner = (
+        f"const m = await import({json.dumps(module.as_uri())});"
+        "const out = {};"
+        "for (const [name, source] of Object.entries(m.WORD_CLASSES)) {"
+        "  const re = new RegExp(`^${source}$`, 'u'); const hits = [];"
+        "  for (let cp = 0; cp < 0x110000; cp++) {"
+        "    if (cp >= 0xd800 && cp < 0xe000) continue;"
+        "    if (re.test(String.fromCodePoint(cp))) hits.push(cp);"
+        "  }"
+        "  out[name] = hits;"
+        "}"
+        "console.log(JSON.stringify(out));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    js = {name: set(hits) for name, hits in json.loads(done.stdout).items()}
+    assigned = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) not in ("Cn", "Cs")]
+    letter, digit = re.compile(r"[^\W\d_]"), re.compile(r"\d")
+    wants = {
+        "word": lambda c: c.isalnum() or c == "_",
+        "letter": lambda c: letter.match(c) is not None,
+        "digit": lambda c: digit.match(c) is not None,
+    }
+    for name, want in wants.items():
+        wrong = [cp for cp in assigned if want(chr(cp)) != (cp in js[name])]
+        assert not wrong, (name, [hex(cp) for cp in wrong[:20]])
+    # the word pattern adds \p{M} to \w: the same as adding the tokenizer's marks
+    wrong = [
+        cp for cp in assigned if _is_mark(chr(cp)) != (cp in js["mark"] and cp not in js["word"])
+    ]
+    assert not wrong, [hex(cp) for cp in wrong[:20]]
+    assert len(assigned) > 280_000

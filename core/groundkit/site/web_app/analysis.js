@@ -54,11 +54,16 @@ export function casefold(text) {
 /** unicodedata.normalize("NFKC", text).casefold(): what the tokenizer reads. */
 export const normalize = (text) => casefold(text.normalize("NFKC"));
 
-/** Whether every code point of text is assigned in CPython's Unicode (else: the core answers). */
+const ENGINE_UNASSIGNED = /\p{Cn}/u;
+
+/**
+ * Whether every code point of text is assigned both in CPython's Unicode and in this JS
+ * engine's (else: leave the text to the core, since one of them would class it differently).
+ */
 export function knownToPython(text) {
   for (const ch of text) {
     const cp = ch.codePointAt(0);
-    if (cp >= 0x80 && inRanges(UNASSIGNED, cp)) return false;
+    if (cp >= 0x80 && (inRanges(UNASSIGNED, cp) || ENGINE_UNASSIGNED.test(ch))) return false;
   }
   return true;
 }
@@ -91,6 +96,8 @@ const JOIN = `(?:(?<=${LETTER})['\\u2019.](?=${LETTER})|(?<=\\p{Nd})[.,](?=\\p{N
 const PART = `(?:(?![${CJK}])[${W}\\p{M}])+`;
 const WORD_SOURCE = `([${CJK}]+)|(${PART}(?:${JOIN}${PART})*)`;
 const wordPattern = () => new RegExp(WORD_SOURCE, "gu");
+/** The tokenizer's character classes, for the test that holds them to re's (test_js_analysis). */
+export const WORD_CLASSES = { word: `[${W}]`, letter: LETTER, digit: "\\p{Nd}", mark: "\\p{M}" };
 // Python's str.split() whitespace (\s of re on str), for _NON_ASCII_PIECE
 const SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const nonAsciiPiece = () => new RegExp(`[^${SPACE}]*[^\\x00-\\x7f][^${SPACE}]*`, "gu");

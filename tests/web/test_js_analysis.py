@@ -290,7 +290,8 @@ def test_the_generated_stemmers_are_current(languages: None) -> None:
 
 def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) -> None:
     """The JS word pattern's classes (\\p{...}, the engine's Unicode) equal ``re``'s ``\\w``,
-    ``[^\\W\\d_]``, ``\\d`` and the tokenizer's marks on every code point CPython assigns."""
+    ``[^\\W\\d_]``, ``\\d`` and the tokenizer's marks on every code point CPython assigns, as
+    do ``casefold`` and the engine's NFKC and NFKD."""
     import re
     import unicodedata
 
@@ -308,6 +309,15 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         "  }"
         "  out[name] = hits;"
         "}"
+        "const folds = {}; const nfkc = {}; const nfkd = {};"
+        "for (let cp = 0; cp < 0x110000; cp++) {"
+        "  if (cp >= 0xd800 && cp < 0xe000) continue;"
+        "  const ch = String.fromCodePoint(cp);"
+        "  if (m.casefold(ch) !== ch) folds[cp] = m.casefold(ch);"
+        "  if (ch.normalize('NFKC') !== ch) nfkc[cp] = ch.normalize('NFKC');"
+        "  if (ch.normalize('NFKD') !== ch) nfkd[cp] = ch.normalize('NFKD');"
+        "}"
+        "out.casefold = folds; out.nfkc = nfkc; out.nfkd = nfkd;"
         "console.log(JSON.stringify(out));"
     )
     done = subprocess.run(
@@ -318,7 +328,9 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    js = {name: set(hits) for name, hits in json.loads(done.stdout).items()}
+    found = json.loads(done.stdout)
+    mapped = {name: found.pop(name) for name in ("casefold", "nfkc", "nfkd")}
+    js = {name: set(hits) for name, hits in found.items()}
     assigned = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) not in ("Cn", "Cs")]
     letter, digit = re.compile(r"[^\W\d_]"), re.compile(r"\d")
     wants = {
@@ -334,4 +346,14 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         cp for cp in assigned if _is_mark(chr(cp)) != (cp in js["mark"] and cp not in js["word"])
     ]
     assert not wrong, [hex(cp) for cp in wrong[:20]]
+    # casefold (tables.js over toLowerCase) and the engine's NFKC and NFKD, code point by code point
+    python = {
+        "casefold": str.casefold,
+        "nfkc": lambda c: unicodedata.normalize("NFKC", c),
+        "nfkd": lambda c: unicodedata.normalize("NFKD", c),
+    }
+    for name, function in python.items():
+        got = mapped[name]
+        wrong = [cp for cp in assigned if got.get(str(cp), chr(cp)) != function(chr(cp))]
+        assert not wrong, (name, [hex(cp) for cp in wrong[:20]])
     assert len(assigned) > 280_000

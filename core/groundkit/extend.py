@@ -46,15 +46,15 @@ if TYPE_CHECKING:
     from groundkit.identities import bind_analyzer
     from groundkit.index.topk import select_top_k
     from groundkit.manifest import EmbeddingIdentity
-    from groundkit.plugin_registry import (
+    from groundkit.plugins import (
         CliCommand,
         PluginRegistry,
         ShardBuild,
         ShardEngine,
         ShardServe,
-        shard_engine,
+        import_extra,
+        install_hint,
     )
-    from groundkit.plugins import import_extra, install_hint
     from groundkit.retrieval.audit import verify_reader
     from groundkit.retrieval.citations import (
         citation_for,
@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         shard_count,
     )
     from groundkit.shards.corpus import corpus_source, read_jsonl, write_records
+    from groundkit.shards.shard_engines import shard_engine
     from groundkit.shards.shard_manifest import MANIFEST_FILE, load_manifest, shard_name, shards_dir
     from groundkit.store.protocols import CollectionReader, TieKey
     from groundkit.store.sqlite.stamp import altered_since_stamp
@@ -112,15 +113,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.vectors.store_registry": ("VectorStoreLoader", "register_vector_store"),
     "groundkit.index.topk": ("select_top_k",),
     # the hook: ``register(registry: PluginRegistry)``; messages that name a pip extra
-    "groundkit.plugin_registry": (
+    "groundkit.plugins": (
         "CliCommand",
         "PluginRegistry",
         "ShardBuild",
         "ShardEngine",
         "ShardServe",
-        "shard_engine",
+        "import_extra",
+        "install_hint",
     ),
-    "groundkit.plugins": ("import_extra", "install_hint"),
+    "groundkit.shards.shard_engines": ("shard_engine",),
     # sharded collections: the layout, the build's steps, one shard's searcher (the ``ray`` extra)
     "groundkit.identities": ("bind_analyzer",),
     "groundkit.retrieval.gather": ("ShardGroup",),

@@ -142,8 +142,7 @@ def test_a_registered_extractor_reads_its_extension(tmp_path: Path) -> None:
     finally:
         from groundkit.extract import extractor_registry
 
-        extractor_registry._FACTORIES.pop("upper")
-        extractor_registry._EXTENSIONS.pop(".up")
+        extractor_registry.EXTRACTORS.reset()
 
 
 def test_a_pdf_without_pypdf_is_refused_naming_the_extra(

@@ -7,15 +7,18 @@ import importlib.metadata
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import groundkit
 from groundkit import ConfigurationError, Retriever, plugins
-from groundkit.cli.app import main
+from groundkit.cli.app import COMMAND_REGISTRY, main
 from groundkit.embedding import embedder_registry
+from groundkit.extract import extractor_registry
 from groundkit.retrieval import rerankers
+from groundkit.shards.shard_engines import SHARD_ENGINES
 from groundkit.vectors import store_registry as vector_registry
 
 GHOST_PLUGIN = """
@@ -66,28 +69,31 @@ def install_plugin(root: Path, name: str, module_source: str, target: str) -> No
     (info / "entry_points.txt").write_text(f"[groundkit.plugins]\n{name} = {target}\n")
 
 
-@pytest.fixture()
-def fresh_plugins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Plugins not loaded yet, registries restored afterwards, ``tmp_path/site`` on sys.path."""
-    from groundkit import plugin_registry
+REGISTRIES = (
+    embedder_registry.EMBEDDERS,
+    embedder_registry.EMBEDDER_FOLDERS,
+    rerankers.RERANKERS,
+    rerankers.RERANKER_FOLDERS,
+    vector_registry.VECTOR_STORES,
+    extractor_registry.EXTRACTORS,
+    SHARD_ENGINES,
+    COMMAND_REGISTRY,
+)
 
-    monkeypatch.setattr(plugins, "_LOADED", threading.Event())
-    monkeypatch.setattr(plugins, "_failed", {})
-    core_only = {  # each registry as the core fills it, before any plugin
-        (embedder_registry, "_REGISTRY"): {"hash": embedder_registry._REGISTRY["hash"]},
-        (embedder_registry, "_FOLDER"): [],
-        (rerankers, "_REGISTRY"): {},
-        (rerankers, "_FOLDER"): [],
-        (vector_registry, "_LOADERS"): {"exact": vector_registry._LOADERS["exact"]},
-        (plugin_registry, "_COMMANDS"): {},
-        (plugin_registry, "_ENGINES"): {},
-    }
-    for (module, name), value in core_only.items():
-        monkeypatch.setattr(module, name, value)
+
+@pytest.fixture()
+def fresh_plugins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """Plugins not loaded yet, registries as the core fills them, ``tmp_path/site`` on sys.path."""
+    plugins.unload()
+    for registry in REGISTRIES:
+        registry.reset()
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
-    return site
+    yield site
+    plugins.unload()
+    for registry in REGISTRIES:
+        registry.reset()
 
 
 def test_a_plugins_entry_point_provides_an_embedder_a_reranker_and_a_command(
@@ -126,9 +132,7 @@ def test_a_missing_extra_names_the_pip_install(
     with pytest.raises(ConfigurationError, match="unknown vector store 'nope'"):
         vector_registry.load_vector_store("nope", None, None, location="x")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match=r'pip install "\.\[ray\]"'):
-        from groundkit.plugin_registry import shard_engine
-
-        shard_engine("ray")
+        SHARD_ENGINES.get("ray")
 
 
 def test_a_missing_command_names_its_extra(
@@ -245,7 +249,7 @@ def test_a_plugin_that_looks_a_name_up_while_registering_does_not_hang(
         worker.start()
         worker.join(timeout=20)
     assert done.is_set(), "loading the plugins waited for itself"
-    assert "flat" in vector_registry._LOADERS
+    assert "flat" in vector_registry.VECTOR_STORES.names()
 
 
 def test_a_name_the_application_registered_stays_its_own(fresh_plugins: Path) -> None:

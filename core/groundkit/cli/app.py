@@ -2,7 +2,9 @@
 
 Commands plugins add (``groundkit serve``, from the serve extra) are looked up only when the
 command asked for is not one of the core's, or for the top-level help (adr/0053): a search
-reads no entry points.
+reads no entry points. The help waits ``HELP_WAIT_S`` for them at most, and names every plugin
+that failed (or is still loading) in its epilog. A plugin command named as a core command is
+ignored and named there too: the collision rule of ``groundkit.plugin_registry`` (adr/0058).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from groundkit.cli.commands import COMMANDS
@@ -18,12 +20,28 @@ from groundkit.cli.exits import ExitCode, fail, print_error
 from groundkit.cli.options import apply_native_options, parents
 from groundkit.config import VERSION
 from groundkit.errors import GroundkitError
-from groundkit.plugins import WELL_KNOWN, not_provided
+from groundkit.plugin_registry import Registry
+from groundkit.plugins import (
+    HELP_WAIT_S,
+    WELL_KNOWN,
+    CliCommand,
+    failure_note,
+    load_plugins,
+    record_failure,
+    recorded,
+)
 
 if TYPE_CHECKING:
-    from groundkit.plugin_registry import CliCommand
+    from groundkit.cli.options import Parents
 
-__all__ = ["build_parser", "main"]
+__all__ = ["COMMAND_REGISTRY", "build_parser", "main"]
+
+COMMAND_REGISTRY: Registry[CliCommand] = Registry(
+    "command",
+    {c.NAME: CliCommand(c.NAME, c.add_parser, c.run) for c in COMMANDS},
+    check=lambda name: name.replace("-", "_").isidentifier(),
+)
+"""The core's commands, then those plugins record (a core name stays the core's)."""
 
 EPILOG = """\
 examples:
@@ -60,8 +78,12 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(message, self)
 
 
-def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
-    """The ``groundkit`` parser: the core's commands, then (``plugins``) those plugins add."""
+def build_parser(*, plugins: bool = True, wait: float | None = None) -> argparse.ArgumentParser:
+    """The ``groundkit`` parser: the core's commands, then (``plugins``) those plugins add.
+
+    ``wait`` bounds how long it waits for the plugins (the help); past it, those loaded so far.
+    """
+    loaded = load_commands(wait) if plugins else True
     parser = ArgumentParser(
         prog="groundkit",
         description="Index documents, search them, and re-check every citation against its source.",
@@ -75,26 +97,30 @@ def build_parser(*, plugins: bool = True) -> argparse.ArgumentParser:
         command.add_parser(commands, shared)
     if plugins:
         core = {command.NAME for command in COMMANDS}
-        for added in _plugin_commands():
-            if added.name not in core:  # a plugin adds commands, it never replaces one
-                try:
-                    added.add_parser(commands, shared)
-                except Exception as exc:  # one broken plugin hides no other, nor the help
-                    _plugin_failed(added.name, exc)
+        for name in COMMAND_REGISTRY.names():
+            if name not in core:
+                _add_plugin_parser(COMMAND_REGISTRY.get(name), commands, shared)
+        note = failure_note()
+        if note or not loaded:
+            parser.epilog = f"{EPILOG}\nplugins left out{note or ' (still loading)'}\n"
     return parser
 
 
-def _plugin_failed(name: str, exc: Exception) -> None:
-    """Record that a plugin's command could not be added (named in later errors)."""
-    from groundkit.plugins import record_failure
+def load_commands(wait: float | None = None) -> bool:
+    """Load the plugins (waiting ``wait`` seconds at most); name a command that clashes."""
+    loaded = load_plugins(wait=wait)
+    core = {command.NAME for command in COMMANDS}
+    for name, (plugin, _command) in recorded("command").items():
+        if name in core:  # a plugin adds commands, it never replaces one
+            record_failure(f"{plugin} (command {name})", "named as a core command; ignored")
+    return loaded
 
-    record_failure(f"command {name}", f"{type(exc).__name__}: {exc}")
 
-
-def _plugin_commands() -> tuple[CliCommand, ...]:
-    from groundkit.plugin_registry import plugin_commands
-
-    return plugin_commands()
+def _add_plugin_parser(added: CliCommand, commands: object, shared: Parents) -> None:
+    try:
+        added.add_parser(commands, shared)
+    except Exception as exc:  # one broken plugin hides no other, nor the help
+        record_failure(f"command {added.name}", f"{type(exc).__name__}: {exc}")
 
 
 def _wanted(arguments: Sequence[str]) -> str | None:
@@ -114,18 +140,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in arguments
     wanted = _wanted(arguments)
-    core = {command.NAME: command.run for command in COMMANDS}
-    handlers: dict[str, Callable[[argparse.Namespace], int]] = dict(core)
+    core = {command.NAME for command in COMMANDS}
     with_plugins = wanted not in core
-    if with_plugins:
-        handlers.update({c.name: c.run for c in _plugin_commands() if c.name not in core})
-        if wanted is not None and wanted not in handlers and f"command:{wanted}" in WELL_KNOWN:
-            known = [*core, *handlers]
-            return _usage_error(
-                not_provided("command", wanted, known=known).message, as_json=as_json
-            )
+    if with_plugins and wanted is not None:
+        load_commands()
+        if wanted not in COMMAND_REGISTRY.names() and f"command:{wanted}" in WELL_KNOWN:
+            try:
+                COMMAND_REGISTRY.get(wanted)
+            except GroundkitError as exc:
+                return _usage_error(exc.message, as_json=as_json)
+    wait = HELP_WAIT_S if with_plugins and wanted is None else None
     try:
-        args = build_parser(plugins=with_plugins).parse_args(arguments)
+        args = build_parser(plugins=with_plugins, wait=wait).parse_args(arguments)
     except UsageError as exc:  # as argparse prints it, or as JSON
         if as_json:
             message = f"{exc.parser.prog}: {exc.message}"
@@ -136,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.USAGE)
     apply_native_options(args)
     try:
-        return int(handlers[args.command](args))
+        return int(COMMAND_REGISTRY.get(args.command).run(args))
     except GroundkitError as exc:
         return fail(exc, as_json=bool(getattr(args, "json", False)))
     except KeyboardInterrupt:

@@ -12,10 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError
-from groundkit.plugins import install_hint, load_plugins
+from groundkit.plugin_registry import Registry
+from groundkit.plugins import failure_note, install_hint
 from groundkit.retrieval.rerank import Reranker
 
 __all__ = [
+    "RERANKERS",
+    "RERANKER_FOLDERS",
     "RerankerFactory",
     "RerankerFolderLoader",
     "available_rerankers",
@@ -28,45 +31,43 @@ RerankerFactory = Callable[[], Reranker]
 RerankerFolderLoader = Callable[[Path], Reranker]
 """Builds a reranker from a model folder (``--reranker DIR``)."""
 
-_REGISTRY: dict[str, RerankerFactory] = {}
-_FOLDER: list[RerankerFolderLoader] = []  # the one folder loader, when a plugin gave one
+RERANKERS: Registry[RerankerFactory] = Registry("reranker")
+RERANKER_FOLDERS: Registry[RerankerFolderLoader] = Registry("reranker-folder")
+"""Model-folder loaders: the application's (``register_reranker_folder``), else a plugin's."""
 
 
 def register_reranker(name: str, factory: RerankerFactory) -> None:
     """Make ``name`` usable as ``--reranker NAME`` (``factory()`` builds the reranker)."""
-    if not name or not name.isidentifier():
-        raise ConfigurationError(f"reranker name {name!r} must be a non-empty identifier")
-    _REGISTRY[name] = factory
+    RERANKERS.add(name, factory)
 
 
 def register_reranker_folder(load: RerankerFolderLoader) -> None:
     """Make ``--reranker DIR`` load a model folder with ``load`` (replacing any before)."""
-    _FOLDER[:] = [load]
+    RERANKER_FOLDERS.reset()
+    RERANKER_FOLDERS.add("application", load)
 
 
 def available_rerankers() -> tuple[str, ...]:
     """The registered reranker names, sorted (none in the core: bring a model folder)."""
-    return tuple(sorted(_REGISTRY))
+    return tuple(sorted(RERANKERS.names()))
 
 
 def resolve_reranker(spec: str) -> Reranker:
     """``spec`` as a registered name, or a folder holding an ONNX cross-encoder."""
-    if spec not in _REGISTRY:
-        load_plugins()
-    factory = _REGISTRY.get(spec)
-    if factory is not None:
-        return factory()
+    if spec in RERANKERS:
+        return RERANKERS.get(spec)()
     if Path(spec).is_dir():
-        if not _FOLDER:
+        loaders = RERANKER_FOLDERS.names(load=True)
+        if not loaders:
             raise ConfigurationError(
                 f"reranker {spec}: no installed plugin loads model folders; groundkit's extra "
-                f"'onnx' does: {install_hint('onnx')}",
+                f"'onnx' does: {install_hint('onnx')}{failure_note()}",
                 subject=spec,
             )
-        return _FOLDER[0](Path(spec))
+        return RERANKER_FOLDERS.get(loaders[0])(Path(spec))
     known = ", ".join(available_rerankers()) or "none registered"
     raise ConfigurationError(
-        f"reranker {spec!r} is neither a registered name ({known}) nor a folder holding an ONNX "
-        "cross-encoder (model.onnx, tokenizer.json)",
+        f"unknown reranker {spec!r}: neither a registered name ({known}) nor a folder holding an "
+        f"ONNX cross-encoder (model.onnx, tokenizer.json){failure_note()}",
         subject=spec,
     )

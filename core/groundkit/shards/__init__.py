@@ -9,13 +9,48 @@ search returns exactly the ranking and scores of one collection over the same co
 
 from __future__ import annotations
 
-from groundkit.retrieval.gather import LocalShards, ShardGroup
-from groundkit.retrieval.merge import ShardHit, merge_hits
-from groundkit.retrieval.shard_searcher import ShardSearcher
-from groundkit.retrieval.shard_stats import ShardStatistics, map_statistics, reduce_statistics
-from groundkit.shards.build import ShardedIngestReport, ingest_shard, ingest_sharded, seal_shards
-from groundkit.shards.routing import shard_of, shard_selector
-from groundkit.shards.shard_manifest import ShardManifest, ShardRecord, load_manifest, shard_name
+from typing import TYPE_CHECKING
+
+from groundkit.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from groundkit.retrieval.gather import LocalShards, ShardGroup
+    from groundkit.retrieval.merge import ShardHit, merge_hits
+    from groundkit.retrieval.shard_searcher import ShardSearcher
+    from groundkit.retrieval.shard_stats import ShardStatistics, map_statistics, reduce_statistics
+    from groundkit.shards.build import (
+        ShardedIngestReport,
+        ingest_shard,
+        ingest_sharded,
+        seal_shards,
+    )
+    from groundkit.shards.routing import shard_of, shard_selector
+    from groundkit.shards.shard_manifest import (
+        ShardManifest,
+        ShardRecord,
+        load_manifest,
+        shard_name,
+    )
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "groundkit.retrieval.gather": ("LocalShards", "ShardGroup"),
+    "groundkit.retrieval.merge": ("ShardHit", "merge_hits"),
+    "groundkit.retrieval.shard_searcher": ("ShardSearcher",),
+    "groundkit.retrieval.shard_stats": ("ShardStatistics", "map_statistics", "reduce_statistics"),
+    "groundkit.shards.build": (
+        "ShardedIngestReport",
+        "ingest_shard",
+        "ingest_sharded",
+        "seal_shards",
+    ),
+    "groundkit.shards.routing": ("shard_of", "shard_selector"),
+    "groundkit.shards.shard_manifest": (
+        "ShardManifest",
+        "ShardRecord",
+        "load_manifest",
+        "shard_name",
+    ),
+}
 
 __all__ = [
     "LocalShards",
@@ -37,3 +72,7 @@ __all__ = [
     "shard_of",
     "shard_selector",
 ]
+
+
+if not TYPE_CHECKING:  # each name imported on first use: a sharded search imports no build
+    __getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)

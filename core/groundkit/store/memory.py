@@ -14,8 +14,12 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
-from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.identity_checks import (
+    check_analyzer_write,
+    check_embedding_write,
+    decode_manifest,
+)
 from groundkit.store.protocols import IndexedChunk, TieKey
 
 __all__ = ["MemoryReader", "MemoryStore"]

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.plugins import load_plugins, not_provided, well_known
+from groundkit.plugin_registry import Registry
+from groundkit.plugins import well_known
 from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.loading import load_vectors
 from groundkit.vectors.vector_store import VectorStore
 
 __all__ = [
     "RECORD_FILE",
+    "VECTOR_STORES",
     "VectorStoreLoader",
     "available_vector_stores",
     "load_vector_store",
@@ -44,28 +46,21 @@ def _exact(reader: CollectionReader, identity: EmbeddingIdentity, location: str)
     return load_vectors(reader, identity, location=location)
 
 
-_LOADERS: dict[str, VectorStoreLoader] = {"exact": _exact}
+VECTOR_STORES: Registry[VectorStoreLoader] = Registry("vector-store", {"exact": _exact})
 
 
 def register_vector_store(name: str, loader: VectorStoreLoader) -> None:
     """Make ``name`` usable as ``--vector-store NAME``."""
-    if not name or not name.isidentifier():
-        raise ConfigurationError(f"vector store name {name!r} must be a non-empty identifier")
-    _LOADERS[name] = loader
+    VECTOR_STORES.add(name, loader)
 
 
 def available_vector_stores() -> tuple[str, ...]:
     """Registered names and those groundkit's extras provide (loaded on use), sorted."""
-    return tuple(sorted(set(_LOADERS) | set(well_known("vector-store"))))
+    return tuple(sorted(set(VECTOR_STORES.names()) | set(well_known("vector-store"))))
 
 
 def _loader(name: str) -> VectorStoreLoader:
-    if name not in _LOADERS:
-        load_plugins()
-    found = _LOADERS.get(name)
-    if found is None:
-        raise not_provided("vector-store", name, known=available_vector_stores())
-    return found
+    return VECTOR_STORES.get(name)
 
 
 def vector_store_named(name: str) -> str:

@@ -128,7 +128,7 @@ def _build(args: argparse.Namespace) -> ExitCode:
     from groundkit.shards.corpus import corpus_source, jsonl_to_folder
 
     if args.engine != "local":
-        from groundkit.plugin_registry import shard_engine
+        from groundkit.shards.shard_engines import shard_engine
 
         report = shard_engine(args.engine).build(
             args.path,

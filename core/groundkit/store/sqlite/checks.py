@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from groundkit.identities import decode_manifest
+from groundkit.store.identity_checks import decode_manifest
 from groundkit.store.sqlite.decoding import decode_problems, meta_problems
 from groundkit.store.sqlite.guard import corrupt
 from groundkit.store.sqlite.schema import (

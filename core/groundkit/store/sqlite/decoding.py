@@ -15,7 +15,7 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.errors import StorageError
-from groundkit.identities import decode_manifest
+from groundkit.store.identity_checks import decode_manifest
 from groundkit.store.sqlite.schema import chunk_from_row, decode_text, document_from_row
 
 __all__ = ["decode_problems", "meta_problems"]

@@ -11,8 +11,8 @@ from typing import Any
 from groundkit import codec
 from groundkit.contracts import Chunk, Document
 from groundkit.errors import StorageError
-from groundkit.identities import decode_manifest
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.identity_checks import decode_manifest
 from groundkit.store.protocols import TieKey
 from groundkit.store.sqlite.checks import integrity_problems, sqlite_check
 from groundkit.store.sqlite.guard import corrupt, guard_methods

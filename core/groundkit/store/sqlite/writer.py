@@ -9,8 +9,12 @@ from typing import Any
 
 from groundkit import codec
 from groundkit.contracts import Document
-from groundkit.identities import check_analyzer_write, check_embedding_write, decode_manifest
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.store.identity_checks import (
+    check_analyzer_write,
+    check_embedding_write,
+    decode_manifest,
+)
 from groundkit.store.protocols import IndexedChunk
 from groundkit.store.sqlite.checks import check_before_write
 from groundkit.store.sqlite.guard import guard_methods, prepare_writable

@@ -62,15 +62,17 @@ class Registry(Generic[T]):
         does."""
         if name in self._own:
             return self._own[name]
-        load_plugins()
         found = self._plugins().get(name)
+        if found is None:
+            load_plugins()
+            found = self._plugins().get(name)
         if found is None:
             raise not_provided(self.kind, name, known=[*self.names(), *well_known(self.kind)])
         return found
 
     def __contains__(self, name: object) -> bool:
         """Whether ``name`` is provided (loading the plugins if nothing in-process has it)."""
-        if name in self._own:
+        if name in self._own or name in self._plugins():
             return True
         load_plugins()
         return name in self._plugins()

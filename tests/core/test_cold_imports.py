@@ -179,3 +179,38 @@ def test_numpy_available_does_not_import_numpy(tmp_path: Path) -> None:
         f"assert numpy_available() is {numpy_available()}\n"
     )
     assert "numpy" not in imported_by(code, tmp_path)
+
+
+NOT_FOR_SHARDED_SEARCH = (
+    "groundkit.chunking",
+    "groundkit.extract",
+    "groundkit.ingestion",
+    "groundkit.shards.build",
+    "groundkit.shards.corpus",
+)
+"""What a search of a sharded collection must not import: nothing of ingestion (adr/0058)."""
+
+
+def test_a_sharded_search_imports_nothing_of_ingestion(tmp_path: Path) -> None:
+    from groundkit.shards import ingest_sharded
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(4):
+        (folder / f"d{n}.md").write_text(f"# Doc {n}\n\nReport leak number {n} to the desk.\n")
+    ingest_sharded(folder, shards=2, index_dir=tmp_path / "index", collection="big")
+    code = (
+        "from groundkit.retrieval.sharded_retriever import ShardedRetriever\n"
+        f"with ShardedRetriever.open({str(tmp_path / 'index')!r}, 'big') as retriever:\n"
+        "    assert retriever.search('report a leak', mode='bm25').results\n"
+    )
+    modules = imported_by(code, tmp_path)
+    assert "groundkit.shards.shard_manifest" in modules
+    assert under(modules, NOT_FOR_SHARDED_SEARCH) == []
+
+
+def test_the_store_imports_nothing_of_analysis(tmp_path: Path) -> None:
+    code = "import groundkit.store.sqlite.writer, groundkit.store.memory"
+    modules = imported_by(code, tmp_path)
+    assert "groundkit.store.sqlite.writer" in modules
+    assert under(modules, ("groundkit.analysis",)) == []

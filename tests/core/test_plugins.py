@@ -4,6 +4,8 @@ missing or broken one is an error that names the fix."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import os
 import subprocess
 import sys
 import threading
@@ -285,3 +287,160 @@ def test_a_plugin_command_that_cannot_add_its_parser_breaks_no_help(
     assert main(["hello", "--collection", "x"]) == 0
     with pytest.raises(ConfigurationError, match=r"command broken.*boom in add_parser"):
         groundkit.get_embedder("nope")
+
+
+EXITING_PLUGIN = """
+import sys
+
+
+def register(registry):
+    registry.embedder("never", lambda identity: None, provider="x", model="y")
+    sys.exit(7)
+"""
+
+INTERRUPTED_PLUGIN = """
+def register(registry):
+    raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [(EXITING_PLUGIN, "SystemExit: 7"), (INTERRUPTED_PLUGIN, "KeyboardInterrupt")],
+    ids=["exit", "interrupt"],
+)
+def test_a_plugin_that_exits_or_is_interrupted_is_disabled_and_named_in_the_help(
+    fresh_plugins: Path,
+    capsys: pytest.CaptureFixture[str],
+    source: str,
+    named: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    module = f"rude_{request.node.callspec.id}_plugin"  # a module name per case: none cached
+    install_plugin(fresh_plugins, module, source, f"{module}:register")
+    install_plugin(fresh_plugins, "ghost_plugin", GHOST_PLUGIN, "ghost_plugin:register")
+    with pytest.raises(SystemExit) as shown:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert shown.value.code == 0
+    assert "hello" in out  # the other plugin's command is listed
+    assert f"{module} ({module}:register: {named})" in out
+    assert "never" not in embedder_registry.EMBEDDERS.names()  # nothing of it was kept
+
+
+def test_every_unknown_name_message_names_the_plugin_that_failed(fresh_plugins: Path) -> None:
+    install_plugin(fresh_plugins, "rude_plugin", EXITING_PLUGIN, "rude_plugin:register")
+    lookups = [
+        lambda: embedder_registry.resolve_embedder("nope"),
+        lambda: embedder_registry.get_embedder("nope"),
+        lambda: rerankers.resolve_reranker("nope"),
+        lambda: vector_registry.vector_store_named("nope"),
+        lambda: SHARD_ENGINES.get("nope"),
+        lambda: COMMAND_REGISTRY.get("nope"),
+    ]
+    for lookup in lookups:
+        with pytest.raises(ConfigurationError, match=r"rude_plugin .*SystemExit: 7"):
+            lookup()
+    identity = groundkit.extract.ExtractorIdentity("nope", "1", "plain", {})
+    with pytest.raises(groundkit.IngestionError, match=r"rude_plugin .*SystemExit: 7"):
+        extractor_registry.extractor_for_identity(identity, subject="a.nope")
+
+
+FAILING_EXTRACTOR_PLUGIN = """
+def _factory():
+    return 1 / 0
+
+
+def register(registry):
+    registry.extractor("zero", _factory, [".zero"])
+"""
+
+
+def test_a_failing_extractor_factory_refuses_its_file_and_the_ingest_goes_on(
+    fresh_plugins: Path, tmp_path: Path
+) -> None:
+    install_plugin(fresh_plugins, "zero_plugin", FAILING_EXTRACTOR_PLUGIN, "zero_plugin:register")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.zero").write_text("never read", encoding="utf-8")
+    (folder / "b.md").write_text("# Leaks\n\nReport a leak.\n", encoding="utf-8")
+    settings = groundkit.IngestSettings(extensions=(".zero", ".md"))
+    report = groundkit.ingest(folder, index_dir=tmp_path / "index", settings=settings)
+    assert report.indexed == ["b.md"]
+    assert [refusal.source for refusal in report.refused] == ["a.zero"]
+    assert report.refused[0].reason == "extractor_failed"
+    assert "ZeroDivisionError" in report.refused[0].message
+
+
+CLASHING_PLUGIN = """
+def register(registry):
+    registry.cli_command("search", lambda commands, parents: None, lambda args: 9)
+    registry.reranker("clasher", lambda: None)
+"""
+
+
+def test_a_command_named_as_a_core_one_is_ignored_and_named_and_the_rest_is_kept(
+    fresh_plugins: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_plugin(fresh_plugins, "clash_plugin", CLASHING_PLUGIN, "clash_plugin:register")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "clash_plugin (command search)" in capsys.readouterr().out
+    assert COMMAND_REGISTRY.get("search").run is not None
+    assert "clasher" in rerankers.RERANKERS.names()  # recorded whole, never half
+
+
+SLOW_PLUGIN = """
+import pathlib, time
+
+pathlib.Path({marker!r}).write_text("imported")
+time.sleep(600)
+
+
+def register(registry):
+    pass
+"""
+
+
+@pytest.mark.subprocess
+def test_the_help_and_an_ingest_do_not_wait_on_a_slow_plugin(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    marker = tmp_path / "imported"
+    install_plugin(site, "slow_plugin", SLOW_PLUGIN.format(marker=str(marker)), "slow_plugin:r")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Leaks\n\nReport a leak.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+    command = [sys.executable, "-m", "groundkit"]
+    done = subprocess.run(
+        [*command, "ingest", str(docs), "--index-dir", str(tmp_path / "i")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()  # plain text is the core's: no plugin was imported
+    done = subprocess.run(
+        [*command, "--help"], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.exists() and "slow_plugin (still loading" in done.stdout
+
+
+@pytest.mark.subprocess
+def test_loading_the_plugins_from_library_code_imports_no_cli_module() -> None:
+    code = (
+        "import json, sys, groundkit\n"
+        "from groundkit.plugins import load_plugins, recorded\n"
+        "before = set(sys.modules)\n"
+        "load_plugins()\n"
+        "assert recorded('embedder'), 'the native plugin is installed'\n"
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before if 'groundkit' in m)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    added = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [m for m in added if m.startswith("groundkit.cli")] == []
+    assert len(added) <= 12, added

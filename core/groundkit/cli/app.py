@@ -102,7 +102,7 @@ def build_parser(*, plugins: bool = True, wait: float | None = None) -> argparse
                 _add_plugin_parser(COMMAND_REGISTRY.get(name), commands, shared)
         note = failure_note()
         if note or not loaded:
-            parser.epilog = f"{EPILOG}\nplugins left out{note or ' (still loading)'}\n"
+            parser.epilog = f"{EPILOG}\n{note.strip() or '(plugins still loading)'}\n"
     return parser
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from groundkit import IngestSettings
-from groundkit.extend import (
+from groundkit.extend import ConfigurationError
+from groundkit.hosting import (
     DEFAULT_INDEX_DIR,
-    ConfigurationError,
     ShardedIngestReport,
     corpus_source,
     ingest_shard,

@@ -14,7 +14,8 @@ from groundkit.extend import ShardEngine
 
 if TYPE_CHECKING:
     from groundkit import Reranker, Searcher
-    from groundkit.extend import PluginRegistry, ShardedIngestReport
+    from groundkit.extend import PluginRegistry
+    from groundkit.hosting import ShardedIngestReport
 
 __all__ = ["register"]
 

@@ -25,9 +25,9 @@ from groundkit import (
     SearchResult,
     Verification,
 )
-from groundkit.extend import (
+from groundkit.extend import ConfigurationError
+from groundkit.hosting import (
     DEFAULT_INDEX_DIR,
-    ConfigurationError,
     ShardHit,
     ShardSearcher,
     ShardStatistics,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundkit.extend import lazy_exports as _lazy_exports
+from groundkit.hosting import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from groundkit_serve.http_app import create_app, run_http, run_stdio

@@ -29,9 +29,9 @@ from groundkit import (
     Reranker,
     Retriever,
 )
-from groundkit.extend import (
+from groundkit.extend import CollectionReader
+from groundkit.hosting import (
     MANIFEST_FILE,
-    CollectionReader,
     ShardedRetriever,
     ShardUnavailableError,
     altered_since_stamp,

@@ -14,16 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from groundkit.extend import (
-    ConfigurationError,
-    ExitCode,
-    Parents,
-    install_hint,
-    positive_seconds,
-    resolve_reranker,
-    seconds_or_zero,
-    shard_engine,
-)
+from groundkit.extend import ConfigurationError, ExitCode, Parents, install_hint
+from groundkit.hosting import positive_seconds, resolve_reranker, seconds_or_zero, shard_engine
 
 __all__ = ["INSTALL", "NAME", "TOKEN_ENV", "add_parser", "run"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundkit import CollectionNotFoundError, ConfigurationError
-from groundkit.extend import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
+from groundkit.hosting import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
 from groundkit_serve.models import MAX_TOP_K_SERVED
 
 __all__ = ["LOOPBACK_NAMES", "ServeSettings", "is_loopback"]

@@ -30,8 +30,8 @@ from groundkit import (
     __version__,
     deadline,
 )
-from groundkit.extend import (
-    CollectionReader,
+from groundkit.extend import CollectionReader
+from groundkit.hosting import (
     citation_for,
     collection_status,
     load_manifest,

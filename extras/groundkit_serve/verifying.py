@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from groundkit import CollectionVerification, GroundkitError
-from groundkit.extend import (
+from groundkit.hosting import (
     MANIFEST_FILE,
     ShardedRetriever,
     open_reader,

@@ -212,12 +212,15 @@ def test_the_recorded_vector_store_is_the_default(tmp_path: Path) -> None:
         vector_registry.recorded_vector_store(location)
 
 
-def test_every_name_of_the_extension_door_resolves() -> None:
+def test_every_name_of_the_extension_door_and_the_hosting_api_resolves() -> None:
     import groundkit.extend as door
+    import groundkit.hosting as hosting
 
-    assert door.__all__ == sorted(door.__all__, key=lambda n: (not n.isupper(), n))
-    missing = [name for name in door.__all__ if getattr(door, name, None) is None]
-    assert missing == []
+    for module in (door, hosting):
+        assert module.__all__ == sorted(module.__all__, key=lambda n: (not n.isupper(), n))
+        missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+        assert missing == []
+    assert len(door.__all__) <= 30  # the SPI: what a plugin implements or receives (adr/0058)
 
 
 REENTRANT_PLUGIN = """

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from groundkit.vectors.vector_store import VectorStore
 
 __all__ = [
+    "HELP_WAIT_S",
     "KINDS",
     "PLUGIN_GROUP",
     "WELL_KNOWN",
@@ -44,6 +45,7 @@ __all__ = [
     "ShardBuild",
     "ShardEngine",
     "ShardServe",
+    "extension_list",
     "failure_note",
     "import_extra",
     "install_hint",

@@ -214,7 +214,7 @@ def test_the_recorded_vector_store_is_the_default(tmp_path: Path) -> None:
 
 def test_every_name_of_the_extension_door_and_the_hosting_api_resolves() -> None:
     import groundkit.extend as door
-    import groundkit.hosting as hosting
+    from groundkit import hosting
 
     for module in (door, hosting):
         assert module.__all__ == sorted(module.__all__, key=lambda n: (not n.isupper(), n))
@@ -331,7 +331,9 @@ def test_a_plugin_that_exits_or_is_interrupted_is_disabled_and_named_in_the_help
     assert "never" not in embedder_registry.EMBEDDERS.names()  # nothing of it was kept
 
 
-def test_every_unknown_name_message_names_the_plugin_that_failed(fresh_plugins: Path) -> None:
+def test_every_unknown_name_message_names_the_plugin_that_failed(
+    fresh_plugins: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     install_plugin(fresh_plugins, "rude_plugin", EXITING_PLUGIN, "rude_plugin:register")
     lookups = [
         lambda: embedder_registry.resolve_embedder("nope"),
@@ -347,6 +349,8 @@ def test_every_unknown_name_message_names_the_plugin_that_failed(fresh_plugins: 
     identity = groundkit.extract.ExtractorIdentity("nope", "1", "plain", {})
     with pytest.raises(groundkit.IngestionError, match=r"rude_plugin .*SystemExit: 7"):
         extractor_registry.extractor_for_identity(identity, subject="a.nope")
+    assert main(["nope"]) == 2  # an unknown command
+    assert "invalid choice" in (err := capsys.readouterr().err) and "SystemExit: 7" in err
 
 
 FAILING_EXTRACTOR_PLUGIN = """

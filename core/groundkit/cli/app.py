@@ -153,12 +153,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser(plugins=with_plugins, wait=wait).parse_args(arguments)
     except UsageError as exc:  # as argparse prints it, or as JSON
+        detail = exc.message
+        if with_plugins and "invalid choice" in detail:  # an unknown command: which plugin failed
+            detail += failure_note()
         if as_json:
-            message = f"{exc.parser.prog}: {exc.message}"
+            message = f"{exc.parser.prog}: {detail}"
             print_error(message, ExitCode.USAGE, kind="UsageError", as_json=True)
         else:
             exc.parser.print_usage(sys.stderr)
-            print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
+            print(f"{exc.parser.prog}: error: {detail}", file=sys.stderr)
         return int(ExitCode.USAGE)
     apply_native_options(args)
     try:

@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundkit.config import (
+    MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
+    MAX_RRF_K,
     MAX_TOP_K,
     BM25Params,
     ChunkerSettings,
@@ -145,7 +147,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.retrieval.rerankers": ("register_reranker",),
 }
 __all__ = [
+    "MAX_LEG_DEPTH",
     "MAX_QUERY_CHARS",
+    "MAX_RRF_K",
     "MAX_TOP_K",
     "Analyzer",
     "BM25Params",

@@ -16,7 +16,9 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_RERANK_DEPTH",
     "DEFAULT_RRF_K",
+    "MAX_LEG_DEPTH",
     "MAX_QUERY_CHARS",
+    "MAX_RRF_K",
     "MAX_TOP_K",
     "VERSION",
     "BM25Params",
@@ -43,6 +45,10 @@ DEFAULT_RERANK_DEPTH = 50
 
 MAX_QUERY_CHARS = 4096
 """Longest query accepted, in code points; longer ones are refused, never truncated."""
+MAX_RRF_K = 1_000_000
+"""The largest fusion constant (past it every rank's share rounds alike)."""
+MAX_LEG_DEPTH = 100 * MAX_TOP_K
+"""The most candidates a hybrid leg may fetch."""
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 DEFAULT_EXCLUDE: tuple[str, ...] = ("_theme", "_templates", "_static", "node_modules")

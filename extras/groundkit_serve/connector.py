@@ -13,7 +13,7 @@ from groundkit_serve.models import (
     ConnectorResults,
     ConnectorSearchRequest,
     FetchChunkRequest,
-    SearchRequest,
+    SearchArguments,
 )
 from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
@@ -28,7 +28,7 @@ def connector_tools(registry: Registry) -> dict[str, ToolSpec]:
     """``search`` and ``fetch`` over ``registry``."""
 
     def search(request: ConnectorSearchRequest) -> ConnectorResults:
-        reply = registry.search(SearchRequest(query=request.query))
+        reply = registry.search(SearchArguments(query=request.query))
         return ConnectorResults(
             results=[
                 ConnectorHit(

@@ -1,9 +1,9 @@
 """The registry served over MCP (stdio and streamable HTTP) with the official SDK's MCPServer.
 
-Each tool's parameters are its pydantic request model's fields, so the tool's input schema is
-the model's; its output schema is the reply model's. Chunks are also a resource template,
-``groundkit://chunks/{collection}/{chunk_id}``. A refused request is a tool error carrying the
-library's message.
+Each tool's input schema is its request model's, and the arguments are validated by that model
+as REST's bodies are (one validator, adr/0057); its output schema is the reply model's. Chunks
+are also a resource template, ``groundkit://chunks/{collection}/{chunk_id}``. A refused request
+is a tool error carrying the library's message.
 """
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Any
 
 import anyio.from_thread
-from annotated_types import Le
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from groundkit import __version__
-from groundkit_serve.models import FetchChunkRequest
+from groundkit_serve.models import FetchChunkRequest, invalid_message
 from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
 from groundkit_serve.tools import Registry
@@ -39,34 +39,36 @@ READ_ONLY = ToolAnnotations(
 )
 
 
-def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitable[CallToolResult]]:
-    """An async function whose keyword parameters are the request model's fields (``top_k``
-    capped at the server's ``--max-top-k``), and the SDK's ``Context`` for progress."""
-    parameters = []
-    for name, info in spec.request.model_fields.items():
-        metadata = list(info.metadata)
-        if name == "top_k":  # declare the limit the server enforces, not the model's ceiling
-            metadata = [m for m in metadata if not hasattr(m, "le")]
-            metadata.append(Le(registry.settings.max_top_k))
-        annotation: Any = Annotated[
-            (info.annotation, *metadata, Field(description=info.description))
-        ]
-        default = inspect.Parameter.empty if info.is_required() else info.default
-        parameters.append(
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
-            )
-        )
+class _Untouched(ArgModelBase):
+    """The SDK's argument model, made a pass-through: the SDK's own (lax) validation would
+    take "5" for 5 and "yes" for true, and parse JSON inside strings; the arguments go
+    untouched to the request model that REST validates with (one validator, adr/0057)."""
 
-    parameters.append(
-        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context, default=None)
-    )
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+def input_schema(spec: ToolSpec, max_top_k: int) -> dict[str, Any]:
+    """The tool's input schema: its request model's, ``top_k`` capped at ``--max-top-k``."""
+    schema = spec.request.model_json_schema()
+    top_k = schema.get("properties", {}).get("top_k")
+    if top_k is not None and "maximum" in top_k:
+        top_k["maximum"] = max_top_k
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitable[CallToolResult]]:
+    """An async function taking the raw arguments (validated by the request model, as REST's
+    are) and the SDK's ``Context`` for progress."""
 
     async def tool(ctx: Context[Any] | None = None, **arguments: Any) -> CallToolResult:
         try:
-            request = spec.request(**arguments)
+            request = spec.request.model_validate(arguments)
         except ValidationError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(f"invalid: {invalid_message(exc)}") from None
         try:
             reply = await registry.call(spec, request, progress=_progress_to(ctx))
         except ServiceError as exc:
@@ -78,6 +80,9 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
     tool.__name__ = spec.name
     tool.__doc__ = spec.description
     tool.__annotations__ = {"ctx": Context, "return": spec.reply}  # the SDK finds ctx by type
+    parameters = [
+        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context, default=None)
+    ]
     setattr(tool, "__signature__", inspect.Signature(parameters, return_annotation=spec.reply))  # noqa: B010
     return tool
 
@@ -95,16 +100,14 @@ def _progress_to(ctx: Context[Any] | None) -> Callable[[int, int], None] | None:
     return report
 
 
-def _refuse_unknown_arguments(server: MCPServer[Any], name: str) -> None:
-    """Declare ``additionalProperties: false`` and make the SDK's own argument model refuse an
-    unknown argument by name, instead of dropping it silently."""
-    tool = server._tool_manager.get_tool(name)  # the SDK has no public door to its tools
+def _validate_as_rest(server: MCPServer[Any], spec: ToolSpec, max_top_k: int) -> None:
+    """Hand the arguments to the request model untouched and publish its schema (the SDK has
+    no public door to its tools)."""
+    tool = server._tool_manager.get_tool(spec.name)
     if tool is None:
         return
-    model = tool.fn_metadata.arg_model
-    model.model_config["extra"] = "forbid"
-    model.model_rebuild(force=True)
-    tool.parameters["additionalProperties"] = False
+    tool.fn_metadata.arg_model = _Untouched
+    tool.parameters = input_schema(spec, max_top_k)
 
 
 def build_mcp_server(registry: Registry) -> MCPServer[Any]:
@@ -122,7 +125,7 @@ def build_mcp_server(registry: Registry) -> MCPServer[Any]:
             annotations=READ_ONLY,
             structured_output=True,
         )
-        _refuse_unknown_arguments(server, spec.name)
+        _validate_as_rest(server, spec, registry.settings.max_top_k)
 
     @server.resource(
         CHUNK_URI,

@@ -1,18 +1,30 @@
 """The service's request and response shapes: pydantic models, whose JSON Schemas are the tools'.
 
+``SearchArguments`` mirrors ``groundkit.SearchRequest`` (its defaults, limits and field
+descriptions are read from it), so the wire, the CLI and the library ask one request.
+
 Result fields carry the names of ``groundkit search --json`` (``start_offset``, ``end_offset``,
 ``source``, ...), so a client reads one shape from the CLI, REST and MCP.
 """
 
 from __future__ import annotations
 
-import math
-import types
-from typing import Any, Literal, get_args
+from dataclasses import fields
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from groundkit import MAX_QUERY_CHARS
+from groundkit import (
+    MAX_LEG_DEPTH,
+    MAX_QUERY_CHARS,
+    MAX_RRF_K,
+    MAX_TOP_K,
+    HybridOptions,
+    RerankOptions,
+    SearchFilter,
+    SearchMode,
+)
+from groundkit import SearchRequest as LibraryRequest
 
 __all__ = [
     "CHUNK_ID_PATTERN",
@@ -29,16 +41,19 @@ __all__ = [
     "ErrorBody",
     "FetchChunkRequest",
     "FetchedChunk",
+    "HybridArguments",
     "NoArguments",
-    "SearchFields",
+    "RerankArguments",
+    "SearchArguments",
     "SearchHit",
     "SearchReply",
-    "SearchRequest",
     "ServiceStatus",
     "VerificationOut",
     "VerifyFailure",
     "VerifyReply",
     "VerifyRequest",
+    "WhereArguments",
+    "invalid_message",
 ]
 
 
@@ -47,136 +62,116 @@ MAX_TOP_K_SERVED = 100
 COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 CHUNK_ID_PATTERN = r"^chk_[0-9a-f]{32}$"
 
-Mode = Literal["bm25", "dense", "hybrid"]
+Mode = SearchMode
 Verdict = Literal["verified", "drifted", "unresolvable"]
 
 
-def _json_type_problem(kinds: tuple[Any, ...], value: object) -> str | None:
-    """Why ``value`` is not of the JSON type a field of ``kinds`` declares, or None."""
-    if value is None or isinstance(value, dict | list):
-        return None  # null and nested values are the model's own to judge
-    if kinds == (bool,) or kinds == (bool, type(None)):
-        return None if isinstance(value, bool) else "expected true or false"
-    if isinstance(value, bool | str) and (int in kinds or float in kinds):
-        return "expected a JSON number"
-    if float in kinds and isinstance(value, float) and not math.isfinite(value):
-        return "expected a finite number"
-    return None
+def _whole(value: Any) -> Any:
+    """3.0 is the integer 3, as JSON Schema reads it; anything else goes to the strict check."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+"""An integer field: a JSON integer (or integral number), never a string or a boolean."""
+LegDepth = Annotated[int, Field(ge=1, le=MAX_LEG_DEPTH), BeforeValidator(_whole)]
+RerankDepth = Annotated[int, Field(ge=1, le=MAX_TOP_K), BeforeValidator(_whole)]
+
+
+def invalid_message(exc: ValidationError) -> str:
+    """A refusal naming each field at fault and why, never echoing values or links (REST's
+    422 and MCP's tool error say the same)."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
+    )
+    return f"invalid request: {problems}"
 
 
 class _Request(BaseModel):
-    """A request: unknown fields refused by name; numbers and booleans of their JSON types
-    (pydantic's lax mode would take "3" for 3 and 0 for false, which the published schema
-    does not allow; 3.0 stays an integer, as JSON Schema reads it)."""
+    """A request, validated strictly and once: unknown fields refused by name; numbers,
+    booleans and strings only of their JSON types (pydantic's lax mode would take "5" for 5
+    and 1 for true, which the published schema does not allow); no NaN or infinity. REST
+    and MCP both call ``model_validate`` on the same model (adr/0057)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _json_types(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        for name, value in data.items():
-            field = cls.model_fields.get(name)
-            if field is None:
-                continue
-            annotation = field.annotation
-            kinds = (
-                get_args(annotation) if isinstance(annotation, types.UnionType) else (annotation,)
-            )
-            problem = _json_type_problem(kinds, value)
-            if problem is not None:
-                raise ValueError(f"{name}: {problem}")
-            if int in kinds and isinstance(value, float) and value.is_integer():
-                data = {**data, name: int(value)}
-        return data
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
-class SearchFields(_Request):
-    """What a search asks, whichever collection answers it: the library's search arguments."""
+def _doc(kind: type, name: str) -> str:
+    """The description of field ``name`` of the library's request type ``kind``."""
+    return str(next(f for f in fields(kind) if f.name == name).metadata.get("doc", ""))
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="words to search for")
-    mode: Mode | None = Field(
-        default=None,
-        description="bm25 (lexical), dense, or hybrid (both, fused); default: the collection's "
-        "own (hybrid when it is bound to a semantic embedder, else bm25)",
+
+def _default(kind: type, name: str) -> Any:
+    found = next(f for f in fields(kind) if f.name == name)
+    return found.default
+
+
+def _like(kind: type, name: str, **constraints: Any) -> Any:
+    """A field of the library's ``kind``: its default and its description."""
+    return Field(default=_default(kind, name), description=_doc(kind, name), **constraints)
+
+
+class HybridArguments(_Request):
+    """groundkit.HybridOptions on the wire: fusion settings (mode hybrid only)."""
+
+    rrf_k: Whole = _like(HybridOptions, "rrf_k", ge=1, le=MAX_RRF_K)
+    depth: LegDepth | None = _like(HybridOptions, "depth")
+    weights: list[float] = Field(
+        default_factory=lambda: list(_default(HybridOptions, "weights")),
+        min_length=2,
+        max_length=2,
+        description=_doc(HybridOptions, "weights"),
     )
-    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K_SERVED, description="how many results")
-    score_threshold: float | None = Field(
-        default=None,
-        description="drop results scoring below this (BM25 score, similarity, fused score)",
+    min_lexical_share: float | None = _like(HybridOptions, "min_lexical_share", ge=0, le=1)
+
+
+class RerankArguments(_Request):
+    """groundkit.RerankOptions on the wire: re-score with the server's reranker."""
+
+    depth: RerankDepth | None = _like(RerankOptions, "depth")
+
+
+class WhereArguments(_Request):
+    """groundkit.SearchFilter on the wire: which chunks may answer."""
+
+    source_prefix: str | None = _like(SearchFilter, "source_prefix", max_length=1024)
+    metadata: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, max_length=32, description=_doc(SearchFilter, "metadata")
     )
-    rrf_k: int | None = Field(
-        default=None, ge=1, le=10_000, description="hybrid: reciprocal-rank-fusion k (default 60)"
+
+
+class SearchArguments(_Request):
+    """A search's arguments on the wire (a REST body, an MCP tool call): groundkit.SearchRequest
+    field for field (nested hybrid, rerank, where), plus the service's own ``verify`` and
+    ``collection``. The library's request checks what fits together."""
+
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description=_doc(LibraryRequest, "query")
     )
-    depth: int | None = Field(
-        default=None,
-        ge=1,
-        le=10_000,
-        description="hybrid: candidates per leg (default max(100, top_k))",
-    )
-    lexical_weight: float | None = Field(
-        default=None, ge=0, le=1000, description="hybrid: weight of BM25 leg"
-    )
-    dense_weight: float | None = Field(
-        default=None, ge=0, le=1000, description="hybrid: weight of dense leg"
-    )
-    min_similarity: float | None = Field(
-        default=None,
-        ge=-1,
-        le=1,
-        description="hybrid: the dense evidence floor (default the embedder's)",
-    )
-    prefix: bool = Field(
-        default=False,
-        description="bm25/hybrid: the last word also matches the indexed words it begins, at "
-        "3/4 weight (search as you type: 'paginat' finds pagination)",
-    )
-    fuzzy: bool = Field(
-        default=False,
-        description="bm25/hybrid: a word found nowhere (or almost) also matches indexed words "
-        "one typo away (two from nine letters), at 3/4 weight",
-    )
-    rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
-    rerank_depth: int | None = Field(
-        default=None, ge=1, le=1000, description="rerank: how many candidates (default 50)"
-    )
-    source_prefix: str | None = Field(
-        default=None,
-        max_length=1024,
-        description="only sources whose path starts with this (e.g. 'billing/'); exact: "
-        "top_k counts matching chunks only",
-    )
-    where: dict[str, str | int | float | bool] | None = Field(
-        default=None,
-        max_length=32,
-        description="only chunks whose metadata has each KEY equal to VALUE (or, for a list "
-        "such as heading_path, containing it)",
-    )
+    top_k: Whole = _like(LibraryRequest, "top_k", ge=1, le=MAX_TOP_K_SERVED)
+    mode: Mode | None = _like(LibraryRequest, "mode")
+    score_threshold: float | None = _like(LibraryRequest, "score_threshold")
+    min_similarity: float | None = _like(LibraryRequest, "min_similarity", ge=-1, le=1)
+    hybrid: HybridArguments | None = _like(LibraryRequest, "hybrid")
+    rerank: RerankArguments | None = _like(LibraryRequest, "rerank")
+    where: WhereArguments | None = _like(LibraryRequest, "where")
+    highlight: bool = _like(LibraryRequest, "highlight")
+    prefix: bool = _like(LibraryRequest, "prefix")
+    fuzzy: bool = _like(LibraryRequest, "fuzzy")
     verify: bool = Field(
         default=False, description="re-read each result's source and add a fresh verdict"
     )
-
-
-class SearchRequest(SearchFields):
-    """A search over one collection (the server's default when ``collection`` is omitted),
-    sharded or not."""
-
     collection: str | None = Field(
         default=None,
         pattern=COLLECTION_PATTERN,
-        description="collection name (default: the server's)",
+        description="collection name, sharded or not (default: the server's)",
     )
 
 
 class VerificationOut(BaseModel):
     verdict: Verdict = Field(description="verified, drifted or unresolvable")
     reason: str
-
-
-class ShardedSearchRequest(SearchFields):
-    """A search over the sharded collection behind ``search_sharded`` (a Ray Serve one, say):
-    the ranking and scores one collection over the same corpus would give."""
 
 
 class SearchHit(BaseModel):
@@ -242,8 +237,8 @@ class FetchedChunk(BaseModel):
 
 class CitationIn(_Request):
     source: str = Field(min_length=1, max_length=4096)
-    start_offset: int = Field(ge=0)
-    end_offset: int = Field(ge=0)
+    start_offset: Whole = Field(ge=0)
+    end_offset: Whole = Field(ge=0)
     text: str = Field(max_length=1_000_000, description="the cited text to compare")
     document_id: str | None = Field(
         default=None,

@@ -7,6 +7,7 @@ Bodies and replies are the tools' pydantic models; errors are ``{"error", "messa
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,7 +18,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from groundkit import __version__
-from groundkit_serve.models import ErrorBody, FetchChunkRequest, NoArguments, SearchRequest
+from groundkit_serve.models import (
+    ErrorBody,
+    FetchChunkRequest,
+    NoArguments,
+    SearchArguments,
+    invalid_message,
+)
 from groundkit_serve.service_errors import ServiceError
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.tools import Registry
@@ -39,11 +46,8 @@ def _error(exc: ServiceError) -> JSONResponse:
 
 def _invalid(exc: ValidationError) -> JSONResponse:
     """422 naming each field at fault and why (never echoing the values)."""
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
-    )
     return JSONResponse(
-        {"error": "invalid", "message": f"invalid request: {problems}", "subject": None},
+        {"error": "invalid", "message": invalid_message(exc), "subject": None},
         status_code=422,
     )
 
@@ -52,21 +56,35 @@ def _refused(name: str, why: str) -> ServiceError:
     return ServiceError(422, "invalid", f"invalid request: {name}: {why}", name)
 
 
+@functools.cache
 def query_parameters(
     model: type[BaseModel], exclude: frozenset[str] = frozenset()
 ) -> dict[str, dict[str, Any]]:
-    """Each field of ``model`` a GET query may carry, as its OpenAPI schema (``query`` is
-    ``q``; ``where`` needs a JSON body): the types the parser and the document both use."""
-    properties = model.model_json_schema()["properties"]
+    """Each field of ``model`` a GET query may carry, as its OpenAPI schema: ``query`` is
+    ``q``, a nested object's scalar fields are dotted (``hybrid.rrf_k``, ``where.source_prefix``,
+    ``rerank.depth``); lists and maps (``hybrid.weights``, ``where.metadata``) need a JSON body.
+    The types the parser and the document both use, built once per model."""
+    document = model.model_json_schema()
     schemas: dict[str, dict[str, Any]] = {}
-    for name, schema in properties.items():
-        if name == "where" or name in exclude:
-            continue
-        choices = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
-        shape = {k: v for k, v in choices[0].items() if k != "title"}
-        if "description" in schema:
-            shape.setdefault("description", schema["description"])
-        schemas["q" if name == "query" else name] = shape
+
+    def visit(properties: dict[str, Any], prefix: str) -> None:
+        for name, schema in properties.items():
+            choices = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+            if name in exclude or not choices:
+                continue
+            ref = choices[0].get("$ref")
+            if ref is not None:
+                nested = document["$defs"][ref.rsplit("/", 1)[-1]]
+                visit(nested["properties"], f"{prefix}{name}.")
+                continue
+            if choices[0].get("type") in ("object", "array"):
+                continue
+            shape = {k: v for k, v in choices[0].items() if k != "title"}
+            if "description" in schema:
+                shape.setdefault("description", schema["description"])
+            schemas["q" if name == "query" and not prefix else prefix + name] = shape
+
+    visit(document["properties"], "")
     return schemas
 
 
@@ -78,8 +96,6 @@ def _from_query(
     declared = query_parameters(model, exclude)
     values: dict[str, Any] = {}
     for key in request.query_params:
-        if key == "where":
-            raise ServiceError(400, "invalid", "send a 'where' filter in a POST body (JSON)")
         if key not in declared:
             raise _refused(key, f"not a parameter here (known: {', '.join(sorted(declared))})")
         given = request.query_params.getlist(key)
@@ -91,13 +107,18 @@ def _from_query(
             if not _KINDS[kind].fullmatch(value):
                 what = "a whole number" if kind == "integer" else "a number"
                 raise _refused(key, f"expected {what} in ASCII digits")
-            values[name] = int(value) if kind == "integer" else float(value)
+            parsed: Any = int(value) if kind == "integer" else float(value)
         elif kind == "boolean":
             if value.lower() not in _BOOLEANS:
                 raise _refused(key, "expected true or false")
-            values[name] = _BOOLEANS[value.lower()]
+            parsed = _BOOLEANS[value.lower()]
         else:
-            values[name] = value
+            parsed = value
+        outer, dot, inner = name.partition(".")
+        if dot:
+            values.setdefault(outer, {})[inner] = parsed
+        else:
+            values[name] = parsed
     return values
 
 
@@ -124,7 +145,7 @@ def _endpoint(
 
 
 async def _search_query(request: Request) -> dict[str, Any]:
-    return _from_query(request, SearchRequest)
+    return _from_query(request, SearchArguments)
 
 
 async def _json_fields(request: Request) -> dict[str, Any]:
@@ -285,7 +306,7 @@ def openapi(registry: Registry) -> dict[str, Any]:
             "get": operation(
                 tools["search"],
                 body=False,
-                parameters=query(SearchRequest),
+                parameters=query(SearchArguments),
                 operation_id="search_get",
             ),
             "post": operation(tools["search"], body=True, parameters=[]),
@@ -306,9 +327,9 @@ def openapi(registry: Registry) -> dict[str, Any]:
         },
     }
     if "search_sharded" in tools:
-        paths["/v1/search_sharded"] = {
-            "post": operation(tools["search_sharded"], body=True, parameters=[])
-        }
+        # deprecated (adr/0057): /v1/search with the sharded collection's name asks the same
+        sharded_op = operation(tools["search_sharded"], body=True, parameters=[])
+        paths["/v1/search_sharded"] = {"post": {**sharded_op, "deprecated": True}}
     _declare_top_k_cap(paths, registry.settings.max_top_k)
     _declare_top_k_cap(schemas, registry.settings.max_top_k)
     document: dict[str, Any] = {

@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from groundkit import (
-    ConfigurationError,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -15,15 +13,15 @@ from groundkit import (
     SearchResponse,
     Verification,
 )
-from groundkit_serve.models import SearchFields, SearchHit, SearchReply, VerificationOut
+from groundkit_serve.models import SearchArguments, SearchHit, SearchReply, VerificationOut
 from groundkit_serve.service_errors import ServiceError
 
 __all__ = ["search_reply", "search_request", "verification_out"]
 
 
-def search_request(request: SearchFields, max_top_k: int) -> SearchRequest:
-    """The library's ``SearchRequest`` for ``request`` (it checks what fits together);
-    ``top_k`` over the server's limit is refused here."""
+def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
+    """The library's ``SearchRequest`` for ``request``, field for field (the library checks
+    what fits together); ``top_k`` over the server's limit is refused here."""
     if request.top_k > max_top_k:
         raise ServiceError(
             400,
@@ -31,32 +29,26 @@ def search_request(request: SearchFields, max_top_k: int) -> SearchRequest:
             f"top_k {request.top_k} is over this server's limit of {max_top_k}; ask for fewer",
             "top_k",
         )
-    hybrid = None  # hybrid settings go to the library as given: it refuses them elsewhere
-    weights = (request.lexical_weight, request.dense_weight)
-    if request.rrf_k is not None or request.depth is not None or weights != (None, None):
-        hybrid = HybridOptions(
-            depth=request.depth,
-            weights=(
-                1.0 if request.lexical_weight is None else request.lexical_weight,
-                1.0 if request.dense_weight is None else request.dense_weight,
-            ),
-        )
-        if request.rrf_k is not None:
-            hybrid = replace(hybrid, rrf_k=request.rrf_k)
-    if request.rerank_depth is not None and not request.rerank:
-        raise ConfigurationError("rerank_depth is set but rerank is off; pass rerank: true")
-    where = None
-    if request.source_prefix is not None or request.where:
-        where = SearchFilter(source_prefix=request.source_prefix, metadata=request.where or {})
+    hybrid, rerank, where = request.hybrid, request.rerank, request.where
     return SearchRequest(
         request.query,
         request.top_k,
         request.mode,
         score_threshold=request.score_threshold,
         min_similarity=request.min_similarity,
-        hybrid=hybrid,
-        rerank=RerankOptions(depth=request.rerank_depth) if request.rerank else None,
-        where=where,
+        hybrid=None
+        if hybrid is None
+        else HybridOptions(
+            rrf_k=hybrid.rrf_k,
+            depth=hybrid.depth,
+            weights=(hybrid.weights[0], hybrid.weights[1]),
+            min_lexical_share=hybrid.min_lexical_share,
+        ),
+        rerank=None if rerank is None else RerankOptions(depth=rerank.depth),
+        where=None
+        if where is None
+        else SearchFilter(source_prefix=where.source_prefix, metadata=where.metadata),
+        highlight=request.highlight,
         prefix=request.prefix,
         fuzzy=request.fuzzy,
     )

@@ -1,4 +1,5 @@
-"""``search_sharded``: a sharded collection behind the same registry (adr/0028).
+"""A sharded collection held elsewhere behind the same registry (adr/0028, adr/0057): ``search``
+with its name as ``collection``, and the deprecated ``search_sharded``.
 
 The search is any object with ``Searcher``'s ``search`` and ``verify``, such as
 ``groundkit_ray``'s ``ShardedSearchTool`` (a ``Searcher`` that scatters to Ray Serve
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from groundkit import SearchRequest, SearchResponse, SearchResult, Verification
-from groundkit_serve.models import SearchReply, ShardedSearchRequest
+from groundkit_serve.models import SearchArguments, SearchReply
 from groundkit_serve.searching import search_reply, search_request
 from groundkit_serve.spec import ToolSpec
 
@@ -28,23 +29,31 @@ class ShardedSearch(Protocol):
     def verify(self, result: SearchResult) -> Verification: ...
 
 
-def sharded_search_tool(sharded: ShardedSearch, name: str, max_top_k: int) -> ToolSpec:
-    """The ``search_sharded`` tool over ``sharded`` (sharded collection ``name``)."""
+def sharded_search(
+    sharded: ShardedSearch, name: str, request: SearchArguments, wanted: SearchRequest
+) -> SearchReply:
+    """``wanted`` run by ``sharded`` (collection ``name``), with verdicts when asked."""
+    response = sharded.search(wanted)
+    checks = [sharded.verify(r) for r in response.results] if request.verify else []
+    generation = int(response.metadata.get("generation", 0))
+    return search_reply(response, name, generation, checks)
 
-    def run(request: ShardedSearchRequest) -> SearchReply:
-        response = sharded.search(search_request(request, max_top_k))
-        checks = [sharded.verify(r) for r in response.results] if request.verify else []
-        generation = int(response.metadata.get("generation", 0))
-        return search_reply(response, name, generation, checks)
+
+def sharded_search_tool(sharded: ShardedSearch, name: str, max_top_k: int) -> ToolSpec:
+    """The deprecated ``search_sharded`` tool over ``sharded`` (sharded collection ``name``):
+    ``search`` with ``collection`` set to ``name`` asks the same (adr/0057)."""
+
+    def run(request: SearchArguments) -> SearchReply:
+        return sharded_search(sharded, name, request, search_request(request, max_top_k))
 
     return ToolSpec(
         "search_sharded",
-        "Search the sharded collection",
+        "Search the sharded collection (deprecated: use search)",
+        "Deprecated: call search with collection set to the sharded collection's name. "
         "Ranked passages from every shard of the server's sharded collection, scored with "
         "collection-wide statistics: exactly the ranking one collection over the same corpus "
-        "would give; the same arguments as search (filters, fusion, rerank, verify). Fails "
-        "rather than answer from some shards only.",
-        ShardedSearchRequest,
+        "would give. Fails rather than answer from some shards only.",
+        SearchArguments,
         SearchReply,
         run,
     )

@@ -45,8 +45,8 @@ from groundkit_serve.models import (
     FetchChunkRequest,
     FetchedChunk,
     NoArguments,
+    SearchArguments,
     SearchReply,
-    SearchRequest,
     ServiceStatus,
     VerifyFailure,
     VerifyReply,
@@ -55,7 +55,7 @@ from groundkit_serve.models import (
 from groundkit_serve.runtime import Lease, Runtime
 from groundkit_serve.searching import search_reply, search_request, verification_out
 from groundkit_serve.service_errors import ServiceError, from_library
-from groundkit_serve.sharded import ShardedSearch, sharded_search_tool
+from groundkit_serve.sharded import ShardedSearch, sharded_search, sharded_search_tool
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.verifying import running_verifications, verify_in_child
 from groundkit_serve.work import Work, current_work, reset_work, set_work
@@ -97,8 +97,10 @@ class Registry:
     def __init__(
         self, runtime: Runtime, *, sharded: ShardedSearch | None = None, sharded_name: str = ""
     ) -> None:
-        """``sharded``: also serve ``search_sharded`` over that sharded collection."""
+        """``sharded``: a sharded search held elsewhere (Ray Serve's), searched as collection
+        ``sharded_name`` by ``search`` (and by the deprecated ``search_sharded``)."""
         self.runtime = runtime
+        self._sharded, self._sharded_name = sharded, sharded_name
         self.settings = runtime.settings
         self._limiter: anyio.CapacityLimiter | None = None
         self._counts = {"requests": 0, "errors": 0, "in_flight": 0}
@@ -112,7 +114,7 @@ class Registry:
                     "Ranked passages for a query, each with its full citation (source, "
                     "0-based end-exclusive code-point offsets, line span) and, with verify, a "
                     "fresh verdict. Modes: bm25, dense, hybrid.",
-                    SearchRequest,
+                    SearchArguments,
                     SearchReply,
                     self.search,
                 ),
@@ -253,9 +255,11 @@ class Registry:
 
     # --- the tools -----------------------------------------------------------------------
 
-    def search(self, request: SearchRequest) -> SearchReply:
+    def search(self, request: SearchArguments) -> SearchReply:
         wanted = search_request(request, self.settings.max_top_k)
-        if request.rerank:
+        if self._sharded is not None and request.collection == self._sharded_name:
+            return sharded_search(self._sharded, self._sharded_name, request, wanted)
+        if request.rerank is not None:
             self.runtime.reranker_required()
         with self.runtime.lease(request.collection) as lease:
             response = lease.retriever.search(wanted)

@@ -27,7 +27,7 @@ def test_cli_shard_build_search_status(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["shard", "build", str(corpus), "--shards", "3", *common, "--json"]) == 0
     built = json.loads(capsys.readouterr().out)
     assert (built["shards"], built["indexed"], built["chunk_count"]) == (3, 5, 5)
-    assert main(["shard", "search", "leak main", *common, "--json", "--verify"]) == 0
+    assert main(["search", "leak main", *common, "--json", "--verify"]) == 0
     found = json.loads(capsys.readouterr().out)
     groundkit.ingest(corpus, index_dir=index, collection="one")
     with groundkit.Retriever.open(index, "one") as one:
@@ -42,7 +42,7 @@ def test_cli_shard_build_search_status(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_cli_shard_errors_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     index = ["--index-dir", str(tmp_path / "index"), "--collection", "big"]
-    assert main(["shard", "search", "leak", *index]) == 3  # no such sharded collection
+    assert main(["search", "leak", *index]) == 3  # no such sharded collection
     corpus = _corpus(tmp_path)
     assert main(["shard", "build", str(corpus), *index]) == 2  # --shards needed
     assert "--shards" in capsys.readouterr().err
@@ -55,5 +55,5 @@ def test_cli_shard_errors_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
         main(["shard", "build", str(jsonl), "--shards", "2", "--corpus-dir", corpus_dir, *index])
         == 0
     )
-    assert main(["shard", "search", "leak", *index, "--verify"]) == 0
+    assert main(["search", "leak", *index, "--verify"]) == 0
     assert "[verified]" in capsys.readouterr().out

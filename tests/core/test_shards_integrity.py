@@ -35,7 +35,7 @@ def _built(tmp_path: Path, texts: list[str], shards: int = 2) -> tuple[Path, Pat
 
 
 def _search_exit(index: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["shard", "search", "pump", "--index-dir", str(index), "--collection", "many"])
+    code = main(["search", "pump", "--index-dir", str(index), "--collection", "many"])
     return code, capsys.readouterr().err
 
 

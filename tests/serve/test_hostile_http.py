@@ -91,7 +91,7 @@ def test_a_body_is_counted_as_it_arrives_whatever_its_headers_said() -> None:
 
 
 @pytest.mark.parametrize("value", ["%C2%B2", "%C2%B3", "%D9%A3", "1e3", "0x10", " 5"])
-@pytest.mark.parametrize("name", ["top_k", "rrf_k", "depth", "rerank_depth"])
+@pytest.mark.parametrize("name", ["top_k", "hybrid.rrf_k", "hybrid.depth", "rerank.depth"])
 def test_a_number_not_in_ascii_digits_is_refused_by_name(
     server: Server, name: str, value: str
 ) -> None:

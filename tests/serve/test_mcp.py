@@ -74,7 +74,9 @@ async def exercise_registry(
         assert key in first
     assert {r["verification"]["verdict"] for r in reply["results"]} == {"verified"}
 
-    filtered = await session.call_tool("search", {"query": "bill", "source_prefix": "billing/"})
+    filtered = await session.call_tool(
+        "search", {"query": "bill", "where": {"source_prefix": "billing/"}}
+    )
     assert filtered.structured_content is not None and filtered.structured_content["results"]
     assert all(r["source"].startswith("billing/") for r in filtered.structured_content["results"])
 

@@ -66,11 +66,13 @@ def test_prefix_and_fuzzy_are_the_librarys(server: Server, index_dir: Path) -> N
 
 def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
     query = "how do I pay my bill"
-    prefixed = get(server, "/v1/search", params={"q": query, "source_prefix": "billing/"}).json()
+    prefixed = get(
+        server, "/v1/search", params={"q": query, "where.source_prefix": "billing/"}
+    ).json()
     where = {"heading_path": "Payment methods"}
     posted = httpx.post(
         server.url + "/v1/search",
-        json={"query": query, "top_k": 3, "where": where},
+        json={"query": query, "top_k": 3, "where": {"metadata": where}},
         timeout=TIMEOUT,
     ).json()
     with groundkit.Retriever.open(index_dir, "default") as retriever:
@@ -87,7 +89,7 @@ def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
 
 def test_hybrid_search_on_a_dense_collection(server: Server, index_dir: Path) -> None:
     params = {"query": "report a leak", "collection": "dense", "mode": "hybrid", "top_k": 4,
-              "rrf_k": 30, "dense_weight": 0.5}  # fmt: skip
+              "hybrid": {"rrf_k": 30, "weights": [1.0, 0.5]}}  # fmt: skip
     body = httpx.post(server.url + "/v1/search", json=params, timeout=TIMEOUT).json()
     with groundkit.Retriever.open(index_dir, "dense") as retriever:
         expected = retriever.search(
@@ -176,7 +178,7 @@ def test_errors_carry_the_librarys_messages(server: Server) -> None:
     )
     dense = get(server, "/v1/search", params={"q": "leak", "mode": "dense"})
     assert dense.status_code == 400 and "dense" in dense.json()["message"]
-    wrong_mode = get(server, "/v1/search", params={"q": "leak", "rrf_k": 10})
+    wrong_mode = get(server, "/v1/search", params={"q": "leak", "hybrid.rrf_k": 10})
     assert wrong_mode.status_code == 400 and "mode 'hybrid' only" in wrong_mode.json()["message"]
     assert get(server, "/v1/search", params={"q": "leak", "top_k": 21}).status_code == 400
     assert get(server, "/v1/search", params={"q": "leak", "top_k": 101}).status_code == 422

@@ -20,7 +20,7 @@ import groundkit
 from groundkit.retrieval import ShardedRetriever
 from groundkit.shards import ingest_sharded
 from groundkit_serve import Registry, Runtime, ServeSettings, ServiceError
-from groundkit_serve.models import ShardedSearchRequest
+from groundkit_serve.models import SearchArguments
 
 
 def test_serve_shards_search_sharded_answers_as_one_collection(
@@ -36,38 +36,39 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
             Runtime(ServeSettings(index_dir=index_dir)), sharded=many, sharded_name="many"
         )
         spec = registry.tools["search_sharded"]
-        assert spec.request is ShardedSearchRequest
+        assert spec.request is SearchArguments
 
-        async def call(request: ShardedSearchRequest) -> dict:  # type: ignore[type-arg]
+        async def call(request: SearchArguments) -> dict:  # type: ignore[type-arg]
             reply = await registry.call(spec, request)
             return reply.model_dump()
 
         try:
             for query in ["report a leak", "billing dispute", "boil water notice"]:
-                reply = anyio.run(call, ShardedSearchRequest(query=query, top_k=5))
+                reply = anyio.run(call, SearchArguments(query=query, top_k=5))
                 want = one.search(query, 5)
                 assert reply["collection"] == "many"
                 assert [(r["chunk_id"], r["score"]) for r in reply["results"]] == [
                     (r.chunk_id, r.score) for r in want.results
                 ]
-            filtered = ShardedSearchRequest(query="bill", top_k=4, source_prefix="billing/")
+            filtered = SearchArguments.model_validate(
+                {"query": "bill", "top_k": 4, "where": {"source_prefix": "billing/"}}
+            )
             reply = anyio.run(call, filtered)
             want = one.search("bill", 4, where=groundkit.SearchFilter(source_prefix="billing/"))
             assert reply["results"] and [r["chunk_id"] for r in reply["results"]] == [
                 r.chunk_id for r in want.results
             ]
-            checked = anyio.run(call, ShardedSearchRequest(query="leak", top_k=6, verify=True))
+            checked = anyio.run(call, SearchArguments(query="leak", top_k=6, verify=True))
             want = one.search("leak", 6)
             assert checked["results"] and [r["verification"] for r in checked["results"]] == [
                 {"verdict": one.verify(r).verdict, "reason": one.verify(r).reason}
                 for r in want.results
             ]
             assert (
-                anyio.run(call, ShardedSearchRequest(query="leak"))["results"][0]["verification"]
-                is None
+                anyio.run(call, SearchArguments(query="leak"))["results"][0]["verification"] is None
             )
             with pytest.raises(ServiceError, match="limit"):
-                anyio.run(call, ShardedSearchRequest(query="leak", top_k=90))
+                anyio.run(call, SearchArguments(query="leak", top_k=90))
         finally:
             registry.runtime.close()
     assert "search_sharded" not in Registry(Runtime(ServeSettings(index_dir=index_dir))).tools
@@ -108,9 +109,9 @@ def test_serve_shards_rest_answers_as_one_collection(
     searches: list[dict[str, Any]] = [
         {"top_k": 5},
         {"top_k": 3, "mode": "dense"},
-        {"top_k": 4, "mode": "hybrid", "rrf_k": 30, "dense_weight": 0.5},
-        {"top_k": 5, "source_prefix": "billing/"},
-        {"top_k": 3, "where": {"heading_path": "Payment methods"}},
+        {"top_k": 4, "mode": "hybrid", "hybrid": {"rrf_k": 30, "weights": [1.0, 0.5]}},
+        {"top_k": 5, "where": {"source_prefix": "billing/"}},
+        {"top_k": 3, "where": {"metadata": {"heading_path": "Payment methods"}}},
         {"top_k": 2, "score_threshold": 1.0},
     ]
     with groundkit.Retriever.open(sharded_index, "one") as one:
@@ -120,16 +121,13 @@ def test_serve_shards_rest_answers_as_one_collection(
                 assert reply.status_code == 200, reply.text
                 body = reply.json()
                 where = None
-                if "source_prefix" in options or "where" in options:
-                    where = groundkit.SearchFilter(
-                        source_prefix=options.get("source_prefix"),
-                        metadata=options.get("where") or {},
-                    )
+                if "where" in options:
+                    where = groundkit.SearchFilter(**options["where"])
                 hybrid = None
-                if "rrf_k" in options or "dense_weight" in options:
+                if "hybrid" in options:
+                    fusion = options["hybrid"]
                     hybrid = groundkit.HybridOptions(
-                        rrf_k=options.get("rrf_k", 60),
-                        weights=(1.0, 0.5) if "dense_weight" in options else (1.0, 1.0),
+                        rrf_k=fusion["rrf_k"], weights=tuple(fusion["weights"])
                     )
                 want = one.search(
                     query,

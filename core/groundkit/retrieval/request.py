@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, get_args
 
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
+    DEFAULT_RERANK_DEPTH,
     DEFAULT_RRF_K,
     DEFAULT_TOP_K,
+    MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
+    MAX_RRF_K,
     MAX_TOP_K,
 )
 from groundkit.contracts import Chunk, Document
@@ -25,6 +28,8 @@ from groundkit.errors import ConfigurationError, InvalidQueryError
 from groundkit.retrieval.floor import check_floor, check_share
 
 __all__ = [
+    "MAX_LEG_DEPTH",
+    "MAX_RRF_K",
     "MODES",
     "HybridOptions",
     "MetadataValue",
@@ -33,12 +38,23 @@ __all__ = [
     "SearchMode",
     "SearchRequest",
     "bounded_depth",
+    "field_docs",
     "leg_depth_for",
 ]
 
 SearchMode: TypeAlias = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 MetadataValue: TypeAlias = str | int | float | bool
+
+
+def _doc(text: str) -> dict[str, str]:
+    """A field's one-line description, which the service's schema publishes."""
+    return {"doc": text}
+
+
+def field_docs(kind: type) -> dict[str, str]:
+    """Each field of the request type ``kind`` -> its description (what every surface shows)."""
+    return {f.name: str(f.metadata.get("doc", "")) for f in fields(kind)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +64,23 @@ class HybridOptions:
     needed when the dense leg has none (adr/0049). The dense evidence floor is the request's
     ``min_similarity``, since dense searches use it too."""
 
-    rrf_k: int = DEFAULT_RRF_K
-    depth: int | None = None
-    weights: tuple[float, float] = (1.0, 1.0)
-    min_lexical_share: float | None = None
-    """Without dense evidence, answer only when BM25's best reaches this share of the query's
-    ideal score (0 answers on any match, as before adr/0049). None: the collection's recorded
-    share (``groundkit calibrate``), else ``DEFAULT_MIN_LEXICAL_SHARE``."""
+    rrf_k: int = field(default=DEFAULT_RRF_K, metadata=_doc("reciprocal-rank fusion constant k"))
+    depth: int | None = field(
+        default=None,
+        metadata=_doc(f"candidates per leg (default max({DEFAULT_LEG_DEPTH}, results wanted))"),
+    )
+    weights: tuple[float, float] = field(
+        default=(1.0, 1.0),
+        metadata=_doc("[lexical, dense]: each leg's weight on its 1/(rrf_k + rank) terms"),
+    )
+    min_lexical_share: float | None = field(
+        default=None,
+        metadata=_doc(
+            "without dense evidence, answer only when BM25's best reaches this share (0..1) of the "
+            "query's ideal score (0: any match answers); default: the collection's recorded share "
+            "(groundkit calibrate), else groundkit's default"
+        ),
+    )
 
     def __post_init__(self) -> None:
         if _not_count(self.rrf_k) or not 1 <= self.rrf_k <= MAX_RRF_K:
@@ -84,7 +110,10 @@ class HybridOptions:
 class RerankOptions:
     """Re-score the best ``depth`` candidates (default max(50, top_k)) with the reranker."""
 
-    depth: int | None = None
+    depth: int | None = field(
+        default=None,
+        metadata=_doc(f"candidates to re-score (default max({DEFAULT_RERANK_DEPTH}, top_k))"),
+    )
 
     def __post_init__(self) -> None:
         if self.depth is not None and _not_count(self.depth):
@@ -98,8 +127,16 @@ class SearchFilter:
     field, such as ``heading_path``, matches when it contains the value). Applied inside
     retrieval, so ``top_k`` counts only matching chunks."""
 
-    source_prefix: str | None = None
-    metadata: Mapping[str, MetadataValue] = field(default_factory=dict)
+    source_prefix: str | None = field(
+        default=None, metadata=_doc("only sources whose path starts with this (e.g. 'billing/')")
+    )
+    metadata: Mapping[str, MetadataValue] = field(
+        default_factory=dict,
+        metadata=_doc(
+            "only chunks whose metadata has each KEY equal to VALUE (or, for a list such as "
+            "heading_path, containing it)"
+        ),
+    )
 
     def __post_init__(self) -> None:
         if self.source_prefix is not None and not isinstance(self.source_prefix, str):
@@ -147,12 +184,6 @@ class SearchFilter:
         return {"source_prefix": self.source_prefix, "metadata": dict(self.metadata)}
 
 
-MAX_RRF_K = 1_000_000
-"""The largest fusion constant (past it every rank's share rounds alike)."""
-MAX_LEG_DEPTH = 100 * MAX_TOP_K
-"""The most candidates a hybrid leg may fetch."""
-
-
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
     """One search, each concept in one form, checked when it is made (``InvalidQueryError``
@@ -170,17 +201,51 @@ class SearchRequest:
     absent or rare match terms a typo away (bm25 and hybrid; adr/0046).
     """
 
-    query: str
-    top_k: int = DEFAULT_TOP_K
-    mode: SearchMode | None = None
-    score_threshold: float | None = None
-    min_similarity: float | None = None
-    hybrid: HybridOptions | None = None
-    rerank: RerankOptions | None = None
-    where: SearchFilter | None = None
-    highlight: bool = True
-    prefix: bool = False
-    fuzzy: bool = False
+    query: str = field(metadata=_doc("words to search for"))
+    top_k: int = field(default=DEFAULT_TOP_K, metadata=_doc("how many results"))
+    mode: SearchMode | None = field(
+        default=None,
+        metadata=_doc(
+            "bm25 (lexical), dense, or hybrid (both, fused); default: the collection's own "
+            "(hybrid when it is bound to a semantic embedder, else bm25)"
+        ),
+    )
+    score_threshold: float | None = field(
+        default=None,
+        metadata=_doc("drop results scoring below this (BM25 score, similarity or fused score)"),
+    )
+    min_similarity: float | None = field(
+        default=None,
+        metadata=_doc(
+            "dense/hybrid: the similarity under which a passage counts as unrelated (dense drops "
+            "it, hybrid takes no evidence from it); default: the collection's recorded floor, else "
+            "the embedder's; -1 turns it off"
+        ),
+    )
+    hybrid: HybridOptions | None = field(
+        default=None, metadata=_doc("fusion settings (mode hybrid only)")
+    )
+    rerank: RerankOptions | None = field(
+        default=None, metadata=_doc("re-score the best candidates with the reranker")
+    )
+    where: SearchFilter | None = field(
+        default=None, metadata=_doc("which chunks may answer (top_k counts matching chunks only)")
+    )
+    highlight: bool = field(default=True, metadata=_doc("locate the query's words in each result"))
+    prefix: bool = field(
+        default=False,
+        metadata=_doc(
+            "bm25/hybrid: the last word also matches the indexed words it begins, at 3/4 weight "
+            "(search as you type: 'paginat' finds pagination)"
+        ),
+    )
+    fuzzy: bool = field(
+        default=False,
+        metadata=_doc(
+            "bm25/hybrid: a word found nowhere (or almost) also matches indexed words one typo "
+            "away (two from nine letters), at 3/4 weight"
+        ),
+    )
 
     def __post_init__(self) -> None:
         query, k = self.query, self.top_k

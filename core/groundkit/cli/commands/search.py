@@ -1,9 +1,10 @@
-"""``groundkit search QUERY``: a ``SearchRequest`` as flags, run by ``Retriever.search()``."""
+"""``groundkit search QUERY``: a ``SearchRequest`` as flags, run by the collection's searcher
+(a sharded collection's too: ``--collection`` names either)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import (
@@ -15,6 +16,7 @@ from groundkit.cli.options import (
     vector_store_option,
 )
 from groundkit.cli.render import show_search
+from groundkit.collection import collection_file
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
     DEFAULT_RERANK_DEPTH,
@@ -32,10 +34,12 @@ from groundkit.retrieval.request import (
     MetadataValue,
     RerankOptions,
     SearchFilter,
-    SearchMode,
     SearchRequest,
 )
 from groundkit.retrieval.rerankers import resolve_reranker
+
+if TYPE_CHECKING:
+    from groundkit.retrieval import ShardedRetriever
 
 NAME = "search"
 
@@ -53,7 +57,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     parser.add_argument(
         "--top-k",
         type=int,
-        default=DEFAULT_TOP_K,
+        default=None,
         metavar="N",
         help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
     )
@@ -78,7 +82,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     hybrid.add_argument(
         "--rrf-k",
         type=positive_int,
-        default=DEFAULT_RRF_K,
+        default=None,
         metavar="N",
         help=f"reciprocal-rank fusion constant (default: {DEFAULT_RRF_K})",
     )
@@ -92,14 +96,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
     hybrid.add_argument(
         "--lexical-weight",
         type=float,
-        default=1.0,
+        default=None,
         metavar="W",
         help="weight of the BM25 leg's 1/(rrf_k + rank) terms (default: 1.0)",
     )
     hybrid.add_argument(
         "--dense-weight",
         type=float,
-        default=1.0,
+        default=None,
         metavar="W",
         help="weight of the dense leg's 1/(rrf_k + rank) terms (default: 1.0)",
     )
@@ -170,7 +174,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help=f"candidates to rerank (default: max({DEFAULT_RERANK_DEPTH}, --top-k))",
+        help=f"candidates to rerank (default: max({DEFAULT_RERANK_DEPTH}, --top-k)); implies "
+        "--rerank",
     )
     parser.add_argument(
         "--embedder",
@@ -210,48 +215,78 @@ def _filter(args: argparse.Namespace) -> SearchFilter | None:
     return SearchFilter(source_prefix=args.source_prefix, metadata=dict(args.where))
 
 
-def search_request(args: argparse.Namespace, default_mode: SearchMode) -> SearchRequest:
-    """The ``SearchRequest`` the flags ask for; the fusion flags (which have defaults) apply
-    when the search runs hybrid."""
+_HYBRID_FLAGS = ("rrf_k", "depth", "lexical_weight", "dense_weight", "min_lexical_share")
+
+
+def search_request(args: argparse.Namespace) -> SearchRequest:
+    """The ``SearchRequest`` the flags ask for, and only what they ask: a flag not given is
+    left to the request's default, and a flag given where the mode does not use it (say
+    ``--mode bm25 --rrf-k 5``) is refused by the request itself, as the library and the
+    service refuse it (adr/0057)."""
     hybrid = None
-    if (args.mode or default_mode) == "hybrid":
+    if any(getattr(args, name) is not None for name in _HYBRID_FLAGS):
         hybrid = HybridOptions(
-            rrf_k=args.rrf_k,
+            rrf_k=DEFAULT_RRF_K if args.rrf_k is None else args.rrf_k,
             depth=args.depth,
-            weights=(args.lexical_weight, args.dense_weight),
+            weights=(
+                1.0 if args.lexical_weight is None else args.lexical_weight,
+                1.0 if args.dense_weight is None else args.dense_weight,
+            ),
             min_lexical_share=args.min_lexical_share,
         )
+    reranked = args.rerank or args.reranker is not None or args.rerank_depth is not None
     return SearchRequest(
         args.query,
-        args.top_k,
+        DEFAULT_TOP_K if args.top_k is None else args.top_k,
         args.mode,
         score_threshold=args.score_threshold,
         min_similarity=args.min_similarity,
         hybrid=hybrid,
-        rerank=RerankOptions(depth=args.rerank_depth) if args.rerank else None,
+        rerank=RerankOptions(depth=args.rerank_depth) if reranked else None,
         where=_filter(args),
         prefix=args.prefix,
         fuzzy=args.fuzzy,
     )
 
 
-def run(args: argparse.Namespace) -> ExitCode:
+def _open(args: argparse.Namespace) -> Retriever | ShardedRetriever:
+    """The collection ``--collection`` names, sharded (a folder with ``shards.json``) or not,
+    opened with the flags' settings."""
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
-    if reranker is not None:
-        args.rerank = True
-    if args.rerank_depth is not None and not args.rerank:
-        raise ConfigurationError("--rerank-depth is set but rerank is off; add --rerank")
-    with Retriever.open(
+    embedder = None if args.embedder is None else resolve_embedder(args.embedder)
+    bm25 = BM25Params(k1=args.k1, b=args.b)
+    analyzer = analyzer_from(args)
+    if (collection_file(args.index_dir, args.collection).parent / "shards.json").is_file():
+        from groundkit.retrieval import ShardedRetriever
+
+        if analyzer is not None:
+            raise ConfigurationError(
+                "a sharded collection searches with the analyzer its manifest records; drop "
+                "--stemmer/--language/--fold-diacritics"
+            )
+        return ShardedRetriever.open(
+            args.index_dir,
+            args.collection,
+            bm25=bm25,
+            embedder=embedder,
+            reranker=reranker,
+            vector_store=args.vector_store,
+        )
+    return Retriever.open(
         args.index_dir,
         args.collection,
-        bm25=BM25Params(k1=args.k1, b=args.b),
-        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+        bm25=bm25,
+        embedder=embedder,
         reranker=reranker,
         vector_store=args.vector_store,
-        analyzer=analyzer_from(args),
-    ) as retriever:
-        default = args.mode or retriever.default_mode  # asked only where --mode is not given
-        response = retriever.search(search_request(args, default))
-        checks = [retriever.verify(r) for r in response.results] if args.verify else []
+        analyzer=analyzer,
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    request = search_request(args)  # refused before any collection is opened
+    with _open(args) as searcher:
+        response = searcher.search(request)
+        checks = [searcher.verify(r) for r in response.results] if args.verify else []
     show_search(response, checks, as_json=args.json)
     return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

@@ -1,4 +1,5 @@
-"""``groundkit shard build|search|status``: sharded collections (``groundkit.shards``).
+"""``groundkit shard build|status``: sharded collections (``groundkit.shards``); ``groundkit
+search --collection NAME`` searches one, with every flag (adr/0057).
 
 ``build --engine NAME`` runs the same build on an engine a plugin provides (``ray``, from the
 ray extra: ``pip install ".[ray]"``; adr/0053); each subcommand is one library call.
@@ -11,18 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.cli.exits import ExitCode
-from groundkit.cli.options import Parents, bm25_options, positive_int, vector_store_option
-from groundkit.cli.render import emit_json, print_table, show_search
-from groundkit.config import DEFAULT_TOP_K, MAX_TOP_K, BM25Params, IngestSettings
+from groundkit.cli.options import Parents, positive_int, vector_store_option
+from groundkit.cli.render import emit_json, print_table
+from groundkit.config import IngestSettings
 from groundkit.embedding.embedder_registry import resolve_embedder
-from groundkit.retrieval import MODES
 
 NAME = "shard"
 EPILOG = """\
 examples:
   groundkit shard build docs/ --shards 4 --collection big
   groundkit shard build corpus.jsonl --corpus-dir corpus/ --shards 8 --engine ray --workers 4
-  groundkit shard search "how do I report a leak" --collection big --top-k 5
+  groundkit search "how do I report a leak" --collection big --top-k 5
   groundkit shard status --collection big --json
 """
 
@@ -30,7 +30,8 @@ examples:
 def add_parser(commands: Any, parents: Parents) -> None:
     parser = commands.add_parser(
         NAME,
-        help="build and search sharded collections (N collections answering as one)",
+        help="build sharded collections (N collections answering as one; search them with "
+        "`groundkit search --collection NAME`)",
         description="A sharded collection is N ordinary collections and a manifest; its "
         "searches return exactly the ranking and scores of one collection (docs: how-to/ray).",
         epilog=EPILOG,
@@ -82,27 +83,6 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="also embed every chunk (e.g. hash, minilm) for dense and hybrid search",
     )
     vector_store_option(build, "vector store built beside each shard")
-    search = actions.add_parser("search", parents=shared, help="search a sharded collection")
-    search.add_argument("query", metavar="QUERY", help="what to search for")
-    search.add_argument(
-        "--top-k",
-        type=int,
-        default=DEFAULT_TOP_K,
-        metavar="N",
-        help=f"number of results, 1..{MAX_TOP_K} (default: {DEFAULT_TOP_K})",
-    )
-    search.add_argument("--mode", choices=MODES, default="bm25", help="default: bm25")
-    search.add_argument(
-        "--score-threshold",
-        type=float,
-        default=None,
-        metavar="X",
-        help="drop results scoring below X",
-    )
-    bm25_options(search)
-    search.add_argument(
-        "--verify", action="store_true", help="re-check each result's citation against its source"
-    )
     actions.add_parser("status", parents=shared, help="the manifest: shards and statistics")
 
 
@@ -111,8 +91,6 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     if args.shard_command == "build":
         return _build(args)
-    if args.shard_command == "search":
-        return _search(args)
     manifest = load_manifest(args.index_dir, args.collection)
     summary = manifest.to_dict()
     if args.json:
@@ -162,17 +140,3 @@ def _build(args: argparse.Namespace) -> ExitCode:
         for refusal in summary["refused"]:
             print(f"refused: {refusal['message']}")
     return ExitCode.REFUSED_INPUT if summary["refused"] else ExitCode.OK
-
-
-def _search(args: argparse.Namespace) -> ExitCode:
-    from groundkit.retrieval import ShardedRetriever
-
-    with ShardedRetriever.open(
-        args.index_dir, args.collection, bm25=BM25Params(k1=args.k1, b=args.b)
-    ) as retriever:
-        response = retriever.search(
-            args.query, args.top_k, args.mode, score_threshold=args.score_threshold
-        )
-        checks = [retriever.verify(r) for r in response.results] if args.verify else []
-    show_search(response, checks, as_json=args.json)
-    return ExitCode.NOT_VERIFIED if any(not check.ok for check in checks) else ExitCode.OK

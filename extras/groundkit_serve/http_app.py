@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from groundkit import Reranker
 from groundkit_serve.access import AccessLog
 from groundkit_serve.logs import JsonFormatter, configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
+from groundkit_serve.processes import bind, serve_forked
 from groundkit_serve.rest import rest_routes
 from groundkit_serve.runtime import Runtime
 from groundkit_serve.security import Guard
@@ -33,7 +35,7 @@ from groundkit_serve.settings import ServeSettings
 from groundkit_serve.sharded import ShardedSearch
 from groundkit_serve.tools import Registry
 
-__all__ = ["create_app", "run_http", "run_stdio"]
+__all__ = ["announce", "create_app", "run_http", "run_stdio"]
 
 log = logging.getLogger("groundkit.serve")
 _SETTLE_S = 0.5
@@ -142,25 +144,34 @@ class _Server(uvicorn.Server):
     async def startup(self, sockets: Any = None) -> None:
         self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
+        if sockets is not None:  # one of --processes: the parent said where it listens
+            return
         port = self._settings.port
         for server in self.servers:
             for sock in server.sockets:
                 port = sock.getsockname()[1]
-        host = self._settings.host
-        shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{port}"
-        if self._settings.json_logs:  # one JSON object, like every other line
-            record = logging.LogRecord(log.name, logging.INFO, __file__, 0, "listening on %s",
-                                       (url,), None)  # fmt: skip
-            record.url, record.index_dir = url, str(self._settings.index_dir)
-            print(JsonFormatter().format(record), file=sys.stderr, flush=True)
-            return
-        print(
-            f"groundkit serve: listening on {url} (REST /v1, MCP /mcp, OpenAPI /openapi.json); "
-            f"index {self._settings.index_dir}",
-            file=sys.stderr,
-            flush=True,
-        )
+        announce(self._settings, port)
+
+
+def announce(settings: ServeSettings, port: int) -> None:
+    """The listening line on stderr (one JSON object under --log-json), said once."""
+    host = settings.host
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}"
+    if settings.json_logs:  # one JSON object, like every other line
+        record = logging.LogRecord(log.name, logging.INFO, __file__, 0, "listening on %s",
+                                   (url,), None)  # fmt: skip
+        record.url, record.index_dir = url, str(settings.index_dir)
+        record.processes = settings.processes
+        print(JsonFormatter().format(record), file=sys.stderr, flush=True)
+        return
+    print(
+        f"groundkit serve: listening on {url} (REST /v1, MCP /mcp, OpenAPI /openapi.json); "
+        f"index {settings.index_dir}; {settings.processes} process"
+        f"{'es' if settings.processes > 1 else ''}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _preload(registry: Registry, settings: ServeSettings) -> None:
@@ -178,10 +189,26 @@ def run_http(
     sharded: tuple[ShardedSearch, str] | None = None,
 ) -> None:
     """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind or a missing
-    index folder first)."""
+    index folder first): in this process, or in ``settings.processes`` forked ones sharing
+    one listening socket, each with its own read views (adr/0057)."""
     settings.require_safe_bind()
     settings.require_index_dir()
     configure_logging(settings.json_logs)
+    if settings.processes == 1:
+        _serve(settings, reranker, sharded, None)
+        return
+    sock = bind(settings.host, settings.port)
+    announce(settings, sock.getsockname()[1])
+    serve_forked(sock, settings.processes, lambda s: _serve(settings, reranker, sharded, [s]))
+
+
+def _serve(
+    settings: ServeSettings,
+    reranker: Reranker | None,
+    sharded: tuple[ShardedSearch, str] | None,
+    sockets: list[socket.socket] | None,
+) -> int:
+    """One server process: its app, runtime and read views, on ``sockets`` or its own bind."""
     app, registry = create_app(settings, reranker=reranker, sharded=sharded)
     _preload(registry, settings)
     config = uvicorn.Config(
@@ -194,9 +221,10 @@ def run_http(
         timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
     )
     try:
-        _Server(config, settings, registry.in_flight).run()
+        _Server(config, settings, registry.in_flight).run(sockets=sockets)
     finally:
         registry.runtime.close()
+    return 0
 
 
 def run_stdio(

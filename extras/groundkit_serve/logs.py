@@ -31,6 +31,7 @@ ALLOWED_FIELDS = frozenset(
         "path",
         "url",
         "index_dir",
+        "processes",
     }
 )
 
@@ -45,6 +46,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "event": record.getMessage(),
+            "pid": record.process,  # which of --processes wrote it
         }
         for name in sorted(ALLOWED_FIELDS):
             if name in record.__dict__:

@@ -299,6 +299,10 @@ class ServiceStatus(BaseModel):
     max_open_collections: int
     max_top_k: int
     workers: int
+    processes: int = Field(description="server processes sharing the socket (--processes)")
+    process: int = Field(
+        description="the id of the process that answered (counts and open views are its own)"
+    )
     timeout_s: float
     requests: int
     errors: int

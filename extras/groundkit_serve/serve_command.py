@@ -110,6 +110,15 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "--workers", type=_count, default=4, help="threads for search work (default: 4)"
     )
     limits.add_argument(
+        "--processes",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="--http: server processes sharing one listening socket, each with its own read "
+        "views, so search uses N cores (default: the cores this process may use; 1 with "
+        "--stdio or --ray-collection)",
+    )
+    limits.add_argument(
         "--grace",
         type=seconds_or_zero,
         default=5.0,
@@ -172,6 +181,23 @@ def _token(args: argparse.Namespace) -> str | None:
     return os.environ.get(TOKEN_ENV) or None
 
 
+def _processes(args: argparse.Namespace) -> int:
+    """How many server processes: one where they cannot be shared (stdio, Ray's handles)."""
+    from groundkit_serve.processes import available_cores  # the standard library's only
+
+    single = args.stdio or args.ray_collection is not None
+    if args.processes is None:
+        return 1 if single or not hasattr(os, "fork") else available_cores()
+    if args.processes > 1 and single:
+        raise ConfigurationError(
+            "--processes over 1 needs --http without --ray-collection (a stdio client talks to "
+            "one process; Ray Serve's handles do not survive a fork)"
+        )
+    if args.processes > 1 and not hasattr(os, "fork"):
+        raise ConfigurationError("--processes over 1 needs os.fork (Linux, macOS)")
+    return int(args.processes)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the service until interrupted; 2 when the extra is missing or a flag is refused."""
     try:
@@ -186,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
     settings = ServeSettings(
+        processes=_processes(args),
         index_dir=Path(args.index_dir),
         collection=args.collection,
         host=args.host,

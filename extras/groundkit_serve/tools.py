@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -465,6 +466,8 @@ class Registry:
             max_open_collections=self.settings.max_open_collections,
             max_top_k=self.settings.max_top_k,
             workers=self.settings.workers,
+            processes=self.settings.processes,
+            process=os.getpid(),
             timeout_s=self.settings.timeout_s,
             requests=counts["requests"],
             errors=counts["errors"],

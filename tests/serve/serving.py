@@ -43,9 +43,11 @@ def serve_command(*args: str) -> list[str]:
 def start_server(
     *args: str, env: dict[str, str] | None = None, timeout: float = START_TIMEOUT_S
 ) -> Server:
-    """Start ``groundkit serve --http --port 0 ARGS`` and wait for its listening line."""
+    """Start ``groundkit serve --http --port 0 ARGS`` and wait for its listening line; one
+    process unless ARGS say ``--processes`` (a test reads one process's counts)."""
+    single = () if "--processes" in args else ("--processes", "1")
     process = subprocess.Popen(
-        serve_command("--http", "--port", "0", *args),
+        serve_command("--http", "--port", "0", *single, *args),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

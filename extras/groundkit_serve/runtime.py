@@ -13,6 +13,7 @@ missing or out-of-step shard makes the request fail closed (``ShardUnavailableEr
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -41,6 +42,7 @@ from groundkit.hosting import (
     shard_name,
     shards_dir,
 )
+from groundkit_serve.generations import GenerationCache
 from groundkit_serve.settings import ServeSettings
 
 __all__ = ["Lease", "ReadView", "Runtime"]
@@ -86,6 +88,17 @@ def _refuse_altered(path: Path, what: str) -> None:
         )
 
 
+@functools.lru_cache(maxsize=256)
+def _file_of(index_dir: Path, collection: str) -> Path:
+    """The collection's database file (the name checked), remembered: a request asks it often."""
+    return collection_file(index_dir, collection)
+
+
+@functools.lru_cache(maxsize=256)
+def _manifest_of(index_dir: Path, collection: str) -> Path:
+    return shards_dir(index_dir, collection) / MANIFEST_FILE
+
+
 class Runtime:
     """Read views cached per collection; every method is safe to call from worker threads."""
 
@@ -99,11 +112,12 @@ class Runtime:
         self.refresh_errors: dict[str, str] = {}
         self.refreshes = 0
         self.started = time.monotonic()
+        self._generations = GenerationCache()  # no SQLite connection a request (adr/0057)
 
     def name(self, collection: str | None) -> str:
         """The collection asked for, or the default; the name is validated here."""
         chosen = collection or self.settings.collection
-        collection_file(self.settings.index_dir, chosen)  # raises ConfigurationError if bad
+        _file_of(self.settings.index_dir, chosen)  # raises ConfigurationError if bad
         return chosen
 
     def collections(self) -> list[str]:
@@ -118,7 +132,7 @@ class Runtime:
 
     def sharded(self, collection: str) -> bool:
         """Whether ``collection`` is a sharded collection (its folder holds ``shards.json``)."""
-        return (shards_dir(self.settings.index_dir, collection) / MANIFEST_FILE).is_file()
+        return _manifest_of(self.settings.index_dir, collection).is_file()
 
     def probe(self, collection: str) -> int:
         """The collection's committed generation now (raises if missing or unreadable; for a
@@ -138,8 +152,12 @@ class Runtime:
                         subject=str(path),
                     )
             return manifest.generation
-        _refuse_altered(collection_file(index_dir, collection), f"collection {collection!r}")
-        with open_reader(index_dir, collection) as reader:
+        path = _file_of(index_dir, collection)
+        _refuse_altered(path, f"collection {collection!r}")
+        return self._generations.generation(path, lambda: self._read_generation(collection))
+
+    def _read_generation(self, collection: str) -> int:
+        with open_reader(self.settings.index_dir, collection) as reader:
             return reader.generation
 
     @contextmanager

@@ -259,7 +259,7 @@ def test_json_logs_never_hold_query_or_document_text(index_dir: Path) -> None:
     from groundkit_serve.logs import ALLOWED_FIELDS
 
     for record in records:
-        assert set(record) <= ALLOWED_FIELDS | {"time", "level", "logger", "event"}
+        assert set(record) <= ALLOWED_FIELDS | {"time", "level", "logger", "event", "pid"}
     assert "zebraquokka" not in output
 
 

@@ -35,12 +35,12 @@ print(added)
 
 
 def start_server(
-    index: Path, workers: int, timeout_s: float = 30.0
+    index: Path, workers: int, timeout_s: float = 30.0, processes: int = 1
 ) -> tuple[subprocess.Popen[str], str]:
     """``groundkit serve --http`` on a free port; the process and its URL once it listens."""
     command = [sys.executable, "-m", "groundkit", "serve", "--http", "--port", "0",
                "--index-dir", str(index), "--workers", str(workers),
-               "--timeout", str(timeout_s)]  # fmt: skip
+               "--timeout", str(timeout_s), "--processes", str(processes)]  # fmt: skip
     process = subprocess.Popen(
         command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
     )

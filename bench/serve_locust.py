@@ -1,8 +1,16 @@
-"""``groundkit serve`` under locust: 16 searching clients, quiet and then while a verify of the
-whole collection and an ingest run, on 127.0.0.1.
+"""``groundkit serve`` under locust, for each ``--processes`` asked (side by side in one run):
+searching clients, quiet and then while a verify of the whole collection and an ingest run, on
+127.0.0.1.
 
     python bench/serve_locust.py                      # 2,000 files, 16 users, 30 s a phase
     python bench/serve_locust.py --files 200 --seconds 10   # quick
+    python bench/serve_locust.py --processes 1,2 --users 64 --rate 1000   # req/s, 1 vs 2
+
+With ``--processes 1,2`` each configuration serves its own copy of the same index (the ingest
+of one phase does not grow the other's) and the result gives each one's figures and the
+quiet-phase req/s of the last over the first (``speedup``). A high ``--rate`` makes every user
+send as fast as it is answered, so req/s is the server's capacity; a machine shared with other
+work understates it (the result records the load average).
 
 Needs the serve extra, httpx and locust (``pip install ".[serve]" httpx locust``). Two phases on
 one server: *quiet* (searches only), then *loaded* (the same searches, while one client verifies
@@ -18,6 +26,7 @@ import argparse
 import csv
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import threading
@@ -82,21 +91,24 @@ class VerifyLoop(threading.Thread):
                 self.checked = reply.json()["checked"]
 
 
-def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    corpus, index, extra = workdir / "corpus", workdir / "index", workdir / "added"
-    if not (index / "default" / "collection.sqlite").is_file():
-        write_corpus(corpus, args.files)
-        groundkit.ingest(corpus, index_dir=index)
-    load = os.getloadavg()
-    server, url = start_server(index, args.workers, timeout_s=60)
+def one_configuration(
+    args: argparse.Namespace, workdir: Path, index: Path, processes: int
+) -> dict[str, Any]:
+    """Both phases against ``--processes processes`` over a fresh copy of ``index``."""
+    served = workdir / f"index-p{processes}"
+    if served.exists():
+        shutil.rmtree(served)
+    shutil.copytree(index, served)  # copy2: times kept, so the stamps still match
+    server, url = start_server(served, args.workers, timeout_s=args.timeout, processes=processes)
     try:
         httpx.get(url + "/v1/search", params={"q": "warm"}, timeout=60).raise_for_status()
-        quiet = locust_phase(url, args, workdir / "quiet")
+        quiet = locust_phase(url, args, workdir / f"quiet-p{processes}")
         verify = VerifyLoop(url)
         deadline = time.time() + args.seconds + 5
-        ingest = start_ingest(extra, index, deadline, args.batch, seed=5000)
+        extra = workdir / f"added-p{processes}"
+        ingest = start_ingest(extra, served, deadline, args.batch, seed=5000)
         verify.start()
-        loaded = locust_phase(url, args, workdir / "loaded")
+        loaded = locust_phase(url, args, workdir / f"loaded-p{processes}")
         verify.stop.set()
         verify.join(timeout=300)
         added, ingest_err = ingest.communicate(timeout=600)
@@ -105,19 +117,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         server.wait(timeout=30)
     ratio = loaded["p99_ms"] / quiet["p99_ms"] if quiet["p99_ms"] else float("inf")
     return {
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": [round(x, 2) for x in load],
-        },
-        "setup": {
-            "files": args.files,
-            "users": args.users,
-            "rate_per_user": args.rate,
-            "seconds": args.seconds,
-            "server_workers": args.workers,
-        },
+        "processes": processes,
         "quiet": quiet,
         "loaded": loaded,
         "loaded_p99_over_quiet_p99": round(ratio, 2),
@@ -130,6 +130,36 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     }
 
 
+def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    corpus, index = workdir / "corpus", workdir / "index"
+    if not (index / "default" / "collection.sqlite").is_file():
+        write_corpus(corpus, args.files)
+        groundkit.ingest(corpus, index_dir=index)
+    load = os.getloadavg()
+    configurations = [one_configuration(args, workdir, index, n) for n in args.processes]
+    first, last = configurations[0]["quiet"], configurations[-1]["quiet"]
+    speedup = last["throughput_per_s"] / first["throughput_per_s"] if first["requests"] else 0.0
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_average_at_start": [round(x, 2) for x in load],
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
+        "setup": {
+            "files": args.files,
+            "users": args.users,
+            "rate_per_user": args.rate,
+            "seconds": args.seconds,
+            "server_workers": args.workers,
+            "server_timeout_s": args.timeout,
+        },
+        "configurations": configurations,
+        "speedup": round(speedup, 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=2_000, help="files (4 chunks each)")
@@ -137,15 +167,23 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=2.0, help="searches a second per user")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each phase")
     parser.add_argument("--workers", type=int, default=4, help="the server's --workers")
+    parser.add_argument(
+        "--processes",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[1],
+        help="the server's --processes, comma-separated to run each in turn (e.g. 1,2)",
+    )
+    parser.add_argument("--timeout", type=float, default=10.0, help="the server's --timeout")
     parser.add_argument("--batch", type=int, default=20, help="files per ingest during the load")
     parser.add_argument("--p99-ratio", type=float, default=3.0, help="the loaded/quiet p99 bar")
     parser.add_argument("--workdir", type=Path, default=None, help="keep (and reuse) data here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     args = parser.parse_args()
     result = run_and_report(run, args)
-    failed = (
-        result["quiet"]["failures"] or result["loaded"]["failures"] or result["verify_errors"]
-        or result["ingest_exit"] != 0 or result["loaded_p99_over_quiet_p99"] > args.p99_ratio
+    failed = any(
+        one["quiet"]["failures"] or one["loaded"]["failures"] or one["verify_errors"]
+        or one["ingest_exit"] != 0 or one["loaded_p99_over_quiet_p99"] > args.p99_ratio
+        for one in result["configurations"]
     )  # fmt: skip
     sys.exit(1 if failed else 0)
 

@@ -135,14 +135,14 @@ def test_ray_serve_behind_the_service_registry(built: Path, corpus: Path) -> Non
 
     from groundkit_ray import serve_sharded
     from groundkit_serve import Registry, Runtime, ServeSettings
-    from groundkit_serve.models import ShardedSearchRequest
+    from groundkit_serve.models import SearchArguments
 
     tool = serve_sharded("many", index_dir=built, name="reg", timeout_s=20)
     registry = Registry(Runtime(ServeSettings(index_dir=built)), sharded=tool, sharded_name="many")
 
     async def call(query: str, mode: str, verify: bool = False) -> Any:
-        request = ShardedSearchRequest(query=query, top_k=8, mode=mode, verify=verify)  # type: ignore[arg-type]
-        return (await registry.call(registry.tools["search_sharded"], request)).model_dump()
+        request = SearchArguments(query=query, top_k=8, mode=mode, verify=verify, collection="many")  # type: ignore[arg-type]
+        return (await registry.call(registry.tools["search"], request)).model_dump()
 
     changed = corpus / "part1" / "doc001.txt"
     text = changed.read_text(encoding="utf-8")
@@ -176,7 +176,7 @@ def test_ray_serve_behind_the_service_registry(built: Path, corpus: Path) -> Non
 
 def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
     """`groundkit serve --ray-collection`: a real server process deploys the shards on the
-    running Ray instance and answers search_sharded over REST as one collection would."""
+    running Ray instance and answers /v1/search for it over REST as one collection would."""
     pytest.importorskip("groundkit_serve.tools", exc_type=ImportError)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serve"))
     from serving import start_server
@@ -187,10 +187,10 @@ def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
     try:
         with groundkit.Retriever.open(built, "one") as one:
             for query in QUERIES[:3]:
-                body = {"query": query, "top_k": 6, "mode": "hybrid", "source_prefix": "part1/"}
-                body["verify"] = True
+                body = {"query": query, "top_k": 6, "mode": "hybrid", "collection": "many",
+                        "where": {"source_prefix": "part1/"}, "verify": True}  # fmt: skip
                 posted = urllib.request.Request(
-                    server.url + "/v1/search_sharded",
+                    server.url + "/v1/search",
                     data=json.dumps(body).encode(),
                     headers={"Content-Type": "application/json"},
                 )

@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from groundkit_serve import Registry, Runtime, ServeSettings, ServiceError
-from groundkit_serve.models import FetchChunkRequest, SearchRequest
+from groundkit_serve.models import FetchChunkRequest, SearchArguments
 from groundkit_serve.telemetry import ALLOWED_ATTRIBUTES
 
 
@@ -25,12 +25,12 @@ def test_spans_hold_ids_counts_and_timings_never_text(index_dir: Path) -> None:
     query = "zebraquokka marker version"
 
     async def calls() -> str:
-        reply = await registry.call(registry.tools["search"], SearchRequest(query=query, top_k=3))
+        reply = await registry.call(registry.tools["search"], SearchArguments(query=query, top_k=3))
         chunk_id: str = reply.model_dump()["results"][0]["chunk_id"]
         await registry.call(registry.tools["fetch_chunk"], FetchChunkRequest(chunk_id=chunk_id))
         with pytest.raises(ServiceError):
             await registry.call(
-                registry.tools["search"], SearchRequest(query=query, collection="nope")
+                registry.tools["search"], SearchArguments(query=query, collection="nope")
             )
         return chunk_id
 

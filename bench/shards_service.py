@@ -90,7 +90,8 @@ def compare_service(
         out["service_start_s"] = round(time.perf_counter() - started, 1)
         client = stack.enter_context(httpx.Client(timeout=REQUEST_S))
         one = stack.enter_context(groundkit.Retriever.open(index, "one"))
-        for label, extra in (("", {}), ("filtered_", {"source_prefix": where.source_prefix})):
+        filtered = {"where": {"source_prefix": where.source_prefix}}
+        for label, extra in (("", {}), ("filtered_", filtered)):
             differ = differ_library = compared = 0
             seconds = {"one": 0.0, "many": 0.0}
             for query in queries:
@@ -116,8 +117,8 @@ def compare_service(
 
 
 def compare_service_ray(index: Path, queries: list[str], k: int) -> dict[str, Any]:
-    """Every query through ``groundkit serve --ray-collection many`` (REST
-    ``/v1/search_sharded``: the service in front of one Ray Serve deployment per shard),
+    """Every query through ``groundkit serve --ray-collection many`` (REST ``/v1/search``
+    with ``collection: many``: the service in front of one Ray Serve deployment per shard),
     against the library's single collection."""
     out: dict[str, Any] = {}
     with ExitStack() as stack:
@@ -129,9 +130,9 @@ def compare_service_ray(index: Path, queries: list[str], k: int) -> dict[str, An
         differ = compared = 0
         seconds = 0.0
         for query in queries:
-            body = {"query": query, "top_k": k, "mode": "bm25"}
+            body = {"query": query, "top_k": k, "mode": "bm25", "collection": "many"}
             started = time.perf_counter()
-            answer = _rest(client, url, "/v1/search_sharded", body)
+            answer = _rest(client, url, "/v1/search", body)
             seconds += time.perf_counter() - started
             library = _library(one.search(query, k, "bm25"))
             compared += len(library)

@@ -151,8 +151,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="NAME",
         default=None,
         help="also deploy sharded collection NAME (under --index-dir, which every Ray node "
-        "must see) on Ray Serve, one deployment per shard, and serve it as the tool "
-        "search_sharded (REST: POST /v1/search_sharded)",
+        "must see) on Ray Serve, one deployment per shard, searched by search (REST "
+        "/v1/search) with collection NAME (search_sharded: a deprecated alias)",
     )
     ray.add_argument(
         "--ray-address",

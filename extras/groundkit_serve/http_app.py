@@ -69,7 +69,7 @@ def create_app(
 ) -> tuple[ASGIApp, Registry]:
     """The ASGI app: REST under /v1, MCP streamable HTTP at /mcp, all behind ``Guard``;
     ``sharded``: a sharded search held elsewhere (Ray Serve's) and its collection's name,
-    served as ``search_sharded`` (REST ``POST /v1/search_sharded``)."""
+    searched by ``search`` (REST ``/v1/search``) with that name as ``collection``."""
     registry, server = _parts(settings, reranker, sharded)
     for route in rest_routes(registry):
         server.custom_route(route.path, methods=sorted(route.methods or ()))(route.endpoint)

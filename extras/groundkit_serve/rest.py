@@ -210,12 +210,7 @@ def rest_routes(registry: Registry) -> list[Route]:
     async def docs(request: Request) -> Response:
         return HTMLResponse(_DOCS)
 
-    sharded = []  # a sharded search held elsewhere (Ray Serve), when the registry has one
-    if "search_sharded" in tools:
-        post = _endpoint(registry, tools["search_sharded"], _json_fields)
-        sharded = [Route("/v1/search_sharded", post, methods=["POST"])]
     return [
-        *sharded,
         Route("/v1/search", search, methods=["GET", "POST"]),
         Route(
             "/v1/chunks/{chunk_id}",
@@ -326,10 +321,6 @@ def openapi(registry: Registry) -> dict[str, Any]:
             "get": _probe("readyz", "readiness: 200 once the default collection opens", error)
         },
     }
-    if "search_sharded" in tools:
-        # deprecated (adr/0057): /v1/search with the sharded collection's name asks the same
-        sharded_op = operation(tools["search_sharded"], body=True, parameters=[])
-        paths["/v1/search_sharded"] = {"post": {**sharded_op, "deprecated": True}}
     _declare_top_k_cap(paths, registry.settings.max_top_k)
     _declare_top_k_cap(schemas, registry.settings.max_top_k)
     document: dict[str, Any] = {

@@ -1,5 +1,5 @@
 """A search request turned into the library's search call and its reply: the same steps for
-``search`` (any collection of the server, sharded or not) and ``search_sharded``."""
+any collection of the server, sharded or not, or held elsewhere (Ray Serve's)."""
 
 from __future__ import annotations
 

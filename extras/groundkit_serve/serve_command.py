@@ -152,7 +152,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         default=None,
         help="also deploy sharded collection NAME (under --index-dir, which every Ray node "
         "must see) on Ray Serve, one deployment per shard, searched by search (REST "
-        "/v1/search) with collection NAME (search_sharded: a deprecated alias)",
+        "/v1/search) with collection NAME",
     )
     ray.add_argument(
         "--ray-address",

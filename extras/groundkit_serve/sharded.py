@@ -1,5 +1,5 @@
 """A sharded collection held elsewhere behind the same registry (adr/0028, adr/0057): ``search``
-with its name as ``collection``, and the deprecated ``search_sharded``.
+with its name as ``collection``.
 
 The search is any object with ``Searcher``'s ``search`` and ``verify``, such as
 ``groundkit_ray``'s ``ShardedSearchTool`` (a ``Searcher`` that scatters to Ray Serve
@@ -14,10 +14,9 @@ from typing import Protocol
 
 from groundkit import SearchRequest, SearchResponse, SearchResult, Verification
 from groundkit_serve.models import SearchArguments, SearchReply
-from groundkit_serve.searching import search_reply, search_request
-from groundkit_serve.spec import ToolSpec
+from groundkit_serve.searching import search_reply
 
-__all__ = ["ShardedSearch", "sharded_search_tool"]
+__all__ = ["ShardedSearch", "sharded_search"]
 
 
 class ShardedSearch(Protocol):
@@ -37,23 +36,3 @@ def sharded_search(
     checks = [sharded.verify(r) for r in response.results] if request.verify else []
     generation = int(response.metadata.get("generation", 0))
     return search_reply(response, name, generation, checks)
-
-
-def sharded_search_tool(sharded: ShardedSearch, name: str, max_top_k: int) -> ToolSpec:
-    """The deprecated ``search_sharded`` tool over ``sharded`` (sharded collection ``name``):
-    ``search`` with ``collection`` set to ``name`` asks the same (adr/0057)."""
-
-    def run(request: SearchArguments) -> SearchReply:
-        return sharded_search(sharded, name, request, search_request(request, max_top_k))
-
-    return ToolSpec(
-        "search_sharded",
-        "Search the sharded collection (deprecated: use search)",
-        "Deprecated: call search with collection set to the sharded collection's name. "
-        "Ranked passages from every shard of the server's sharded collection, scored with "
-        "collection-wide statistics: exactly the ranking one collection over the same corpus "
-        "would give. Fails rather than answer from some shards only.",
-        SearchArguments,
-        SearchReply,
-        run,
-    )

@@ -56,7 +56,7 @@ from groundkit_serve.models import (
 from groundkit_serve.runtime import Lease, Runtime
 from groundkit_serve.searching import search_reply, search_request, verification_out
 from groundkit_serve.service_errors import ServiceError, from_library
-from groundkit_serve.sharded import ShardedSearch, sharded_search, sharded_search_tool
+from groundkit_serve.sharded import ShardedSearch, sharded_search
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.verifying import running_verifications, verify_in_child
 from groundkit_serve.work import Work, current_work, reset_work, set_work
@@ -99,7 +99,7 @@ class Registry:
         self, runtime: Runtime, *, sharded: ShardedSearch | None = None, sharded_name: str = ""
     ) -> None:
         """``sharded``: a sharded search held elsewhere (Ray Serve's), searched as collection
-        ``sharded_name`` by ``search`` (and by the deprecated ``search_sharded``)."""
+        ``sharded_name`` by ``search``."""
         self.runtime = runtime
         self._sharded, self._sharded_name = sharded, sharded_name
         self.settings = runtime.settings
@@ -157,9 +157,6 @@ class Registry:
                 ),
             )
         }
-        if sharded is not None:
-            spec = sharded_search_tool(sharded, sharded_name, self.settings.max_top_k)
-            self.tools[spec.name] = spec
         self.connector_tools = connector_tools(self)
 
     # --- calling -------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Sharded collections served (issue 19): ``groundkit serve`` answers a sharded collection's
 searches exactly as one collection over the same corpus, over REST and MCP, and fails closed
-when a shard is missing or unreadable; ``search_sharded`` puts any sharded search (Ray Serve's)
-behind the registry."""
+when a shard is missing or unreadable; a sharded search held elsewhere (Ray Serve's) is
+searched by ``search`` with its name (adr/0057)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from groundkit_serve import Registry, Runtime, ServeSettings, ServiceError
 from groundkit_serve.models import SearchArguments
 
 
-def test_serve_shards_search_sharded_answers_as_one_collection(
+def test_a_sharded_search_held_elsewhere_answers_as_one_collection(
     corpus: Path, index_dir: Path, tmp_path: Path
 ) -> None:
     index = tmp_path / "index"
@@ -35,10 +35,10 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
         registry = Registry(
             Runtime(ServeSettings(index_dir=index_dir)), sharded=many, sharded_name="many"
         )
-        spec = registry.tools["search_sharded"]
-        assert spec.request is SearchArguments
+        spec = registry.tools["search"]
 
         async def call(request: SearchArguments) -> dict:  # type: ignore[type-arg]
+            request = request.model_copy(update={"collection": "many"})
             reply = await registry.call(spec, request)
             return reply.model_dump()
 
@@ -71,7 +71,7 @@ def test_serve_shards_search_sharded_answers_as_one_collection(
                 anyio.run(call, SearchArguments(query="leak", top_k=90))
         finally:
             registry.runtime.close()
-    assert "search_sharded" not in Registry(Runtime(ServeSettings(index_dir=index_dir))).tools
+    assert "search_sharded" not in registry.tools  # folded into search (adr/0057)
 
 
 # --- a real `groundkit serve` process over sharded collections --------------------------------

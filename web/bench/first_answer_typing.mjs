@@ -2,7 +2,7 @@
 // (first_answer.js) searched once per keystroke, every prefix of each query and of a typo of it
 // (one letter dropped, as web/bench/drive.mjs types in the browser), prefix and typos on as the
 // page searches. Reports per keystroke the CPU milliseconds of this process (user + system), the
-// index files read and their bytes, as median, p99 and max, and the first keystroke of each query
+// index files read (postings shards among them) and their bytes, as median, p99 and max, and the first keystroke of each query
 // (a cold engine: nothing read yet but the head). Files come from disk: no network is counted.
 // Usage: node web/bench/first_answer_typing.mjs SITE "query one" "query two" ... (ADR 0055)
 import { readFile } from "node:fs/promises";
@@ -16,10 +16,12 @@ const { FirstAnswer } = await import(pathToFileURL(app).href);
 
 let files = 0;
 let bytes = 0;
+let shards = 0; // postings shards (index/postings/*.bin) read
 const fetchBytes = async (relative) => {
   const found = await readFile(path.join(site, ...relative.split("/").map(decodeURIComponent)));
   files += 1;
   bytes += found.length;
+  if (relative.startsWith("index/postings/")) shards += 1;
   return new Uint8Array(found);
 };
 const cpuMs = () => {
@@ -37,9 +39,9 @@ for (const query of queries.flatMap((q) => [q, typo(q)])) {
   for (let n = 1; n <= query.length; n++) {
     const typed = query.slice(0, n);
     if (!typed.trim()) continue;
-    const [f0, b0, c0] = [files, bytes, cpuMs()];
+    const [f0, b0, s0, c0] = [files, bytes, shards, cpuMs()];
     await engine.search(typed, 10);
-    keys.push({ typed, cpu_ms: cpuMs() - c0, files: files - f0, bytes: bytes - b0 });
+    keys.push({ typed, cpu_ms: cpuMs() - c0, files: files - f0, bytes: bytes - b0, shards: shards - s0 });
   }
 }
 const stats = (field) => {
@@ -50,7 +52,7 @@ const stats = (field) => {
 const worst = [...keys].sort((a, b) => b.cpu_ms - a.cpu_ms).slice(0, 5);
 console.log(JSON.stringify({
   site, queries, keystrokes: keys.length, open,
-  cpu_ms: stats("cpu_ms"), files: stats("files"), bytes: stats("bytes"),
+  cpu_ms: stats("cpu_ms"), files: stats("files"), bytes: stats("bytes"), shards: stats("shards"),
   worst: worst.map((k) => ({ ...k, cpu_ms: Math.round(k.cpu_ms) })),
   total: { files, bytes },
 }, null, 1));

@@ -272,7 +272,7 @@ def test_the_word_list_is_the_chunks_surface_words(
 
 
 def test_a_prefix_reads_one_or_two_postings_shards(built: tuple[Path, Path]) -> None:
-    """Shards hold ranges of terms, so a prefix's completions are in one or two (adr/0055)."""
+    """Shards hold ranges of terms, so a prefix's completions are in one or two (adr/0062)."""
     _, site = built
     head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
     firsts = head["postings_firsts"]

@@ -894,7 +894,7 @@ try {
       const firstAt = performance.now();
       const gotSnap = await results(snap);
       const wantSnap = cpython(CPY_SEARCH, snapSite, "default", q1);
-      // ADR 0055: a lexical collection's page answers from its JS path; Python is requested
+      // ADR 0062: a lexical collection's page answers from its JS path; Python is requested
       // only after the first results are painted, then holds every JS answer to its own.
       check(!runtimeAt.length || runtimeAt[0] > firstAt,
         `the first answer came before Python's runtime was requested (${requested.filter((x) => x.startsWith("/pyodide/")).join(", ") || "none yet"})`);

@@ -1,4 +1,4 @@
-"""Whether a collection's page can answer before Python starts (adr/0055).
+"""Whether a collection's page can answer before Python starts (adr/0062, adr/0055).
 
 The page's JS first answer (``web_app/first_answer.js``) analyzes with ``web_app/analysis.js``,
 which reproduces the core's analysis for the identities ``js_capable`` accepts (adr/0054); a

@@ -108,7 +108,7 @@ def site_manifest(
 ) -> dict[str, Any]:
     """``site.json``: what the app loads, and from where. ``wheel_bundles``: the packages the
     wheel carries beside groundkit (a snapshot site installs it before opening the index).
-    ``first_answer``: the page's JS path answers before Python starts (adr/0055)."""
+    ``first_answer``: the page's JS path answers before Python starts (adr/0062)."""
     return {
         "format": SITE_FORMAT,
         "generator": f"groundkit build-site {VERSION}",

@@ -3,7 +3,7 @@
 Each function takes and returns what crosses the JS boundary (strings, numbers, JSON text,
 Pyodide's buffer proxies), so the worker stays a thin binding. ``search`` is the core's answer
 that the page's JS first answer (``web_app/first_answer.js``) must equal, row for row
-(adr/0055); it runs unchanged under CPython, where tests/web/test_first_answer.py compares the
+(adr/0062); it runs unchanged under CPython, where tests/web/test_first_answer.py compares the
 two. State is module-level: one worker holds one collection at a time.
 """
 

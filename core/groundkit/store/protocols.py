@@ -73,7 +73,7 @@ class CollectionReader(Protocol):
     def stored_idf(self) -> Mapping[int, float] | None:
         """Lucene's idf per document frequency as the machine that wrote the store computed it
         (a static site ships it), so that every runtime reading it scores with the same bits
-        whatever its ``log``; None where each reader computes it (adr/0055)."""
+        whatever its ``log``; None where each reader computes it (adr/0062)."""
         ...
 
     def indexed_words(self) -> list[str] | None:

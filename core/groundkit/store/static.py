@@ -6,7 +6,7 @@
                             document, chunk index (what opening and tie-breaking need)
     postings/<shard>.bin    the postings of a range of terms in code-point order (the head holds
                             each shard's first term), so the completions of a prefix are in one
-                            or two shards (sites before adr/0055: the terms whose crc32 falls in
+                            or two shards (sites before adr/0062: the terms whose crc32 falls in
                             the shard)
     chunks/<block>.bin      chunk records (offsets, lines, metadata), ``BLOCK`` chunks a file
     terms/<block>.bin       the sorted term list, ``TERMS_BLOCK`` terms a file (a prefix reads
@@ -81,7 +81,7 @@ def shard_of(term: str, shards: int) -> int:
 
 
 def range_shard_of(term: str, firsts: Sequence[str]) -> int:
-    """The postings shard holding ``term`` where shards hold ranges of terms (adr/0055)."""
+    """The postings shard holding ``term`` where shards hold ranges of terms (adr/0062)."""
     return max(bisect_right(firsts, term) - 1, 0)
 
 

@@ -130,7 +130,7 @@ def export_static(reader: CollectionReader, out: str | Path, sources: str | Path
     _check_postings(reader, postings)
     shards = _shard_count(sum(len(p) for p in postings.values()))
     # shards hold ranges of terms in code-point order, about equal in postings: the
-    # completions of a prefix are neighbours, so a prefix reads one or two shards (adr/0055)
+    # completions of a prefix are neighbours, so a prefix reads one or two shards (adr/0062)
     per_shard = sum(len(p) for p in postings.values()) / shards
     by_shard: dict[int, dict[str, list[list[int]]]] = {}
     firsts: list[str] = []

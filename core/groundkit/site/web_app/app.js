@@ -182,7 +182,7 @@ async function openFirstAnswer() {
   }
 }
 
-/** Python and the collection in the worker, started once (ADR 0018, 0055). */
+/** Python and the collection in the worker, started once (ADR 0018, 0062). */
 function bootPython() {
   if (!python) {
     mark("pythonRequestedMs");
@@ -240,7 +240,7 @@ async function coreResults() {
 const sameRow = (a, b) => JSON.stringify({ ...a, score: 0 }) === JSON.stringify({ ...b, score: 0 }) && a.score === b.score;
 
 /** Every JS answer (those given before Python was up, then each as it comes), held against the
- * core's: a difference is an error (the core is the truth; ADR 0055). */
+ * core's: a difference is an error (the core is the truth; ADR 0062, 0055). */
 let checkingNow = false;
 async function checkFirstAnswers() {
   if (checkingNow) return; // the loop running takes what was queued since

@@ -1,4 +1,4 @@
-// The page's first answer, before Python starts (ADR 0055): a JS copy of the core's BM25 query
+// The page's first answer, before Python starts (ADR 0062, 0055): a JS copy of the core's BM25 query
 // path over the site's static index, for every collection whose analyzer analysis.js reproduces
 // (ADR 0054: the default, no stemmer, each Snowball language it ships, folded diacritics,
 // per-document languages). It reads the same files the core's StaticReader reads, analyzes with

@@ -1,5 +1,5 @@
-"""The page's JS first answer against the core (issue 38, adr/0062, adr/0055): the same ids, ranks, score
-bits, highlights, display text and expansions as ``groundkit.site.page_runtime.search`` over the
+"""The page's JS first answer against the core (issue 38, adr/0062, adr/0055): the same ids,
+ranks, score bits, highlights, display text and expansions as ``page_runtime.search`` over the
 same static site, on the sample, SciFact and Cranfield, each query plain, with prefix, with
 typos and with both; on German, folded French and German+French sites (analysis.js, adr/0054);
 the JS tokens, terms, highlights and display text against the core's on generated Unicode

@@ -289,6 +289,11 @@ async function checkLanguages(browser, dir, offsite) {
       const v = await showAndVerify(page, 0);
       check(v.verdict.verdict === "verified", `languages: "${query}"'s citation verifies (${v.verdict.verdict})`);
     }
+    // ADR 0055: a --language site answers from the JS path (analysis.js's Snowball stemmers),
+    // before Python and after Verify started it
+    const fa = await page.evaluate(() => window.groundkit.firstAnswer);
+    check(fa.answered === Object.keys(LANGUAGE_QUERIES).length,
+      `languages: every search was answered by the page's JS path (${fa.answered} of ${Object.keys(LANGUAGE_QUERIES).length})`);
     check(page.consoleErrors.length === 0, `languages: no console error (${page.consoleErrors.join("; ")})`);
     await page.context().close();
   } finally {

@@ -29,10 +29,12 @@ from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
 from groundkit.retrieval.gather import ShardGroup, all_answered, fuse_hits, join_hits
+from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
 from groundkit.retrieval.plan import SearchPlan, plan_search
 from groundkit.retrieval.request import (
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -113,15 +115,18 @@ class Searcher:
         highlight: bool = True,
         prefix: bool = False,
         fuzzy: bool = False,
+        group: bool | GroupOptions = False,
     ) -> SearchResponse:
         """The best passages for ``request``, best first, each with its citation.
 
         The keywords are a convenience that builds the ``SearchRequest`` (each field is
         explained there; ``top_k`` None is the default, ``rerank=True`` is
-        ``RerankOptions()``); pass a request or a query with keywords, not both."""
+        ``RerankOptions()``, ``group=True`` ``GroupOptions()``); pass a request or a query
+        with keywords, not both."""
         if isinstance(request, SearchRequest):
             given = (top_k, mode, score_threshold, min_similarity, hybrid, where)
-            if any(v is not None for v in given) or rerank or not highlight or prefix or fuzzy:
+            flags = rerank or not highlight or prefix or fuzzy or group
+            if any(v is not None for v in given) or flags:
                 raise ConfigurationError("pass a SearchRequest, or a query with keywords, not both")
         else:
             request = SearchRequest(
@@ -136,6 +141,7 @@ class Searcher:
                 highlight=highlight,
                 prefix=prefix,
                 fuzzy=fuzzy,
+                group=GroupOptions() if group is True else (group or None),
             )
         return self._run(request)
 
@@ -180,17 +186,31 @@ class Searcher:
         mark = _lap(trace.timings_ms, "join", mark)
         if request.rerank is not None:
             assert self.reranker is not None  # plan_search refused the search otherwise
-            results = checked_rerank(self.reranker, request.query, results, request.top_k)
+            results = checked_rerank(self.reranker, request.query, results, request.passages)
             trace.stage = "rerank"
             trace.rerank_depth = plan.want
             mark = _lap(trace.timings_ms, "rerank", mark)
+        sizes: list[int] | None = None
+        if request.group is not None:
+            pages = grouped(results, request.top_k, request.group.passages)
+            results = [result for page in pages for result in page]
+            sizes = [len(page) for page in pages]
+            trace.group = {
+                "passages": request.group.passages,
+                "depth": request.passages,
+                "pages": len(pages),
+            }
         if request.highlight and matched:
             results = with_highlights(self.analyzer, matched, results)
             mark = _lap(trace.timings_ms, "highlight", mark)
         trace.score_threshold = request.score_threshold
         trace.timings_ms["total"] = round((mark - started) * 1000, 3)
         return SearchResponse(
-            query=request.query, results=tuple(results), metadata=trace.to_dict(), trace=trace
+            query=request.query,
+            results=tuple(results),
+            metadata=trace.to_dict(),
+            trace=trace,
+            groups=None if sizes is None else group_results(results, sizes),
         )
 
     def _terms(self, request: SearchRequest, trace: SearchTrace) -> tuple[list[str], set[str]]:

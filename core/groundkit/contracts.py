@@ -394,7 +394,11 @@ class SearchTrace:
     legs: dict[str, int] | None = None
     dense_best: float | None = None
     lexical_share: float | None = None
-    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense)."""
+    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense);
+    bm25: the same, where the collection records a lexical bar (adr/0060)."""
+    lexical_bar: dict[str, Any] | None = None
+    """bm25: the recorded bar (``min_lexical_share``, None where it does not separate) and
+    its ``source`` (``self-calibrated`` or ``collection``)."""
     fusion: dict[str, Any] | None = None
     min_similarity: float | None = None
     floor_source: str | None = None

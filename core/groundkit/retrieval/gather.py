@@ -55,6 +55,11 @@ class ShardGroup(Protocol):
         resolves it."""
         ...
 
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        """bm25's lexical evidence bar (None: no abstention), and its source (adr/0060), as
+        each of ``shards`` resolves it."""
+        ...
+
     def admitted(self, where: SearchFilter) -> list[int]:
         """How many chunks ``where`` admits in each shard."""
         ...
@@ -99,6 +104,7 @@ class _Searcher(Protocol):
     def default_mode(self) -> SearchMode: ...
     def floor(self, mode: str, given: float | None) -> tuple[float, str]: ...
     def lexical_share(self, given: float | None) -> tuple[float, str]: ...
+    def lexical_bar(self) -> tuple[float | None, str]: ...
     def admitted(self, where: SearchFilter) -> int: ...
     def statistics(self, terms: Sequence[str]) -> ShardStatistics: ...
     def lexical(
@@ -153,6 +159,11 @@ class LocalShards:
         if not self._searchers:
             raise ShardUnavailableError("the sharded collection has no shards open")
         return [self._searchers[shard].lexical_share(given) for shard in shards]
+
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        if not self._searchers:
+            raise ShardUnavailableError("the sharded collection has no shards open")
+        return [self._searchers[shard].lexical_bar() for shard in shards]
 
     def admitted(self, where: SearchFilter) -> list[int]:
         return [searcher.admitted(where) for searcher in self._searchers]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.question_words import content_terms, question_terms
 from groundkit.config import DEFAULT_TOP_K, BM25Params
 from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
 from groundkit.errors import ConfigurationError, ShardUnavailableError
@@ -90,6 +91,7 @@ class Searcher:
         self.reranker = reranker
         self._expand = expand
         self._accelerator = accelerator
+        self._framing_terms: frozenset[str] | None = None
 
     @property
     def generation(self) -> int:
@@ -169,6 +171,8 @@ class Searcher:
         reduced: ShardStatistics | None = None
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
+            if mode == "bm25":
+                lexical = self._bm25_evidence(lexical, terms, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -251,6 +255,59 @@ class Searcher:
             trace.accelerator = self._accelerator()
         trace.bm25 = {"k1": self.bm25.k1, "b": self.bm25.b}
         return reduced, merge_hits([hits for hits, _ in answers], depth)
+
+    def _bm25_evidence(
+        self,
+        lexical: list[ShardHit],
+        terms: list[str],
+        trace: SearchTrace,
+    ) -> list[ShardHit]:
+        """``lexical``, or nothing when the collection records a bar its calibration found
+        to separate and BM25's best share of the query's ideal score is under it (adr/0060)."""
+        bar, source = self._bm25_bar()
+        if source == "none":
+            return lexical
+        share = self.lexical_evidence(terms, lexical[0].score if lexical else None)
+        trace.lexical_share = share
+        trace.lexical_bar = {"min_lexical_share": bar, "source": source}
+        trace.abstained = bar is not None and (not lexical or share < bar)
+        return [] if trace.abstained else lexical
+
+    def lexical_evidence(self, query: str | list[str], best: float | None = None) -> float:
+        """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
+        content terms (the question's framing words left out) over their ideal score; 0.0
+        without a match. ``query`` as text, or as its terms with ``best`` already found
+        for them (a search reuses its own hits when nothing is left out)."""
+        terms = self.analyzer.terms(query) if isinstance(query, str) else query
+        if not terms:
+            return 0.0
+        content = content_terms(terms, self.question_terms())
+        reduced = self._statistics(content)
+        if content != terms or isinstance(query, str):
+            df = {} if self.layout.totals is None else reduced.df
+            found = self.shards.lexical(content, 1, df, None, None, self.shards.size > 1)
+            hits = merge_hits([hits for hits, _ in all_answered(found, self.shards.size)], 1)
+            best = hits[0].score if hits else None
+        return lexical_share(best, content, _idf_of(reduced))
+
+    def question_terms(self) -> frozenset[str]:
+        """The terms of the question words of the collection's languages (adr/0060)."""
+        if self._framing_terms is None:
+            self._framing_terms = question_terms(self.analyzer.languages, self.analyzer.terms)
+        return self._framing_terms
+
+    def _bm25_bar(self) -> tuple[float | None, str]:
+        """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
+        ``ConfigurationError``, as for the floor)."""
+        asked = list(self.layout.holding)
+        bars = all_answered(self.shards.lexical_bars(asked), len(asked))
+        if len(set(bars)) > 1:
+            raise ConfigurationError(
+                f"the shards of {self.layout.collection!r} record different lexical bars "
+                f"({bars}); calibrate the sharded collection again",
+                subject=self.layout.collection,
+            )
+        return bars[0]
 
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's

@@ -25,7 +25,7 @@ from groundkit.retrieval.request import (
 from groundkit.retrieval.shard_stats import ShardStatistics
 from groundkit.store.protocols import TieKey
 
-__all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits"]
+__all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits", "store_names"]
 
 T = TypeVar("T")
 Ranked = Sequence[tuple[int, float, int]]
@@ -257,3 +257,10 @@ def join_hits(
     if len(found) > 1:  # one shard's come back in the order asked
         out.sort(key=lambda result: result.metadata["rank"])
     return out
+
+
+def store_names(answers: Sequence[tuple[list[ShardHit], str | None]]) -> str | None:
+    """The vector store the shards searched (one name, as one collection's trace gives;
+    comma-joined if shards were opened with different ones)."""
+    names = sorted({store for _, store in answers if store is not None})
+    return ",".join(names) if names else None

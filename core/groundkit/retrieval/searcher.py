@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from groundkit.analysis.analyzer import Analyzer
@@ -22,14 +22,18 @@ from groundkit.analysis.question_words import content_terms, question_terms
 from groundkit.config import DEFAULT_TOP_K, BM25Params
 from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
 from groundkit.errors import ConfigurationError, ShardUnavailableError
-from groundkit.index.bm25 import bm25_idf
-from groundkit.index.postings import blend_members
 from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
-from groundkit.retrieval.gather import ShardGroup, all_answered, fuse_hits, join_hits
+from groundkit.retrieval.gather import (
+    ShardGroup,
+    all_answered,
+    fuse_hits,
+    join_hits,
+    store_names,
+)
 from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
@@ -43,7 +47,7 @@ from groundkit.retrieval.request import (
     SearchRequest,
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
-from groundkit.retrieval.shard_stats import ShardStatistics, reduce_statistics
+from groundkit.retrieval.shard_stats import ShardStatistics, idf_of, reduce_statistics
 
 __all__ = ["Expander", "Layout", "Searcher"]
 
@@ -288,7 +292,7 @@ class Searcher:
             found = self.shards.lexical(content, 1, df, None, None, self.shards.size > 1)
             hits = merge_hits([hits for hits, _ in all_answered(found, self.shards.size)], 1)
             best = hits[0].score if hits else None
-        return lexical_share(best, content, _idf_of(reduced))
+        return lexical_share(best, content, idf_of(reduced))
 
     def question_terms(self) -> frozenset[str]:
         """The terms of the question words of the collection's languages (adr/0060)."""
@@ -348,7 +352,7 @@ class Searcher:
             self.shards.size,
         )
         found = merge_hits([hits for hits, _ in answers], k)
-        trace.vector_store = _stores(answers)
+        trace.vector_store = store_names(answers)
         trace.dense_best = found[0].score if found else None
         return found if dense_has_evidence(trace.dense_best, floor) else []
 
@@ -368,7 +372,7 @@ class Searcher:
         options = request.hybrid or HybridOptions()
         depth = plan.leg_depth
         dense = self._evidence(request, "hybrid", depth, -math.inf, floor, True, trace)
-        share = lexical_share(lexical[0].score if lexical else None, terms, _idf_of(reduced))
+        share = lexical_share(lexical[0].score if lexical else None, terms, idf_of(reduced))
         minimum, source = self._lexical_share(options.min_lexical_share)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
         trace.lexical_share = share
@@ -436,25 +440,6 @@ class Searcher:
 
         shard = shard_of(result.source, self.shards.size)
         return self.shards.verify(shard, result.citation, result.document_id)
-
-
-def _idf_of(reduced: ShardStatistics) -> Callable[[str], float]:
-    """Each term's BM25 idf over the reduced statistics (a blended term's at its weight), as
-    one collection's ``BM25Index.term_idf`` gives it."""
-
-    def idf(term: str) -> float:
-        value = bm25_idf(reduced.chunk_count, reduced.df.get(term, 0))
-        blended = blend_members(term)
-        return value if blended is None else blended[0] * value
-
-    return idf
-
-
-def _stores(answers: Sequence[tuple[list[ShardHit], str | None]]) -> str | None:
-    """The vector store the shards searched (one name, as one collection's trace gives;
-    comma-joined if shards were opened with different ones)."""
-    names = sorted({store for _, store in answers if store is not None})
-    return ",".join(names) if names else None
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

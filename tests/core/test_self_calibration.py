@@ -62,8 +62,8 @@ def test_pseudo_queries_and_the_calibration_are_deterministic(sample: Path) -> N
 
 def test_without_a_record_bm25_never_abstains(sample: Path) -> None:
     with Retriever.open(sample) as retriever:
-        response = retriever.search(OFF_TOPIC[0], mode="bm25")
-    assert response.results  # "how do I" matches the sample's words
+        response = retriever.search("what is the best way to clean a tap", mode="bm25")
+    assert response.results  # off-topic, yet "clean" and "tap" match the sample's words
     assert "lexical_bar" not in response.metadata and "abstained" not in response.metadata
 
 

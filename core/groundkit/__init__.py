@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         Chunk,
         Citation,
         Document,
+        ResultGroup,
         SearchResponse,
         SearchResult,
         SearchTrace,
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
     )
     from groundkit.retrieval import (
         CollectionVerification,
+        GroupOptions,
         HybridOptions,
         RerankOptions,
         Retriever,
@@ -100,6 +102,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Chunk",
         "Citation",
         "Document",
+        "ResultGroup",
         "SearchResponse",
         "SearchResult",
         "SearchTrace",
@@ -127,6 +130,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "groundkit.retrieval": (
         "CollectionVerification",
+        "GroupOptions",
         "HybridOptions",
         "RerankOptions",
         "Retriever",
@@ -163,6 +167,7 @@ __all__ = [
     "Extractor",
     "ExtractorIdentity",
     "GroundkitError",
+    "GroupOptions",
     "HashEmbedder",
     "HybridOptions",
     "IndexIdentityError",
@@ -180,6 +185,7 @@ __all__ = [
     "RerankOptions",
     "Reranker",
     "RerankerNotConfiguredError",
+    "ResultGroup",
     "RetrievalError",
     "Retriever",
     "SearchFilter",

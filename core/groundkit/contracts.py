@@ -19,6 +19,7 @@ __all__ = [
     "Chunk",
     "Citation",
     "Document",
+    "ResultGroup",
     "SearchResponse",
     "SearchResult",
     "SearchTrace",
@@ -300,30 +301,78 @@ class SearchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultGroup:
+    """One source page of a grouped search: its best passages, best first (each a full
+    result with its citation); ``score`` is the best one's."""
+
+    document_id: str
+    source: str
+    results: tuple[SearchResult, ...]
+
+    def __post_init__(self) -> None:
+        results = tuple(self.results)
+        if not results or any(r.document_id != self.document_id for r in results):
+            raise ValueError("ResultGroup: results must be one document's, at least one")
+        object.__setattr__(self, "results", results)
+
+    @property
+    def score(self) -> float:
+        return self.results[0].score
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
-    """The ranked results of one query, best first, with how they were produced."""
+    """The ranked results of one query, best first, with how they were produced.
+
+    A grouped search (``SearchRequest.group``) also has ``groups``, one per page, best page
+    first; ``results`` then lists the same passages page by page."""
 
     query: str
     results: tuple[SearchResult, ...]
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: SearchTrace | None = field(default=None, compare=False)
     """The typed form of ``metadata`` (None for a response built by hand)."""
+    groups: tuple[ResultGroup, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", tuple(self.results))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
+        if self.groups is not None:
+            groups = tuple(self.groups)
+            flat = [r.chunk_id for g in groups for r in g.results]
+            if flat != [r.chunk_id for r in self.results]:
+                raise ValueError("SearchResponse: results must be the groups' passages in order")
+            object.__setattr__(self, "groups", groups)
 
     @property
     def total_results(self) -> int:
         return len(self.results)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON shape (stable keys; see README). A grouped response adds ``groups``: each
+        page's ``document_id``, ``source``, ``score`` and ``results``, the positions of its
+        passages in ``results``."""
+        out: dict[str, Any] = {
             "query": self.query,
             "results": [r.to_dict() for r in self.results],
             "total_results": self.total_results,
             "metadata": dict(self.metadata),
         }
+        if self.groups is not None:
+            out["groups"] = []
+            at = 0
+            for group in self.groups:
+                n = len(group.results)
+                out["groups"].append(
+                    {
+                        "document_id": group.document_id,
+                        "source": group.source,
+                        "score": group.score,
+                        "results": list(range(at, at + n)),
+                    }
+                )
+                at += n
+        return out
 
 
 @dataclass(slots=True)
@@ -345,7 +394,11 @@ class SearchTrace:
     legs: dict[str, int] | None = None
     dense_best: float | None = None
     lexical_share: float | None = None
-    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense)."""
+    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense);
+    bm25: the same, where the collection records a lexical bar (adr/0060)."""
+    lexical_bar: dict[str, Any] | None = None
+    """bm25: the recorded bar (``min_lexical_share``, None where it does not separate) and
+    its ``source`` (``self-calibrated`` or ``collection``)."""
     fusion: dict[str, Any] | None = None
     min_similarity: float | None = None
     floor_source: str | None = None
@@ -356,6 +409,8 @@ class SearchTrace:
     filter: dict[str, Any] | None = None
     expansions: dict[str, dict[str, list[str]]] | None = None
     """Words expanded by prefix or typo (``{"fuzzy": {"middlware": ["middlewar"]}}``)."""
+    group: dict[str, int] | None = None
+    """A grouped search: ``passages`` per page, ``depth`` passages ranked, ``pages`` found."""
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -89,6 +89,9 @@ class ShardReplica:
     def lexical_share(self, given: float | None) -> tuple[float, str]:
         return self._searcher.lexical_share(given)
 
+    def lexical_bar(self) -> tuple[float | None, str]:
+        return self._searcher.lexical_bar()
+
     def admitted(self, where: WireFilter) -> int:
         return self._searcher.admitted(SearchFilter(**where))
 
@@ -189,6 +192,14 @@ class RayShards:
         for shard, call in calls:
             share, source = self._wait(shard, call)
             out.append((float(share), str(source)))
+        return out
+
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        calls = [(shard, self._handles[shard].lexical_bar.remote()) for shard in shards]
+        out: list[tuple[float | None, str]] = []
+        for shard, call in calls:
+            share, source = self._wait(shard, call)
+            out.append((None if share is None else float(share), str(source)))
         return out
 
     def admitted(self, where: SearchFilter) -> list[int]:

@@ -137,6 +137,13 @@ class SearchFields(_Request):
         description="bm25/hybrid: a word found nowhere (or almost) also matches indexed words "
         "one typo away (two from nine letters), at 3/4 weight",
     )
+    group_passages: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="group by source page: one entry per page with up to this many of its best "
+        "passages (top_k then counts pages; the reply's groups); default: not grouped",
+    )
     rerank: bool = Field(default=False, description="re-score with the server's cross-encoder")
     rerank_depth: int | None = Field(
         default=None, ge=1, le=1000, description="rerank: how many candidates (default 50)"
@@ -205,6 +212,15 @@ class SearchHit(BaseModel):
     verification: VerificationOut | None = None
 
 
+class ResultGroupOut(BaseModel):
+    """One page of a grouped search: its passages are ``results`` at these positions."""
+
+    document_id: str
+    source: str
+    score: float
+    results: list[int]
+
+
 class SearchReply(BaseModel):
     query: str
     collection: str
@@ -212,6 +228,9 @@ class SearchReply(BaseModel):
     results: list[SearchHit]
     total_results: int
     metadata: dict[str, Any]
+    groups: list[ResultGroupOut] | None = Field(
+        default=None, description="a grouped search's pages, best first"
+    )
 
 
 class FetchChunkRequest(_Request):

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from groundkit import (
     ConfigurationError,
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -15,7 +16,13 @@ from groundkit import (
     SearchResponse,
     Verification,
 )
-from groundkit_serve.models import SearchFields, SearchHit, SearchReply, VerificationOut
+from groundkit_serve.models import (
+    ResultGroupOut,
+    SearchFields,
+    SearchHit,
+    SearchReply,
+    VerificationOut,
+)
 from groundkit_serve.service_errors import ServiceError
 
 __all__ = ["search_reply", "search_request", "verification_out"]
@@ -59,6 +66,7 @@ def search_request(request: SearchFields, max_top_k: int) -> SearchRequest:
         where=where,
         prefix=request.prefix,
         fuzzy=request.fuzzy,
+        group=None if request.group_passages is None else GroupOptions(request.group_passages),
     )
 
 
@@ -84,4 +92,7 @@ def search_reply(
         results=hits,
         total_results=len(hits),
         metadata=payload["metadata"],
+        groups=None
+        if response.groups is None
+        else [ResultGroupOut(**group) for group in payload["groups"]],
     )

@@ -26,6 +26,7 @@ from groundkit.retrieval.floor import check_floor, check_share
 
 __all__ = [
     "MODES",
+    "GroupOptions",
     "HybridOptions",
     "MetadataValue",
     "RerankOptions",
@@ -92,6 +93,36 @@ class RerankOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupOptions:
+    """Results grouped by source page (Pagefind's sub-results): ``top_k`` counts pages, each
+    with up to ``passages`` of its best passages beneath it, pages ordered by their best
+    passage's rank. The pages are found among the best ``depth`` passages (default
+    max(100, 10 x top_k)): a page none of whose passages ranks there is not listed."""
+
+    passages: int = 3
+    depth: int | None = None
+
+    def __post_init__(self) -> None:
+        if _not_count(self.passages) or not 1 <= self.passages <= MAX_GROUP_PASSAGES:
+            raise ConfigurationError(
+                f"passages must be an integer from 1 to {MAX_GROUP_PASSAGES}, got {self.passages!r}"
+            )
+        if self.depth is not None and _not_count(self.depth):
+            raise ConfigurationError(f"group depth must be an integer, got {self.depth!r}")
+
+    def depth_for(self, top_k: int) -> int:
+        """Passages to rank before grouping: ``depth``, or max(100, 10 x ``top_k``)."""
+        return bounded_depth(
+            "group depth",
+            self.depth,
+            max(DEFAULT_LEG_DEPTH, GROUP_DEPTH_PER_PAGE * top_k),
+            f"top_k ({top_k})",
+            top_k,
+            MAX_LEG_DEPTH,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class SearchFilter:
     """Which chunks a search may return: those whose source path starts with
     ``source_prefix`` and whose chunk metadata holds every ``metadata`` item (a list-valued
@@ -151,6 +182,10 @@ MAX_RRF_K = 1_000_000
 """The largest fusion constant (past it every rank's share rounds alike)."""
 MAX_LEG_DEPTH = 100 * MAX_TOP_K
 """The most candidates a hybrid leg may fetch."""
+MAX_GROUP_PASSAGES = 100
+"""The most passages a grouped page lists."""
+GROUP_DEPTH_PER_PAGE = 10
+"""A grouped search ranks this many passages per page asked for (at least 100)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +199,9 @@ class SearchRequest:
     score). ``min_similarity`` is the similarity under which a passage counts as unrelated:
     dense drops it, hybrid takes no evidence from it (default: the collection's recorded floor,
     else the embedder's; -1 turns it off; adr/0024). ``rerank`` re-scores the best candidates
-    with the searcher's reranker. ``where`` restricts results to matching chunks (``top_k``
+    with the searcher's reranker. ``group`` returns one entry per source page with its best
+    passages beneath it (``top_k`` then counts pages; ``SearchResponse.groups``). ``where``
+    restricts results to matching chunks (``top_k``
     counts only those). ``highlight`` locates the query's words in each result. ``prefix``
     lets the last word match the indexed terms it begins, ``fuzzy`` a word whose term is
     absent or rare match terms a typo away (bm25 and hybrid; adr/0046).
@@ -181,6 +218,7 @@ class SearchRequest:
     highlight: bool = True
     prefix: bool = False
     fuzzy: bool = False
+    group: GroupOptions | None = None
 
     def __post_init__(self) -> None:
         query, k = self.query, self.top_k
@@ -205,7 +243,11 @@ class SearchRequest:
             raise InvalidQueryError(f"score_threshold must be a finite number, got {threshold!r}")
         if self.min_similarity is not None:
             check_floor(self.min_similarity)
-        for name, kind in (("hybrid", HybridOptions), ("rerank", RerankOptions)):
+        for name, kind in (
+            ("hybrid", HybridOptions),
+            ("rerank", RerankOptions),
+            ("group", GroupOptions),
+        ):
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
                 raise ConfigurationError(f"{name} must be a {kind.__name__}, got {value!r}")
@@ -216,6 +258,8 @@ class SearchRequest:
                 raise ConfigurationError(
                     f"{name} must be true or false, got {getattr(self, name)!r}"
                 )
+        if self.group is not None:
+            self.group.depth_for(k)  # a depth under top_k is refused here, not mid-search
         if self.mode is not None:
             self.check_mode(self.mode)
 
@@ -236,6 +280,11 @@ class SearchRequest:
                     f"{name} expands words into indexed terms for BM25; mode 'dense' has no "
                     "BM25 leg: use mode 'bm25' or 'hybrid'"
                 )
+
+    @property
+    def passages(self) -> int:
+        """How many passages the search ranks: ``top_k``, or the group depth when grouped."""
+        return self.top_k if self.group is None else self.group.depth_for(self.top_k)
 
     def with_mode(self, mode: SearchMode) -> SearchRequest:
         """This request in ``mode`` (checked), the resolved form a searcher runs."""

@@ -31,6 +31,7 @@ from groundkit.embedding.embedder_registry import available_embedders, resolve_e
 from groundkit.errors import GroundkitError
 
 if TYPE_CHECKING:
+    from groundkit.embedding import Embedder
     from groundkit.ingestion import IngestReport
 
 NAME = "ingest"
@@ -127,7 +128,25 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="SECONDS",
         help="for a URL PATH: the whole fetch must finish within this (default: 30)",
     )
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="after the ingest, the collection calibrates where it says nothing is here, on "
+        "its own pseudo queries (as `groundkit calibrate --self --write`; docs: "
+        "explanation/hybrid-and-abstention)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+
+def _calibrate(args: argparse.Namespace, embedder: Embedder | None) -> dict[str, Any]:
+    """``--calibrate``: the collection's self-calibration, recorded (adr/0060)."""
+    from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
+    from groundkit.retrieval import Retriever
+
+    with Retriever.open(args.index_dir, args.collection, embedder=embedder) as retriever:
+        result = self_calibrate(retriever)
+        written = record_self_calibration(retriever, result)
+    return result.to_dict() | {"recorded": [str(path) for path in written]}
 
 
 def _extensions(text: str) -> tuple[str, ...]:
@@ -165,9 +184,14 @@ def run(args: argparse.Namespace) -> int:
         print(interrupted_message(_stored_generation(args.index_dir, args.collection) - before),
               file=sys.stderr)  # fmt: skip
         return 130
+    calibration = _calibrate(args, embedder) if args.calibrate else None
     if args.json:
-        emit_json(report.to_dict())
+        emit_json(report.to_dict() | ({} if calibration is None else {"calibration": calibration}))
     elif not args.quiet:
+        if calibration is not None:
+            bar = calibration["bm25"]
+            state = "applied" if bar["separates"] else "not applied: it does not separate"
+            print(f"calibrated: bm25 lexical share {bar['share']} ({state})", file=sys.stderr)
         print(f"ingested {report.root} into {report.collection}")
         print(report.summary())
         for refusal in report.refused:

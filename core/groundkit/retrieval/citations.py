@@ -43,8 +43,12 @@ class Verification:
     """The outcome of re-checking one citation."""
 
     verdict: Verdict
+    """``verified``, ``drifted`` (the source says something else there now) or ``unresolvable`` (the
+    source cannot be read)."""
     citation: Citation
+    """The citation checked."""
     reason: str
+    """Why, in words, naming the source and offsets."""
 
     @property
     def ok(self) -> bool:

@@ -94,3 +94,27 @@ def test_help_texts_point_to_docs_pages_that_exist_and_never_to_adr() -> None:
     assert references, "no help text points to the docs"
     missing = [r for r in sorted(references) if not (REPO_ROOT / "docs" / f"{r}.md").is_file()]
     assert not missing, missing
+
+
+def preview_command() -> str:
+    """The README's docs preview command (``pip install ... && mkdocs serve``)."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    found = re.search(r"`(pip install -e [^`]*&& mkdocs serve)`", text)
+    assert found is not None, "the README names no docs preview command"
+    return found.group(1)
+
+
+def test_the_docs_preview_installs_what_the_docs_build_imports() -> None:
+    """The preview installs the extras and packages of `tox -e docs` (the hooks import
+    groundkit_serve and snowballstemmer; ruff formats signatures), so `mkdocs serve` starts."""
+    import configparser
+
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(REPO_ROOT / "tox.ini", encoding="utf-8")
+    extras = tox["testenv:docs"]["extras"].split()
+    deps = [d for d in tox["testenv:docs"]["deps"].split() if not d.startswith("pytest")]
+    words = shlex.split(preview_command().split("&&")[0])
+    editable = words[words.index("-e") + 1]
+    assert editable.startswith(".[") and set(editable[2:-1].split(",")) >= set(extras), editable
+    names = {re.split(r"[<>=]", word)[0] for word in words[words.index("-e") + 2 :]}
+    assert names >= {re.split(r"[<>=]", d)[0] for d in deps}, (names, deps)

@@ -105,3 +105,27 @@ def test_sample_is_named_in_the_help(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "'sample': the bundled sample corpus" in capsys.readouterr().out
+
+
+def test_progress_on_a_terminal_shows_rate_and_time_left() -> None:
+    """A redrawn bar on a terminal says how fast and how long is left (a pipe gets plain lines:
+    test_cli.py)."""
+    import io
+
+    from groundkit.cli.render import ProgressBar
+    from groundkit.ingestion import IngestProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    now = [0.0]
+    stream = Terminal()
+    bar = ProgressBar(stream, enabled=True, clock=lambda: now[0])
+    for done in range(1, 401):
+        now[0] = done * 2.0  # half a file a second: 800 s in all
+        bar(IngestProgress(done=done, total=400, source=f"f{done}.md", outcome="indexed"))
+        if done == 100:
+            frame = stream.getvalue().rsplit("\r", 1)[-1]
+            assert "100/400 0.5 files/s, ~10 min 00 s left" in frame, frame
+    assert stream.getvalue().rsplit("\r", 1)[-1].startswith("[" + "#" * 30 + "] 400/400")

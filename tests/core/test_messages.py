@@ -107,6 +107,13 @@ def test_sample_is_named_in_the_help(capsys: pytest.CaptureFixture[str]) -> None
     assert "'sample': the bundled sample corpus" in capsys.readouterr().out
 
 
+def test_ingest_sample_says_it_is_the_bundled_copy(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "ingest", "sample", "--index-dir", str(tmp_path / "i"))
+    assert code == ExitCode.OK and out.startswith("ingested the bundled sample corpus (")
+
+
 def test_progress_on_a_terminal_shows_rate_and_time_left() -> None:
     """A redrawn bar on a terminal says how fast and how long is left (a pipe gets plain lines:
     test_cli.py)."""

@@ -171,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_dict())
     elif not args.quiet:
-        print(f"ingested {report.root} into {report.collection}")
+        what = report.root
+        if args.path == SAMPLE_NAME:  # not a folder named sample: say where it comes from
+            what = f"the bundled sample corpus ({report.root}; ./{SAMPLE_NAME} for a folder)"
+        print(f"ingested {what} into {report.collection}")
         print(report.summary(refusals=False))  # the refusals once, on stderr, grouped by fix
         if report.refused:
             print(report.refusals_text(), file=sys.stderr)

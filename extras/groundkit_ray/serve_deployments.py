@@ -265,6 +265,16 @@ class ShardedSearchTool(Searcher):
     __call__ = Searcher.search
 
 
+def start_without_proxy(serve: Any) -> None:
+    """Start Ray Serve with its HTTP proxy disabled: the shards are reached through deployment
+    handles only (``route_prefix=None``), so no port is bound (Serve's default proxy takes
+    8000 on every node, which a docs preview or a web server often holds). A Serve instance
+    already running is used as it is."""
+    from ray.serve.config import ProxyLocation
+
+    serve.start(proxy_location=ProxyLocation.Disabled)
+
+
 def serve_sharded(
     collection: str,
     *,
@@ -290,6 +300,7 @@ def serve_sharded(
     manifest = load_manifest(index_dir, collection)
     params = bm25 or BM25Params()
     folder = str(Path(index_dir).resolve())
+    start_without_proxy(serve)
     deployment: Any = serve.deployment(
         ShardReplica, num_replicas=replicas, ray_actor_options={"num_cpus": 0}
     )

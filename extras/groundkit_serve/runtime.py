@@ -159,7 +159,12 @@ class Runtime:
         try:
             self._release(self._acquire(self.name(collection)))
         except GroundkitError as exc:
-            log.warning("preload failed", extra={"collection": collection, "error": exc.message})
+            log.warning(
+                "preload of collection %r failed: %s",
+                collection,
+                exc.message,
+                extra={"collection": collection, "error": exc.message},
+            )
 
     def _acquire(self, name: str) -> _Entry:
         current = self.probe(name)  # a missing or corrupt collection fails here, closed

@@ -423,7 +423,7 @@ def test_dense_on_a_lexical_collection_raises_configuration_error(
     Indexer(store).ingest(write_corpus(DOCS))
     with (
         Retriever(store.reader(), embedder=HashEmbedder()) as retriever,
-        pytest.raises(ConfigurationError, match=r"no dense side.*--embedder hash"),
+        pytest.raises(ConfigurationError, match=r"no dense side.*--embedder minilm"),
     ):
         retriever.search("pump", mode=mode)
 

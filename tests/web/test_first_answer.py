@@ -238,6 +238,7 @@ SPECIAL = st.sampled_from(
         "ॐ",
         "क़",
         "ǅ",
+        "=====  =====\nName   Use\n=====  =====\nA-B    x -- y\n-----  -----\n",  # a table
     ]
 )
 

@@ -850,8 +850,11 @@ try {
   await bad.goto(`${origin}/?pyodide=/no-such-pyodide/`);
   await bad.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 });
   const message = await bad.textContent("#error");
-  check(/could not start/.test(message) && !/pyodide/i.test(message),
+  check(/unavailable/.test(message) && !/pyodide/i.test(message),
     `a missing runtime gives the visitor a plain message ("${message.trim()}")`);
+  await new Promise((ok) => setTimeout(ok, 500)); // a download still under way says nothing
+  const status = await bad.textContent("#progress-text");
+  check(status.trim() === "", `and no stale status line stays ("${status.trim()}")`);
   check(bad.consoleErrors.some((m) => /no-such-pyodide/.test(m) && /--pyodide-dir/.test(m)),
     "and the site owner's fix goes to the console");
   await bad.context().close();

@@ -72,16 +72,36 @@ class ProgressBar:
         )
         self._stream.flush()
 
+    def _pace(self, event: IngestProgress) -> str:
+        """``2.5 files/s, ~12 s left`` once a file is done (the rate so far); blank before."""
+        elapsed = self._clock() - self._started
+        if event.done == 0 or elapsed <= 0:
+            return ""
+        rate = event.done / elapsed
+        left = (event.total - event.done) / rate
+        return f"{rate:.1f} files/s, ~{_duration(left)} left"
+
     def _draw(self, event: IngestProgress) -> None:
         width = 30
         filled = width * event.done // max(event.total, 1)
-        name = event.source if len(event.source) <= 40 else "…" + event.source[-39:]
+        name = event.source if len(event.source) <= 32 else "…" + event.source[-31:]
         self._stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {name:<40}"
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} "
+            f"{self._pace(event):<22} {name:<32}"
         )
         if event.done == event.total:
             self._stream.write("\n")
         self._stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 def snippet(result: SearchResult, bold: bool = False) -> str:

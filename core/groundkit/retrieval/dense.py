@@ -124,8 +124,9 @@ class DenseLeg:
             raise ConfigurationError(
                 f"collection {self._location} has no dense side (it was ingested without an "
                 f"embedder), so mode {mode!r} cannot run; re-ingest into a new collection with "
-                "`groundkit ingest PATH --embedder hash --collection NAME` (embedder= in Python), "
-                "or search with mode 'bm25'",
+                "`groundkit ingest PATH --embedder minilm --collection NAME` (needs "
+                'pip install ".[onnx]"; `--embedder hash` only for tests and demos: it carries '
+                "no meaning; embedder= in Python), or search with mode 'bm25'",
                 subject=self._location,
             )
         if self.embedder is None:

@@ -50,8 +50,11 @@ class HybridOptions:
     ``min_similarity``, since dense searches use it too."""
 
     rrf_k: int = DEFAULT_RRF_K
+    """The reciprocal-rank-fusion constant: a larger one flattens the ranks' weights."""
     depth: int | None = None
+    """Candidates taken from each leg (default max(100, results wanted))."""
     weights: tuple[float, float] = (1.0, 1.0)
+    """The legs' weights in the fusion: (lexical, dense)."""
     min_lexical_share: float | None = None
     """Without dense evidence, answer only when BM25's best reaches this share of the query's
     ideal score (0 answers on any match, as before adr/0049). None: the collection's recorded
@@ -86,6 +89,7 @@ class RerankOptions:
     """Re-score the best ``depth`` candidates (default max(50, top_k)) with the reranker."""
 
     depth: int | None = None
+    """How many of the best candidates are re-scored (default max(50, top_k))."""
 
     def __post_init__(self) -> None:
         if self.depth is not None and _not_count(self.depth):
@@ -130,7 +134,9 @@ class SearchFilter:
     retrieval, so ``top_k`` counts only matching chunks."""
 
     source_prefix: str | None = None
+    """Only sources whose path starts with this (``guide/``); None for all."""
     metadata: Mapping[str, MetadataValue] = field(default_factory=dict)
+    """Chunk metadata items that must all match (a list-valued field must contain the value)."""
 
     def __post_init__(self) -> None:
         if self.source_prefix is not None and not isinstance(self.source_prefix, str):
@@ -208,17 +214,30 @@ class SearchRequest:
     """
 
     query: str
+    """The words to search for (non-empty, at most ``MAX_QUERY_CHARS``; never truncated)."""
     top_k: int = DEFAULT_TOP_K
+    """How many results at most (1 to ``MAX_TOP_K``)."""
     mode: SearchMode | None = None
+    """``bm25``, ``dense`` or ``hybrid``; None takes the collection's default."""
     score_threshold: float | None = None
+    """Drop results scoring below this (BM25 score, similarity or fused score)."""
     min_similarity: float | None = None
+    """The similarity under which a passage counts as unrelated (-1: off; None: the collection's
+    floor)."""
     hybrid: HybridOptions | None = None
+    """Fusion settings for a hybrid search (None: the defaults)."""
     rerank: RerankOptions | None = None
+    """Re-score the best candidates with the searcher's reranker (None: no reranking)."""
     where: SearchFilter | None = None
+    """Restrict results to matching chunks (``top_k`` counts only those)."""
     highlight: bool = True
+    """Locate the query's words in each result (``SearchResult.highlights``)."""
     prefix: bool = False
+    """Let the last word match the indexed terms it begins (as you type)."""
     fuzzy: bool = False
+    """Let a word whose term is absent or rare match terms a typo away."""
     group: GroupOptions | None = None
+    """One entry per source page, its best passages beneath it (``top_k`` counts pages)."""
 
     def __post_init__(self) -> None:
         query, k = self.query, self.top_k

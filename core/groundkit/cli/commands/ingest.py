@@ -60,7 +60,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
     parser.add_argument(
         "path",
         metavar="PATH",
-        help="file or folder to ingest, or an http(s) URL to fetch once into the page archive",
+        help=(
+            f"file or folder to ingest, '{SAMPLE_NAME}' for the bundled sample corpus (the copy "
+            "installed with groundkit), or an http(s) URL to fetch once into the page archive"
+        ),
     )
     stemmer_option(
         parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"
@@ -192,14 +195,18 @@ def run(args: argparse.Namespace) -> int:
             bar = calibration["bm25"]
             state = "applied" if bar["separates"] else "not applied: it does not separate"
             print(f"calibrated: bm25 lexical share {bar['share']} ({state})", file=sys.stderr)
-        print(f"ingested {report.root} into {report.collection}")
-        print(report.summary())
-        for refusal in report.refused:
-            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
-    if report.nothing_matched and (args.quiet or args.json):
-        print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
-    if report.unsupported:
-        print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
+        what = report.root
+        if args.path == SAMPLE_NAME:  # not a folder named sample: say where it comes from
+            what = f"the bundled sample corpus ({report.root}; ./{SAMPLE_NAME} for a folder)"
+        print(f"ingested {what} into {report.collection}")
+        print(report.summary(refusals=False))  # the refusals once, on stderr, grouped by fix
+        if report.refused:
+            print(report.refusals_text(), file=sys.stderr)
+    if args.quiet or args.json:  # the summary (which says these) was not printed
+        if report.nothing_matched:
+            print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
+        if report.unsupported:
+            print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
     # exit 4 only for a readable type refused or nothing matched (README: exit codes)
     return ExitCode.OK if report.complete else ExitCode.REFUSED_INPUT
 

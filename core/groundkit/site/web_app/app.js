@@ -73,6 +73,8 @@ function ask(op, args, transfer = []) {
 const setState = (state) => PAGE && (document.body.dataset.state = state);
 function progress(phase, text, fraction = null, fromWorker = false) {
   if (!PAGE) return;
+  // After a failure, a download still under way says nothing: no stale "Loading search…".
+  if (document.body.dataset.state === "error") return;
   // Python starting behind a page that already answers: the visitor is not told.
   if (fromWorker && quick && !["semantic", "index"].includes(phase)) return;
   // The rest of the engine downloads in the background after the first results: the visitor
@@ -201,7 +203,9 @@ function bootPython() {
 function bootWhenIdle() {
   if (python) return;
   const later = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
-  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start: ${e.message}`)), { timeout: 2000 });
+  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start ` +
+    `(keyword search still answers from the page's index; verify and semantic search need ` +
+    `it): ${e.message}`)), { timeout: 2000 });
 }
 
 /** A search: the JS path answers bm25 on the site's own collection, before and after Python is
@@ -702,7 +706,7 @@ window.groundkit.ready = start().catch((e) => {
     fail("This link asks the search to load files from another website, which it refuses. " +
       "Open the page without the extra address parameters.", e.message, "refused");
   } else {
-    fail("Search could not start in this browser. Reload the page to try again.",
-      `the search app could not start: ${e.message}`);
+    fail("Search is unavailable: it could not start in this browser. Reload the page to try " +
+      "again later.", `the search app could not start: ${e.message}`, "unavailable");
   }
 });

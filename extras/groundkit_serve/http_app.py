@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import math
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -22,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from groundkit import Reranker
+from groundkit import ConfigurationError, GroundkitError, Reranker
 from groundkit_serve.access import AccessLog
 from groundkit_serve.logs import JsonFormatter, configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
@@ -33,7 +35,7 @@ from groundkit_serve.settings import ServeSettings
 from groundkit_serve.sharded import ShardedSearch
 from groundkit_serve.tools import Registry
 
-__all__ = ["create_app", "run_http", "run_stdio"]
+__all__ = ["PortInUseError", "create_app", "listen", "run_http", "run_stdio"]
 
 log = logging.getLogger("groundkit.serve")
 _SETTLE_S = 0.5
@@ -163,6 +165,29 @@ class _Server(uvicorn.Server):
         )
 
 
+class PortInUseError(GroundkitError):
+    """The port asked for is taken by another process (its own exit code, adr/0056)."""
+
+
+def listen(settings: ServeSettings) -> socket.socket:
+    """The listening socket, bound here rather than by uvicorn: a taken port is one typed
+    error naming the flag, not uvicorn's ``[Errno 98]`` line and its exit status."""
+    host = settings.host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, settings.port), family=family, backlog=2048)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUseError(
+                f"port {settings.port} is in use; pass --port (0 picks a free one)",
+                subject=str(settings.port),
+            ) from None
+        raise ConfigurationError(
+            f"cannot listen on {settings.host} port {settings.port}: {exc.strerror or exc}",
+            subject=settings.host,
+        ) from None
+
+
 def _preload(registry: Registry, settings: ServeSettings) -> None:
     """Open the default collection in the background at start: its vector store and model are
     loaded before the first query asks for them."""
@@ -182,20 +207,23 @@ def run_http(
     settings.require_safe_bind()
     settings.require_index_dir()
     configure_logging(settings.json_logs)
+    sock = listen(settings)
     app, registry = create_app(settings, reranker=reranker, sharded=sharded)
     _preload(registry, settings)
     config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
+        log_config=None,  # uvicorn's records go through configure_logging's one handler
         log_level="warning",
         access_log=False,  # access lines would carry GET query strings: the query text
         server_header=False,
         timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
     )
     try:
-        _Server(config, settings, registry.in_flight).run()
+        _Server(config, settings, registry.in_flight).run(sockets=[sock])
     finally:
+        sock.close()
         registry.runtime.close()
 
 

@@ -28,6 +28,7 @@ from groundkit import (
     GroundkitError,
     Reranker,
     Retriever,
+    SearchRequest,
 )
 from groundkit.extend import CollectionReader
 from groundkit.hosting import (
@@ -86,6 +87,20 @@ def _refuse_altered(path: Path, what: str) -> None:
         )
 
 
+_WARM_QUERY = SearchRequest(query="warm", top_k=1, highlight=False, prefix=True, fuzzy=True)
+"""One search that builds what a first prefix or fuzzy search would (the lexicon's tables)."""
+
+
+def _warm_expansion(retriever: ReadView) -> None:
+    """Run the warm-up search, so that no client's first prefix or fuzzy query is the one that
+    builds the lexicon's tables (seconds on a large collection); a failure is left to the
+    first request that meets it."""
+    try:
+        retriever.search(_WARM_QUERY)
+    except GroundkitError as exc:
+        log.warning("warm-up search failed", extra={"error": exc.message})
+
+
 class Runtime:
     """Read views cached per collection; every method is safe to call from worker threads."""
 
@@ -99,6 +114,9 @@ class Runtime:
         self.refresh_errors: dict[str, str] = {}
         self.refreshes = 0
         self.started = time.monotonic()
+        self.warmed: set[str] = set()
+        """Collections whose read view has been opened and warmed (``/readyz`` waits for the
+        default one)."""
 
     def name(self, collection: str | None) -> str:
         """The collection asked for, or the default; the name is validated here."""
@@ -196,6 +214,9 @@ class Runtime:
         else:
             retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
             retriever.warm()  # the vector store loads here, not in the first hybrid query
+        _warm_expansion(retriever)
+        with self._lock:
+            self.warmed.add(name)
         return _Entry(retriever, retriever.generation)
 
     def _refresh(self, name: str) -> None:

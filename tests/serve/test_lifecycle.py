@@ -258,3 +258,42 @@ def test_the_default_collection_is_opened_and_warmed_at_start(index_dir: Path) -
         assert "dense" in status(server)["open_collections"]  # and no search was made
     finally:
         server.stop()
+
+
+def test_verifies_have_their_own_lane_and_more_are_refused(big_index: Path) -> None:
+    """Issue 39.2: with one search thread, a whole-collection verify running leaves it free for
+    searches, and a second verify past --max-verifies is refused at once with Retry-After."""
+    server = start_server(
+        "--index-dir", str(big_index), "--workers", "1", "--max-verifies", "1", "--timeout", "5"
+    )
+    codes: list[int] = []
+    try:
+        first = threading.Thread(
+            target=lambda: codes.append(
+                httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT).status_code
+            )
+        )
+        first.start()
+        done = threading.Event()
+        for _ in range(200):
+            if status(server)["verifications_running"] == 1:
+                break
+            done.wait(0.05)
+        second = httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT)
+        assert second.status_code == 429, second.text
+        assert second.json()["error"] == "busy" and int(second.headers["retry-after"]) > 0
+        searched = httpx.get(server.url + "/v1/search", params={"q": "bara"}, timeout=TIMEOUT)
+        still = status(server)["verifications_running"]
+        assert searched.status_code == 200 and still == 1  # answered while the verify ran
+        first.join(TIMEOUT)
+        assert codes == [200]
+    finally:
+        server.stop()
+
+
+def test_a_rest_client_that_disconnects_cancels_its_verify(big_server: Server) -> None:
+    before = wait_until_idle(big_server)["verifications_cancelled"]
+    with pytest.raises(httpx.TimeoutException):  # the client gives up (curl -m 1)
+        httpx.post(big_server.url + "/v1/verify", json={}, timeout=1.0)
+    idle = wait_until_idle(big_server, seconds=10)
+    assert idle["verifications_cancelled"] == before + 1  # stopped, not run to its end

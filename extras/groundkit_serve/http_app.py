@@ -115,11 +115,16 @@ class _Server(uvicorn.Server):
     has passed), after which uvicorn's own graceful shutdown finishes (adr/0040)."""
 
     def __init__(
-        self, config: uvicorn.Config, settings: ServeSettings, busy: Callable[[], int]
+        self,
+        config: uvicorn.Config,
+        settings: ServeSettings,
+        busy: Callable[[], int],
+        stop: Callable[[], None],
     ) -> None:
         super().__init__(config)
         self._settings = settings
         self._busy = busy
+        self._stop = stop
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ending: asyncio.Task[None] | None = None
         AppStatus.enable_automatic_graceful_drain = False  # ended by _end_streams instead
@@ -134,11 +139,16 @@ class _Server(uvicorn.Server):
             self._ending = self._loop.create_task(self._end_streams())
 
     async def _end_streams(self) -> None:
-        """End the event streams once no tool call is in flight, or at the grace's end."""
-        with anyio.move_on_after(self._settings.grace_s):
+        """End the event streams once no tool call is in flight; at the grace's end, the calls
+        still running are stopped first, each answered 503 ``stopping`` (REST) or with that
+        tool error (MCP), so no client waits on a server that has gone (adr/0056)."""
+        with anyio.move_on_after(self._settings.grace_s) as grace:
             while self._busy():
                 await anyio.sleep(0.05)
             await anyio.sleep(_SETTLE_S)  # the last answer is written before its stream ends
+        if grace.cancelled_caught:
+            self._stop()
+            await anyio.sleep(_SETTLE_S)  # the stopped calls' answers are written out
         AppStatus.should_exit = True
 
     async def startup(self, sockets: Any = None) -> None:
@@ -218,10 +228,11 @@ def run_http(
         log_level="warning",
         access_log=False,  # access lines would carry GET query strings: the query text
         server_header=False,
-        timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
+        # whole seconds, and past the grace: the calls it stopped have answered by then
+        timeout_graceful_shutdown=math.ceil(settings.grace_s + 2 * _SETTLE_S) + 1,
     )
     try:
-        _Server(config, settings, registry.in_flight).run(sockets=[sock])
+        _Server(config, settings, registry.in_flight, registry.stop_in_flight).run(sockets=[sock])
     finally:
         sock.close()
         registry.runtime.close()

@@ -114,6 +114,7 @@ class Registry:
         self._limiter: anyio.CapacityLimiter | None = None
         self._verify_limiter: anyio.CapacityLimiter | None = None
         self._verifies = 0  # whole-collection verifies admitted now (event loop only)
+        self._stoppable: set[anyio.CancelScope] = set()  # calls in flight (event loop only)
         self._counts = {"requests": 0, "errors": 0, "in_flight": 0}
         self._counts_lock = threading.Lock()
         self.tools: dict[str, ToolSpec] = {
@@ -203,6 +204,7 @@ class Registry:
                 chunk_id=getattr(request, "chunk_id", None),
             )
             work = Work(progress=progress)
+            stoppable = anyio.CancelScope()
             token = set_work(work)  # the worker thread runs in a copy of this context
             with self._counts_lock:
                 self._counts["in_flight"] += 1
@@ -211,7 +213,8 @@ class Registry:
                     self._refuse_past_verify_limit()
                     self._verifies += 1
                     laned = True
-                with anyio.fail_after(limit):
+                with anyio.fail_after(limit), anyio.CancelScope() as stoppable:
+                    self._stoppable.add(stoppable)
                     reply = await anyio.to_thread.run_sync(
                         self._run,
                         spec,
@@ -219,6 +222,13 @@ class Registry:
                         started + limit,
                         limiter=self._verify_limiter if whole else self._limiter,
                         abandon_on_cancel=True,
+                    )
+                if stoppable.cancel_called:  # cut by the end of --grace (adr/0056)
+                    raise ServiceError(
+                        503,
+                        "stopping",
+                        f"{spec.name} was stopped: the server is shutting down and its grace "
+                        "period ended; send it again once the server is back",
                     )
                 _trace_reply(span, reply)
                 return reply
@@ -238,6 +248,7 @@ class Registry:
                 raise
             finally:
                 work.cancel.set()  # done or not, nothing more of this request may run
+                self._stoppable.discard(stoppable)
                 self._verifies -= laned
                 reset_work(token)
                 elapsed = round((time.perf_counter() - started) * 1000, 3)
@@ -260,6 +271,12 @@ class Registry:
                 "limit (--max-verifies); try again later",
                 retry_after=VERIFY_RETRY_AFTER_S,
             )
+
+    def stop_in_flight(self) -> None:
+        """End every call in flight now, each answered 503 ``stopping`` (the event loop's
+        thread only): the grace is over, and no client is left waiting on a closing server."""
+        for scope in list(self._stoppable):
+            scope.cancel()
 
     def in_flight(self) -> int:
         """Tool calls under way now (the shutdown drain waits for them)."""

@@ -297,3 +297,37 @@ def test_a_rest_client_that_disconnects_cancels_its_verify(big_server: Server) -
         httpx.post(big_server.url + "/v1/verify", json={}, timeout=1.0)
     idle = wait_until_idle(big_server, seconds=10)
     assert idle["verifications_cancelled"] == before + 1  # stopped, not run to its end
+
+
+def test_rest_work_cut_by_the_grace_is_a_json_503(big_index: Path) -> None:
+    """Issue 39.5: SIGTERM with --grace 1 while a REST verify runs: its client gets the JSON
+    503 'stopping', the server logs no traceback and exits."""
+    server = start_server("--index-dir", str(big_index), "--grace", "1")
+    replies: list[httpx.Response] = []
+    asked = threading.Thread(
+        target=lambda: replies.append(
+            httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT)
+        )
+    )
+    asked.start()
+    done = threading.Event()
+    for _ in range(200):
+        if status(server)["verifications_running"] == 1:
+            break
+        done.wait(0.05)
+    server.process.send_signal(signal.SIGTERM)
+    asked.join(TIMEOUT)
+    code = server.process.wait(TIMEOUT)
+    output = server.stop()
+    assert len(replies) == 1 and replies[0].status_code == 503, replies
+    assert replies[0].json()["error"] == "stopping"
+    assert "Traceback" not in output and code in (0, -signal.SIGTERM), output
+
+
+def test_an_mcp_call_past_the_grace_gets_an_error_at_once(big_index: Path) -> None:
+    """Issue 39.5: past --grace the MCP call in flight is answered with a tool error before the
+    streams close; the client is not left waiting for its own timeout (a hang fails here)."""
+    outcome, code = _verify_then_sigterm(big_index, "0.5")
+    assert code in (0, -signal.SIGTERM)  # uvicorn raises the signal again once it has stopped
+    assert not isinstance(outcome, Exception), outcome
+    assert outcome.is_error and "stopping" in outcome.content[0].text

@@ -8,7 +8,6 @@ import logging
 import math
 import socket
 import sys
-import threading
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -201,9 +200,7 @@ def listen(settings: ServeSettings) -> socket.socket:
 def _preload(registry: Registry, settings: ServeSettings) -> None:
     """Open the default collection in the background at start: its vector store and model are
     loaded before the first query asks for them."""
-    threading.Thread(
-        target=registry.runtime.preload, args=(settings.collection,), daemon=True
-    ).start()
+    registry.runtime.preload_soon(settings.collection)
 
 
 def run_http(

@@ -186,6 +186,7 @@ def rest_routes(registry: Registry) -> list[Route]:
             body = {"error": "not_ready", "message": message, "subject": listed.default_collection}
             return JSONResponse(body, status_code=503)
         if default.name not in registry.runtime.warmed:  # opened, its tables built
+            registry.runtime.preload_soon(default.name)  # it may have come after the start
             message = f"the default collection {default.name!r} is being opened and warmed"
             body = {"error": "not_ready", "message": message, "subject": default.name}
             return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})

@@ -114,6 +114,7 @@ class Runtime:
         self.refresh_errors: dict[str, str] = {}
         self.refreshes = 0
         self.started = time.monotonic()
+        self._preloading: set[str] = set()
         self.warmed: set[str] = set()
         """Collections whose read view has been opened and warmed (``/readyz`` waits for the
         default one)."""
@@ -178,6 +179,23 @@ class Runtime:
             self._release(self._acquire(self.name(collection)))
         except GroundkitError as exc:
             log.warning("preload failed", extra={"collection": collection, "error": exc.message})
+
+    def preload_soon(self, collection: str) -> None:
+        """``preload`` in a background thread, once at a time per collection (``/readyz`` asks
+        for it when its default collection came after the server started)."""
+        with self._lock:
+            if collection in self._preloading:
+                return
+            self._preloading.add(collection)
+
+        def run() -> None:
+            try:
+                self.preload(collection)
+            finally:
+                with self._lock:
+                    self._preloading.discard(collection)
+
+        threading.Thread(target=run, name=f"preload-{collection}", daemon=True).start()
 
     def _acquire(self, name: str) -> _Entry:
         current = self.probe(name)  # a missing or corrupt collection fails here, closed

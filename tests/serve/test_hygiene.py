@@ -271,3 +271,22 @@ def test_a_sound_file_changed_by_no_writer_is_served_once_check_passes(tmp_path:
         ready(server)
     finally:
         server.stop()
+
+
+def test_readiness_waits_for_the_default_collection_to_be_opened_and_warmed(
+    tmp_path: Path,
+) -> None:
+    """Issue 39.5: a default collection that appears after the start is listed as sound at
+    once, but /readyz says ready only once its read view is open and warmed."""
+    index = tmp_path / "index"
+    index.mkdir()
+    server = start_server("--index-dir", str(index))
+    try:
+        assert get(server, "/readyz").status_code == 503
+        corpus = tmp_path / "corpus"
+        shutil.copytree(groundkit.sample_corpus(), corpus)
+        groundkit.ingest(corpus, index_dir=index)
+        wait_for(lambda: get(server, "/readyz").status_code == 200)
+        assert "default" in get(server, "/v1/status").json()["open_collections"]
+    finally:
+        server.stop()

@@ -8,6 +8,7 @@ import functools
 import http.server
 import json
 import os
+import random
 import shutil
 import socket
 import sqlite3
@@ -248,6 +249,35 @@ def test_a_byte_identical_copy_is_served_and_damage_in_place_is_not(tmp_path: Pa
             refused = get(server, route)
             assert refused.status_code == 503, refused.text
             assert "changed outside groundkit" in refused.json()["message"]
+    finally:
+        server.stop()
+
+
+def _flip(path: Path, count: int = 200) -> None:
+    """``count`` random bytes of ``path`` replaced in place (seeded), its size kept."""
+    rng = random.Random(7)
+    size = path.stat().st_size
+    with path.open("r+b") as handle:
+        for _ in range(count):
+            handle.seek(rng.randrange(100, size))
+            handle.write(bytes([rng.randrange(256)]))
+
+
+def test_damage_in_place_of_a_file_with_no_stamp_is_not_served(tmp_path: Path) -> None:
+    """A file whose writer left no stamp (a reader kept frames in its log) and is then damaged
+    in place: the change at the same generation is checked, and the file fails closed."""
+    index = _index(tmp_path)
+    path = index / "default" / "collection.sqlite"
+    Path(f"{path}-sound").unlink()
+    server = start_server("--index-dir", str(index))
+    try:
+        ready(server)
+        assert get(server, "/v1/search", params={"q": "leak"}).status_code == 200
+        _flip(path)
+        wait_for(lambda: get(server, "/v1/search", params={"q": "leak"}).status_code == 503)
+        refused = get(server, "/v1/search", params={"q": "leak"})
+        assert "damaged" in refused.json()["message"]
+        assert get(server, "/readyz").status_code == 503
     finally:
         server.stop()
 

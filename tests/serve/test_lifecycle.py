@@ -141,9 +141,10 @@ def test_a_cancelled_verify_stops_its_work(big_server: Server) -> None:
 
 
 def test_timed_out_verifies_leave_no_work_running(big_index: Path) -> None:
-    server = start_server(
-        "--index-dir", str(big_index), "--workers", "2", "--verify-timeout", "0.2"
-    )
+    server = start_server(  # six verifies admitted at once: each times out, none is refused
+        "--index-dir", str(big_index), "--workers", "2", "--verify-timeout", "0.2",
+        "--max-verifies", "6",
+    )  # fmt: skip
     try:
 
         def verify(_: int) -> int:

@@ -216,7 +216,11 @@ class Runtime:
         """Open (and warm) ``collection``'s read view ahead of its first request; a collection
         that cannot be opened is left to that request to report."""
         try:
-            self._release(self._acquire(self.name(collection)))
+            with self.lease(collection) as lease:  # opened on a request's path: warm it here
+                if lease.collection not in self.warmed:
+                    _warm_expansion(lease.retriever)
+                    with self._lock:
+                        self.warmed.add(lease.collection)
         except GroundkitError as exc:
             log.warning("preload failed", extra={"collection": collection, "error": exc.message})
 
@@ -273,7 +277,9 @@ class Runtime:
                 self._install(name, entry)
             return entry
 
-    def _open(self, name: str, checked: bool = False) -> _Entry:
+    def _open(self, name: str, checked: bool = False, *, warm: bool = False) -> _Entry:
+        """A new read view; ``warm``: off a request's path, so also run the warm-up search
+        (a request that opens a collection pays only for what it uses)."""
         retriever: ReadView
         signature: Signature = None
         if not self.sharded(name):
@@ -288,9 +294,10 @@ class Runtime:
         else:
             retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
             retriever.warm()  # the vector store loads here, not in the first hybrid query
-        _warm_expansion(retriever)
-        with self._lock:
-            self.warmed.add(name)
+        if warm:
+            _warm_expansion(retriever)
+            with self._lock:
+                self.warmed.add(name)
         return _Entry(retriever, retriever.generation, signature)
 
     def _refresh(self, name: str, checked: bool = False) -> None:
@@ -299,7 +306,7 @@ class Runtime:
         try:
             building = self._building.setdefault(name, threading.Lock())
             with building:
-                entry = self._open(name, checked)
+                entry = self._open(name, checked, warm=True)
             with self._lock:
                 self._install(name, entry)
                 self.refreshes += 1

@@ -23,7 +23,7 @@ from pydantic import Field, ValidationError
 
 from groundkit import __version__
 from groundkit_serve.models import FetchChunkRequest
-from groundkit_serve.service_errors import ServiceError
+from groundkit_serve.service_errors import ServiceError, validation_message
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
 from groundkit_serve.tools import Registry
 
@@ -66,7 +66,7 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
         try:
             request = spec.request(**arguments)
         except ValidationError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(validation_message(exc.errors())) from None
         try:
             reply = await registry.call(spec, request, progress=_progress_to(ctx))
         except ServiceError as exc:

@@ -1,4 +1,4 @@
-"""Search-box quality beside MiniSearch and Orama: typos and a cut last word (issue 40).
+"""Search-box quality beside MiniSearch, Orama and Pagefind: typos and a cut last word (issue 40).
 
     python bench/search_box.py [--work bench/.bench/search_box] [--corpora django scifact]
         [--out bench/results/search_box.json]
@@ -7,15 +7,16 @@ Corpora: Django 5.2's docs (the sdist's ``docs/**/*.txt``, one document per file
 SciFact (one document per abstract, title and text). groundkit ingests the same text as files
 (``groundkit ingest``, built once under ``--work``) and is compared at page level (a result's
 source); the peers (``bench/search_box_peers/peers.mjs``: MiniSearch 7.2 ``fuzzy: 0.2, prefix:
-true``, Orama 3.1 at tolerance 0, 1 and 2, its default prefix matching) get one document per
-file or abstract.
+true``, Orama 3.1 at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through
+its Node indexing API and its own search runtime) get one document per file or abstract.
 Queries, seeded and deterministic: Django's section titles (every k-th reST heading of two to
 eight words), SciFact's claims (every k-th of queries.jsonl). Variants: one typo (a word of 5+
 letters, never its first letter), two typos (two edits in the longest word of 8+ letters, else
 one in each of two words of 5+ letters), the last word (4+ letters) cut to 50-70% of its length.
 hit@3, per system: the clean query's own top page is in the variant's top 3 (issue 40's
-measure); groundkit's target is the clean query's top page with exact bm25 for every option
-set. A query without a target for a system, or a variant that does not apply, is not counted.
+measure); each peer's target is its own clean top page (same options), groundkit's the clean
+query's top page with exact bm25 for every option set ("own top": prefix+fuzzy's clean top).
+A query without a target for a system, or a variant that does not apply, is not counted.
 The misses of groundkit list what came instead and ``response.metadata["expansions"]``.
 """
 
@@ -51,6 +52,8 @@ GROUNDKIT = {
     "groundkit prefix": {"prefix": True},
     "groundkit fuzzy": {"fuzzy": True},
 }
+OWN_TOP = "groundkit prefix+fuzzy (own top)"
+"""prefix+fuzzy with the target its own clean top page, as each peer's is."""
 USED = {  # which option sets each variant is reported for
     "typo1": ("groundkit exact", "groundkit prefix+fuzzy", "groundkit fuzzy"),
     "typo2": ("groundkit exact", "groundkit prefix+fuzzy", "groundkit fuzzy"),
@@ -329,6 +332,11 @@ def run_corpus(
                     hit = exact[0] in got
                     tally[0] += hit
                     tally[1] += 1
+                    if system == "groundkit prefix+fuzzy" and both:
+                        # the peers' measure: the target is this option set's own clean top
+                        own = counts[variant].setdefault(OWN_TOP, [0, 0])
+                        own[0] += both[0] in got
+                        own[1] += 1
                     if not hit and system != "groundkit exact":
                         misses.append(
                             {

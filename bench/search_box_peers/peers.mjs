@@ -60,7 +60,8 @@ const found = [];
 for (const q of queries) {
   const answer = await runtime.search(q);
   const pages = await Promise.all(answer.results.slice(0, 10).map((r) => r.data()));
-  found.push(pages.map((p) => docs[Number(p.url.slice(1))].id));
+  // Pagefind may rewrite the url it was given (a trailing slash): read the number back.
+  found.push(pages.map((p) => docs[Number(/\d+/.exec(p.url)[0])].id));
 }
 out["pagefind"] = found;
 writeFileSync(output, JSON.stringify(out));

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import itertools
 import json
 import random
@@ -237,21 +238,26 @@ def variants(qid: str, text: str) -> dict[str, str | None]:
 
 
 def run_peers(texts: dict[str, str], queries: list[str], work: Path) -> dict[str, Any]:
-    """``peers.mjs`` over the same documents; ``{system: [[doc id, ...] per query]}``."""
+    """``peers.mjs`` over the same documents; ``{system: [[doc id, ...] per query]}``, kept
+    under ``work`` by a digest of the input and the peers' lock file (rerun only on a change)."""
     if not (PEERS / "node_modules").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEERS, check=True)
     work.mkdir(parents=True, exist_ok=True)
-    request = work / "peers-in.json"
-    answer = work / "peers-out.json"
     docs = [{"id": name, "text": text} for name, text in texts.items()]
-    request.write_text(json.dumps({"docs": docs, "queries": queries}), "utf-8")
-    pagefind = work / "pagefind"
-    subprocess.run(
-        ["node", str(PEERS / "peers.mjs"), str(request), str(answer), str(pagefind)], check=True
-    )
+    payload = json.dumps({"docs": docs, "queries": queries})
+    digest = hashlib.sha256(payload.encode())
+    for part in ("peers.mjs", "package-lock.json"):
+        digest.update((PEERS / part).read_bytes())
+    answer = work / f"peers-{digest.hexdigest()[:16]}.json"
+    if not answer.exists():
+        request = work / "peers-in.json"
+        request.write_text(payload, "utf-8")
+        partial = answer.with_suffix(".partial")
+        command = ["node", str(PEERS / "peers.mjs"), str(request), str(partial)]
+        subprocess.run([*command, str(work / "pagefind")], check=True)
+        partial.rename(answer)
+        request.unlink()
     out: dict[str, Any] = json.loads(answer.read_text("utf-8"))
-    request.unlink()
-    answer.unlink()
     return out
 
 
@@ -297,6 +303,7 @@ def run_corpus(
     versions = peers.pop("versions")
     counts: dict[str, dict[str, list[int]]] = {v: {} for v in VARIANTS}
     misses: list[dict[str, Any]] = []
+    peer_misses: dict[str, list[str]] = {}
     cpu: dict[str, list[float]] = {}
     clean_agree = 0
     with groundkit.Retriever.open(work / f"{name}-index") as retriever:
@@ -308,8 +315,11 @@ def run_corpus(
                     if forms[variant] is None or not target:
                         continue
                     tally = counts[variant].setdefault(system, [0, 0])
-                    tally[0] += target[0] in answers[base + j][:3]
+                    found = target[0] in answers[base + j][:3]
+                    tally[0] += found
                     tally[1] += 1
+                    if not found:
+                        peer_misses.setdefault(system, []).append(f"{qid} {variant}")
             exact, _, spent = groundkit_pages(retriever, root, clean, {})
             cpu.setdefault("clean exact", []).append(spent)
             both, _, spent = groundkit_pages(
@@ -359,6 +369,7 @@ def run_corpus(
         "clean_top1_same_exact_vs_prefix+fuzzy": f"{clean_agree}/{len(rows)}",
         "groundkit_cpu_ms_median": {k: round(1000 * median(v), 2) for k, v in sorted(cpu.items())},
         "groundkit_misses": misses,
+        "peer_misses": peer_misses,
         "queries_and_variants": [{"id": q, "clean": c, **f} for q, c, f in rows],
     }
 

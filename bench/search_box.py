@@ -295,6 +295,10 @@ def run_corpus(
     name: str, root: Path, texts: dict[str, str], queries: dict[str, str], work: Path
 ) -> dict[str, Any]:
     build_s = ingest(root, work / f"{name}-index")
+    # the peers get exactly the files groundkit indexed (its default excludes drop _theme/)
+    indexed = set(json.loads((work / f"{name}-index" / "ready").read_text())["indexed"])
+    left_out = sorted(set(texts) - indexed)
+    texts = {page: text for page, text in texts.items() if page in indexed}
     rows = [(qid, clean, variants(qid, clean)) for qid, clean in queries.items()]
     flat: list[str] = []
     for _, clean, forms in rows:
@@ -362,6 +366,7 @@ def run_corpus(
                         )
     return {
         "documents": len(texts),
+        "left_out_by_ingest": left_out,
         "queries": len(rows),
         "ingest_s": build_s,
         "peer_versions": versions,

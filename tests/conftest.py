@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,47 @@ def shared_data() -> Path:
             pytest.fail(f"{reason}; under CI it must be present")
         pytest.skip(reason)
     return found
+
+
+HELD_PORTS = (8000, 8765)
+"""Ports other software often holds (``python -m http.server``, Ray Serve's proxy, a running
+``groundkit serve``): held for the whole session, so a test that binds one instead of a free
+port fails here rather than on a newcomer's machine (issue 42.3)."""
+
+
+_HOLDER = """
+import socket, sys
+held = []
+for port in map(int, sys.argv[1:]):
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        held.append(holder)
+    except OSError:  # taken already: held by someone else
+        holder.close()
+print(" ".join(str(h.getsockname()[1]) for h in held), flush=True)
+sys.stdin.read()  # until the session ends (or dies: its end of the pipe closes)
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hold_common_ports() -> Iterator[list[int]]:
+    """Another process listens on 127.0.0.1 at each of ``HELD_PORTS`` during the run (one
+    taken already stays taken); the ports that process holds. ``GROUNDKIT_HOLD_PORTS=0``
+    turns it off."""
+    if IN_PYODIDE or os.environ.get("GROUNDKIT_HOLD_PORTS", "1") == "0":
+        yield []
+        return
+    process = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, *map(str, HELD_PORTS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    try:
+        yield [int(port) for port in process.stdout.readline().split()]
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)

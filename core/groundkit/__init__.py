@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundkit.config import (
+    MAX_GROUP_PASSAGES,
     MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
     MAX_RRF_K,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         Chunk,
         Citation,
         Document,
+        ResultGroup,
         SearchResponse,
         SearchResult,
         SearchTrace,
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
     )
     from groundkit.retrieval import (
         CollectionVerification,
+        GroupOptions,
         HybridOptions,
         RerankOptions,
         Retriever,
@@ -102,6 +105,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Chunk",
         "Citation",
         "Document",
+        "ResultGroup",
         "SearchResponse",
         "SearchResult",
         "SearchTrace",
@@ -129,6 +133,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "groundkit.retrieval": (
         "CollectionVerification",
+        "GroupOptions",
         "HybridOptions",
         "RerankOptions",
         "Retriever",
@@ -147,6 +152,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.retrieval.rerankers": ("register_reranker",),
 }
 __all__ = [
+    "MAX_GROUP_PASSAGES",
     "MAX_LEG_DEPTH",
     "MAX_QUERY_CHARS",
     "MAX_RRF_K",
@@ -167,6 +173,7 @@ __all__ = [
     "Extractor",
     "ExtractorIdentity",
     "GroundkitError",
+    "GroupOptions",
     "HashEmbedder",
     "HybridOptions",
     "IndexIdentityError",
@@ -184,6 +191,7 @@ __all__ = [
     "RerankOptions",
     "Reranker",
     "RerankerNotConfiguredError",
+    "ResultGroup",
     "RetrievalError",
     "Retriever",
     "SearchFilter",

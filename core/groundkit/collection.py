@@ -80,7 +80,15 @@ def check_collection(
     """What is wrong with a stored collection's file: SQLite's ``integrity_check``, then the
     agreement of counters, documents, chunks, terms, postings and vectors; [] when sound.
 
-    A file too damaged to open raises ``CorruptCollectionError`` (adr/0023).
+    A file too damaged to open raises ``CorruptCollectionError`` (adr/0023). A sound file
+    whose stamp no longer matches it (changed by no writer: a vacuum, a restore) is stamped
+    again, so a server that refused it as changed serves it (adr/0056).
     """
+    from groundkit.store.sqlite.stamp import altered_since_stamp, write_stamp
+
     with open_reader(index_dir, name) as reader:
-        return reader.integrity_problems()
+        problems = reader.integrity_problems()
+    path = collection_file(index_dir, name)
+    if not problems and altered_since_stamp(path):
+        write_stamp(path)
+    return problems

@@ -16,6 +16,8 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_RERANK_DEPTH",
     "DEFAULT_RRF_K",
+    "GROUP_DEPTH_PER_PAGE",
+    "MAX_GROUP_PASSAGES",
     "MAX_LEG_DEPTH",
     "MAX_QUERY_CHARS",
     "MAX_RRF_K",
@@ -49,6 +51,10 @@ MAX_RRF_K = 1_000_000
 """The largest fusion constant (past it every rank's share rounds alike)."""
 MAX_LEG_DEPTH = 100 * MAX_TOP_K
 """The most candidates a hybrid leg may fetch."""
+MAX_GROUP_PASSAGES = 100
+"""The most passages a grouped page lists."""
+GROUP_DEPTH_PER_PAGE = 10
+"""A grouped search ranks this many passages per page asked for (at least 100)."""
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 DEFAULT_EXCLUDE: tuple[str, ...] = ("_theme", "_templates", "_static", "node_modules")
@@ -74,7 +80,9 @@ class BM25Params:
     """Lucene BM25 parameters; the defaults are chosen in adr/0004-bm25-defaults.md."""
 
     k1: float = 1.2
+    """Term-frequency saturation: how fast repeats of a word stop adding score."""
     b: float = 0.75
+    """Length normalisation, 0 (none) to 1 (full): how much long passages are discounted."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.k1) and self.k1 >= 0):
@@ -88,7 +96,9 @@ class ChunkerSettings:
     """Chunk sizes in code points: aim for ``target_chars``; overlap split pieces."""
 
     target_chars: int = 1000
+    """The passage size aimed at, in code points (64 to 100000)."""
     overlap_chars: int = 100
+    """Code points repeated between two pieces of one split block."""
 
     def __post_init__(self) -> None:
         if not 64 <= self.target_chars <= 100_000:
@@ -110,8 +120,11 @@ class IngestSettings:
     """Which files an ingest reads, and the size above which a file is refused."""
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    """Files larger than this are refused (``too_large``), not truncated."""
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    """The file extensions read (``.md``, ``.txt``, ...); others are counted as skipped."""
     chunker: ChunkerSettings = field(default_factory=ChunkerSettings)
+    """How documents are cut into passages."""
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     """Glob patterns of files and folders not read: matched against a name (``_theme``,
     ``*.min.html``) or a path under the root (``drafts/*``, ``docs/internal``)."""

@@ -19,6 +19,7 @@ __all__ = [
     "Chunk",
     "Citation",
     "Document",
+    "ResultGroup",
     "SearchResponse",
     "SearchResult",
     "SearchTrace",
@@ -93,15 +94,24 @@ class Citation:
     """Where a passage came from, precise enough for ``verify_citation`` to re-read and compare."""
 
     source: str
+    """The cited file, relative to its root with ``/`` separators (``guide/pumps.md``)."""
     source_class: SourceClass
+    """``text``: offsets into the file as read; ``extracted``: into its extracted text;
+    ``snapshot``: into a fetched page's archived copy."""
     start_offset: int
+    """Code-point offset where the cited text begins in the source's text."""
     end_offset: int
+    """Code-point offset where it ends (exclusive)."""
     text: str
+    """The cited text itself: ``source_text[start_offset:end_offset]``."""
     start_line: int
+    """1-based line where the cited text begins."""
     end_line: int
+    """1-based line where it ends (inclusive)."""
     extractor: str | None = None
     """The extractor identity (canonical JSON) the cited text came from; None for ``text``."""
     start_page: int | None = None
+    """1-based first page of the cited text (PDF), else None."""
     end_page: int | None = None
     """1-based first and last page of the cited text (PDF), else None."""
 
@@ -140,13 +150,21 @@ class Document:
     """One ingested source file. ``source`` is relative to ``root``, with ``/`` separators."""
 
     document_id: str
+    """Content-derived id: the source path and the hash of its text."""
     source: str
+    """The path relative to ``root``, with ``/`` separators (what citations name)."""
     root: str
+    """The folder (or URL) the source was ingested from."""
     content_hash: str
+    """Hash of the text read, to tell a changed file from an unchanged one."""
     char_count: int
+    """Length of the text in code points."""
     line_count: int
+    """Number of lines of the text."""
     fingerprint: str
+    """What must be unchanged for the file to be skipped: its hash, the chunking, the identities."""
     source_class: SourceClass = "text"
+    """``text`` (read as is), ``extracted`` (HTML, PDF) or ``snapshot`` (a fetched URL)."""
     extractor: str | None = None
     """Identity (canonical JSON) of the extractor an ``extracted`` document was read with."""
 
@@ -172,14 +190,23 @@ class Chunk:
     """A passage of a document: ``text == source_text[start_offset:end_offset]``."""
 
     chunk_id: str
+    """Content-derived id of the passage (stable across re-ingests of the same text)."""
     document_id: str
+    """The ``Document.document_id`` it was cut from."""
     chunk_index: int
+    """Its position in the document, from 0."""
     text: str
+    """The passage: exactly ``source_text[start_offset:end_offset]``."""
     start_offset: int
+    """Code-point offset in the source text where the passage begins."""
     end_offset: int
+    """Code-point offset where it ends (exclusive)."""
     start_line: int
+    """1-based line of the source where it begins."""
     end_line: int
+    """1-based line where it ends (inclusive)."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    """What the chunker recorded (``heading_path``, ``pages``, ``language``), read-only."""
 
     def __post_init__(self) -> None:
         if self.chunk_index < 0:
@@ -195,11 +222,17 @@ class SearchResult:
     """One ranked passage with its citation."""
 
     content: str
+    """The passage found; always equal to ``citation.text``."""
     score: float
+    """Its score in the mode searched (BM25, cosine similarity or fused); higher is better."""
     document_id: str
+    """The id of the document it belongs to."""
     chunk_id: str
+    """The id of the passage (``verify_collection(chunk_id=...)`` re-checks it)."""
     citation: Citation
+    """Where the passage is in its source, precise enough to re-read and compare."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    """The passage's metadata (``heading_path``, ``pages``) and, over several roots, ``root``."""
     highlights: tuple[tuple[int, int], ...] = ()
     """Where the query's words are: sorted, disjoint ``(start, end)`` code-point spans of
     ``content`` (the cited text), found by the collection's analyzer."""
@@ -300,30 +333,85 @@ class SearchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultGroup:
+    """One source page of a grouped search: its best passages, best first (each a full
+    result with its citation); ``score`` is the best one's."""
+
+    document_id: str
+    """The page's document (every passage beneath it is one of its chunks)."""
+    source: str
+    """The page's source path, as its passages cite it."""
+    results: tuple[SearchResult, ...]
+    """Its best passages, best first (at most ``GroupOptions.passages``)."""
+
+    def __post_init__(self) -> None:
+        results = tuple(self.results)
+        if not results or any(r.document_id != self.document_id for r in results):
+            raise ValueError("ResultGroup: results must be one document's, at least one")
+        object.__setattr__(self, "results", results)
+
+    @property
+    def score(self) -> float:
+        return self.results[0].score
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResponse:
-    """The ranked results of one query, best first, with how they were produced."""
+    """The ranked results of one query, best first, with how they were produced.
+
+    A grouped search (``SearchRequest.group``) also has ``groups``, one per page, best page
+    first; ``results`` then lists the same passages page by page."""
 
     query: str
+    """The query as asked."""
     results: tuple[SearchResult, ...]
+    """The ranked results, best first (empty when nothing matched)."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    """How the results were produced (``SearchTrace.to_dict()``): mode, stage, timings."""
     trace: SearchTrace | None = field(default=None, compare=False)
     """The typed form of ``metadata`` (None for a response built by hand)."""
+    groups: tuple[ResultGroup, ...] | None = None
+    """A grouped search's pages, best first (None when the search was not grouped)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", tuple(self.results))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
+        if self.groups is not None:
+            groups = tuple(self.groups)
+            flat = [r.chunk_id for g in groups for r in g.results]
+            if flat != [r.chunk_id for r in self.results]:
+                raise ValueError("SearchResponse: results must be the groups' passages in order")
+            object.__setattr__(self, "groups", groups)
 
     @property
     def total_results(self) -> int:
         return len(self.results)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON shape (stable keys; see README). A grouped response adds ``groups``: each
+        page's ``document_id``, ``source``, ``score`` and ``results``, the positions of its
+        passages in ``results``."""
+        out: dict[str, Any] = {
             "query": self.query,
             "results": [r.to_dict() for r in self.results],
             "total_results": self.total_results,
             "metadata": dict(self.metadata),
         }
+        if self.groups is not None:
+            out["groups"] = []
+            at = 0
+            for group in self.groups:
+                n = len(group.results)
+                out["groups"].append(
+                    {
+                        "document_id": group.document_id,
+                        "source": group.source,
+                        "score": group.score,
+                        "results": list(range(at, at + n)),
+                    }
+                )
+                at += n
+        return out
 
 
 @dataclass(slots=True)
@@ -334,29 +422,55 @@ class SearchTrace:
     """
 
     stage: str
+    """The last stage that ordered the results: ``bm25``, ``dense``, ``hybrid`` or ``rerank``."""
     mode: str
+    """The mode searched: ``bm25``, ``dense`` or ``hybrid``."""
     generation: int
+    """The collection's generation the search read (one per document written)."""
     mode_source: str | None = None
+    """``search`` when the request named the mode, ``collection`` for its default."""
     mode_note: str | None = None
+    """Why the collection's default mode was not the one used, if it was not."""
     query_terms: int | None = None
+    """How many index terms the query analyzed to."""
     accelerator: str | None = None
+    """The BM25 scorer used (pure Python, numpy), when known."""
     path: str | None = None
+    """Which BM25 path answered (one shard's, or ``sharded:...``)."""
     bm25: dict[str, float] | None = None
+    """The BM25 parameters scored with (``k1``, ``b``)."""
     legs: dict[str, int] | None = None
+    """Hybrid: how many candidates each leg (``bm25``, ``dense``) gave the fusion."""
     dense_best: float | None = None
+    """Dense and hybrid: the best similarity found."""
     lexical_share: float | None = None
-    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense)."""
+    """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense);
+    bm25: the same, where the collection records a lexical bar (adr/0060)."""
+    lexical_bar: dict[str, Any] | None = None
+    """bm25: the recorded bar (``min_lexical_share``, None where it does not separate) and
+    its ``source`` (``self-calibrated`` or ``collection``)."""
     fusion: dict[str, Any] | None = None
+    """Hybrid: the fusion's settings (``rrf_k``, depth, weights)."""
     min_similarity: float | None = None
+    """Dense and hybrid: the similarity floor applied."""
     floor_source: str | None = None
+    """Where that floor came from (the request, the collection's calibration, the embedder)."""
     abstained: bool | None = None
+    """True when no result was given because no passage had enough evidence."""
     vector_store: str | None = None
+    """The vector store searched (``exact``, ``usearch``)."""
     rerank_depth: int | None = None
+    """With ``rerank``: how many candidates the reranker re-scored."""
     score_threshold: float | None = None
+    """The score under which results were dropped, if one was asked."""
     filter: dict[str, Any] | None = None
+    """The ``where`` filter applied, with how many chunks it admits."""
     expansions: dict[str, dict[str, list[str]]] | None = None
     """Words expanded by prefix or typo (``{"fuzzy": {"middlware": ["middlewar"]}}``)."""
+    group: dict[str, int] | None = None
+    """A grouped search: ``passages`` per page, ``depth`` passages ranked, ``pages`` found."""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    """Milliseconds spent in each stage (``bm25``, ``join``, ``total``)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

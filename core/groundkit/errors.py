@@ -6,6 +6,8 @@ without parsing the message. Messages never include document text.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 __all__ = [
     "CollectionNotFoundError",
     "ConfigurationError",
@@ -59,6 +61,20 @@ class StorageError(GroundkitError):
 
 class CollectionNotFoundError(StorageError):
     """The named collection does not exist yet (nothing has been ingested into it)."""
+
+
+def create_hint(path: str | Path) -> str:
+    """The command that creates the collection file at ``path``
+    (``INDEX_DIR/NAME/collection.sqlite``): ``groundkit ingest PATH`` with the ``--collection``
+    and ``--index-dir`` that were asked for, so the hint can be pasted as it is."""
+    location = Path(path)
+    name, index_dir = location.parent.name, location.parent.parent
+    command = "groundkit ingest PATH"
+    if name and name != "default":
+        command += f" --collection {name}"
+    if str(index_dir) not in ("", ".groundkit"):
+        command += f" --index-dir {index_dir}"
+    return f"create it with `{command}`"
 
 
 class CorruptCollectionError(StorageError):

@@ -48,14 +48,23 @@ class EmbeddingIdentity:
     """
 
     provider: str
+    """Who made the embedder (``hash``, ``onnx``, a plugin's name)."""
     model: str
+    """The model's name."""
     revision: str
+    """The exact weights: a release tag, or a hash of the model file."""
     dimensions: int
+    """The length of each vector."""
     dtype: str = "float32"
+    """The stored number type (``float32``)."""
     pooling: str = "mean"
+    """How token vectors become one (``mean``; ``sum`` for ``hash``)."""
     normalization: Normalization = "l2"
+    """How each vector is normalised before storing (``l2``, ``none``)."""
     similarity: Similarity = "cosine"
+    """How two vectors are compared (``cosine``, ``dot``)."""
     semantic: bool = True
+    """False for an embedder that carries no meaning (``hash``), so status says so."""
 
     def __post_init__(self) -> None:
         for name in ("provider", "model", "revision", "pooling"):

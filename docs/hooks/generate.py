@@ -93,7 +93,54 @@ def python_api(module_name: str | None) -> str:
         raise ValueError("python-api needs a module name")
     module = importlib.import_module(module_name)
     names: list[str] = list(module.__all__)
+    if module_name == "groundkit":  # the order a program meets them; the rest as __all__ has it
+        names.sort(key=lambda name: API_ORDER.index(name) if name in API_ORDER else len(API_ORDER))
     return "\n".join(f"::: {module_name}.{name}\n" for name in names)
+
+
+API_ORDER = [
+    # the first program: ingest, search, read the results, check them
+    "ingest",
+    "sample_corpus",
+    "Retriever",
+    "SearchResponse",
+    "SearchResult",
+    "Citation",
+    "Verification",
+    "verify_citation",
+    "verify_collection",
+    "CollectionVerification",
+    "snippet",
+    "Snippet",
+    # asking for more: the request and its options
+    "SearchRequest",
+    "SearchMode",
+    "SearchFilter",
+    "HybridOptions",
+    "RerankOptions",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    # what ingest and the collection tools report
+    "IngestReport",
+    "IngestProgress",
+    "IngestSettings",
+    "ChunkerSettings",
+    "list_sources",
+    "SourceRoot",
+    "remove_sources",
+    "RemoveReport",
+    "relocate_sources",
+    "RelocateReport",
+    "check_collection",
+    "resolve_citation",
+    # errors, most common first
+    "GroundkitError",
+    "CollectionNotFoundError",
+    "InvalidQueryError",
+    "ConfigurationError",
+    "IngestionError",
+]
+"""The Python API page's order for ``groundkit``: what a first program needs first."""
 
 
 # ---------- the service ----------

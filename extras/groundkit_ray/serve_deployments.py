@@ -89,6 +89,9 @@ class ShardReplica:
     def lexical_share(self, given: float | None) -> tuple[float, str]:
         return self._searcher.lexical_share(given)
 
+    def lexical_bar(self) -> tuple[float | None, str]:
+        return self._searcher.lexical_bar()
+
     def admitted(self, where: WireFilter) -> int:
         return self._searcher.admitted(SearchFilter(**where))
 
@@ -191,6 +194,14 @@ class RayShards:
             out.append((float(share), str(source)))
         return out
 
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        calls = [(shard, self._handles[shard].lexical_bar.remote()) for shard in shards]
+        out: list[tuple[float | None, str]] = []
+        for shard, call in calls:
+            share, source = self._wait(shard, call)
+            out.append((None if share is None else float(share), str(source)))
+        return out
+
     def admitted(self, where: SearchFilter) -> list[int]:
         return self._all("admitted", _wire(where))
 
@@ -254,6 +265,16 @@ class ShardedSearchTool(Searcher):
     __call__ = Searcher.search
 
 
+def start_without_proxy(serve: Any) -> None:
+    """Start Ray Serve with its HTTP proxy disabled: the shards are reached through deployment
+    handles only (``route_prefix=None``), so no port is bound (Serve's default proxy takes
+    8000 on every node, which a docs preview or a web server often holds). A Serve instance
+    already running is used as it is."""
+    from ray.serve.config import ProxyLocation
+
+    serve.start(proxy_location=ProxyLocation.Disabled)
+
+
 def serve_sharded(
     collection: str,
     *,
@@ -279,6 +300,7 @@ def serve_sharded(
     manifest = load_manifest(index_dir, collection)
     params = bm25 or BM25Params()
     folder = str(Path(index_dir).resolve())
+    start_without_proxy(serve)
     deployment: Any = serve.deployment(
         ShardReplica, num_replicas=replicas, ray_actor_options={"num_cpus": 0}
     )

@@ -1,4 +1,5 @@
-"""The outermost HTTP layer: a request id on every request, one log line for each (refused ones
+"""The outermost HTTP layer: a request id on every request (the client's own
+``X-Request-Id`` when it sends a plain one, echoed back), one log line for each (refused ones
 too), and the service's JSON error shape for anything that fails unexpectedly.
 
 The log line names the request id, the transport (``rest`` or ``mcp``), the method, the route's
@@ -10,6 +11,7 @@ tool's errors, and logged by its type alone: no traceback reaches a client or th
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -21,6 +23,16 @@ from groundkit_serve.security import reply_error
 __all__ = ["AccessLog"]
 
 log = logging.getLogger("groundkit.serve")
+_CLIENT_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
+"""A client's ``X-Request-Id`` that is echoed and logged as given; any other gets a fresh id."""
+
+
+def request_id_of(scope: Scope) -> str:
+    """The client's ``X-Request-Id`` when it is a plain token, else a fresh random one."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"x-request-id" and _CLIENT_ID.fullmatch(value.strip()):
+            return str(value.strip().decode("ascii"))
+    return secrets.token_hex(8)
 
 
 def transport_of(path: str) -> str:
@@ -39,7 +51,7 @@ class AccessLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = secrets.token_hex(8)
+        request_id = request_id_of(scope)
         started = time.perf_counter()
         status = 0
 

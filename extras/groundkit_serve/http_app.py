@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import math
 import socket
 import sys
-import threading
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -23,11 +23,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from groundkit import Reranker
+from groundkit import ConfigurationError, GroundkitError, Reranker
 from groundkit_serve.access import AccessLog
 from groundkit_serve.logs import JsonFormatter, configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
-from groundkit_serve.processes import bind, serve_forked
+from groundkit_serve.processes import serve_forked
 from groundkit_serve.rest import rest_routes
 from groundkit_serve.runtime import Runtime
 from groundkit_serve.security import Guard
@@ -35,7 +35,7 @@ from groundkit_serve.settings import ServeSettings
 from groundkit_serve.sharded import ShardedSearch
 from groundkit_serve.tools import Registry
 
-__all__ = ["announce", "create_app", "run_http", "run_stdio"]
+__all__ = ["PortInUseError", "announce", "create_app", "listen", "run_http", "run_stdio"]
 
 log = logging.getLogger("groundkit.serve")
 _SETTLE_S = 0.5
@@ -115,11 +115,19 @@ class _Server(uvicorn.Server):
     has passed), after which uvicorn's own graceful shutdown finishes (adr/0040)."""
 
     def __init__(
-        self, config: uvicorn.Config, settings: ServeSettings, busy: Callable[[], int]
+        self,
+        config: uvicorn.Config,
+        settings: ServeSettings,
+        busy: Callable[[], int],
+        stop: Callable[[], None],
+        *,
+        announce: bool,
     ) -> None:
         super().__init__(config)
         self._settings = settings
         self._busy = busy
+        self._stop = stop
+        self._announce = announce
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ending: asyncio.Task[None] | None = None
         AppStatus.enable_automatic_graceful_drain = False  # ended by _end_streams instead
@@ -134,17 +142,22 @@ class _Server(uvicorn.Server):
             self._ending = self._loop.create_task(self._end_streams())
 
     async def _end_streams(self) -> None:
-        """End the event streams once no tool call is in flight, or at the grace's end."""
-        with anyio.move_on_after(self._settings.grace_s):
+        """End the event streams once no tool call is in flight; at the grace's end, the calls
+        still running are stopped first, each answered 503 ``stopping`` (REST) or with that
+        tool error (MCP), so no client waits on a server that has gone (adr/0056)."""
+        with anyio.move_on_after(self._settings.grace_s) as grace:
             while self._busy():
                 await anyio.sleep(0.05)
             await anyio.sleep(_SETTLE_S)  # the last answer is written before its stream ends
+        if grace.cancelled_caught:
+            self._stop()
+            await anyio.sleep(_SETTLE_S)  # the stopped calls' answers are written out
         AppStatus.should_exit = True
 
     async def startup(self, sockets: Any = None) -> None:
         self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
-        if sockets is not None:  # one of --processes: the parent said where it listens
+        if not self._announce:  # one of --processes: the parent said where it listens
             return
         port = self._settings.port
         for server in self.servers:
@@ -174,12 +187,33 @@ def announce(settings: ServeSettings, port: int) -> None:
     )
 
 
+class PortInUseError(GroundkitError):
+    """The port asked for is taken by another process (its own exit code, adr/0056)."""
+
+
+def listen(settings: ServeSettings) -> socket.socket:
+    """The listening socket, bound here rather than by uvicorn: a taken port is one typed
+    error naming the flag, not uvicorn's ``[Errno 98]`` line and its exit status."""
+    host = settings.host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, settings.port), family=family, backlog=2048)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUseError(
+                f"port {settings.port} is in use; pass --port (0 picks a free one)",
+                subject=str(settings.port),
+            ) from None
+        raise ConfigurationError(
+            f"cannot listen on {settings.host} port {settings.port}: {exc.strerror or exc}",
+            subject=settings.host,
+        ) from None
+
+
 def _preload(registry: Registry, settings: ServeSettings) -> None:
     """Open the default collection in the background at start: its vector store and model are
     loaded before the first query asks for them."""
-    threading.Thread(
-        target=registry.runtime.preload, args=(settings.collection,), daemon=True
-    ).start()
+    registry.runtime.preload_soon(settings.collection)
 
 
 def run_http(
@@ -194,35 +228,43 @@ def run_http(
     settings.require_safe_bind()
     settings.require_index_dir()
     configure_logging(settings.json_logs)
+    sock = listen(settings)  # a busy port is PortInUseError, with N processes too
     if settings.processes == 1:
-        _serve(settings, reranker, sharded, None)
+        _serve(settings, reranker, sharded, sock, announce_here=True)
         return
-    sock = bind(settings.host, settings.port)
     announce(settings, sock.getsockname()[1])
-    serve_forked(sock, settings.processes, lambda s: _serve(settings, reranker, sharded, [s]))
+    serve_forked(sock, settings.processes, lambda s: _serve(settings, reranker, sharded, s))
 
 
 def _serve(
     settings: ServeSettings,
     reranker: Reranker | None,
     sharded: tuple[ShardedSearch, str] | None,
-    sockets: list[socket.socket] | None,
+    sock: socket.socket,
+    *,
+    announce_here: bool = False,
 ) -> int:
-    """One server process: its app, runtime and read views, on ``sockets`` or its own bind."""
+    """One server process: its app, runtime and read views, on ``sock`` (the parent's bind);
+    ``announce_here``: the only process, it says where it listens once it has started."""
     app, registry = create_app(settings, reranker=reranker, sharded=sharded)
     _preload(registry, settings)
     config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
+        log_config=None,  # uvicorn's records go through configure_logging's one handler
         log_level="warning",
         access_log=False,  # access lines would carry GET query strings: the query text
         server_header=False,
-        timeout_graceful_shutdown=math.ceil(settings.grace_s),  # uvicorn takes whole seconds
+        # whole seconds, and past the grace: the calls it stopped have answered by then
+        timeout_graceful_shutdown=math.ceil(settings.grace_s + 2 * _SETTLE_S) + 1,
     )
     try:
-        _Server(config, settings, registry.in_flight).run(sockets=sockets)
+        _Server(
+            config, settings, registry.in_flight, registry.stop_in_flight, announce=announce_here
+        ).run(sockets=[sock])
     finally:
+        sock.close()
         registry.runtime.close()
     return 0
 

@@ -22,8 +22,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from groundkit import __version__
-from groundkit_serve.models import FetchChunkRequest, invalid_message
-from groundkit_serve.service_errors import ServiceError
+from groundkit_serve.models import FetchChunkRequest
+from groundkit_serve.service_errors import ServiceError, validation_message
 from groundkit_serve.spec import CHUNK_URI, ToolSpec
 from groundkit_serve.tools import Registry
 
@@ -68,7 +68,8 @@ def _tool_function(registry: Registry, spec: ToolSpec) -> Callable[..., Awaitabl
         try:
             request = spec.request.model_validate(arguments)
         except ValidationError as exc:
-            raise ToolError(f"invalid: {invalid_message(exc)}") from None
+            # REST's 422 body, word for word: "invalid: invalid request: FIELD: why" (adr/0057)
+            raise ToolError(f"invalid: {validation_message(exc.errors())}") from None
         try:
             reply = await registry.call(spec, request, progress=_progress_to(ctx))
         except ServiceError as exc:

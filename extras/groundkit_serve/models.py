@@ -9,22 +9,30 @@ Result fields carry the names of ``groundkit search --json`` (``start_offset``, 
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
+import textwrap
 from dataclasses import fields
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from groundkit import (
+    MAX_GROUP_PASSAGES,
     MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
     MAX_RRF_K,
     MAX_TOP_K,
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
     SearchMode,
 )
 from groundkit import SearchRequest as LibraryRequest
+from groundkit_serve.service_errors import validation_message
 
 __all__ = [
     "CHUNK_ID_PATTERN",
@@ -41,9 +49,11 @@ __all__ = [
     "ErrorBody",
     "FetchChunkRequest",
     "FetchedChunk",
+    "GroupArguments",
     "HybridArguments",
     "NoArguments",
     "RerankArguments",
+    "ResultGroupOut",
     "SearchArguments",
     "SearchHit",
     "SearchReply",
@@ -82,10 +92,7 @@ RerankDepth = Annotated[int, Field(ge=1, le=MAX_TOP_K), BeforeValidator(_whole)]
 def invalid_message(exc: ValidationError) -> str:
     """A refusal naming each field at fault and why, never echoing values or links (REST's
     422 and MCP's tool error say the same)."""
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
-    )
-    return f"invalid request: {problems}"
+    return validation_message(exc.errors())
 
 
 class _Request(BaseModel):
@@ -97,9 +104,29 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
+@functools.cache
+def _field_docs(kind: type) -> dict[str, str]:
+    """Each field of the library's dataclass ``kind`` -> its docstring on one line, without
+    reST markup: the schema's descriptions are the Python reference's (adr/0057)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(kind)))
+    body = tree.body[0].body if isinstance(tree.body[0], ast.ClassDef) else []
+    docs: dict[str, str] = {}
+    for statement, following in itertools.pairwise(body):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[statement.target.id] = " ".join(following.value.value.split()).replace("``", "")
+    return docs
+
+
 def _doc(kind: type, name: str) -> str:
-    """The description of field ``name`` of the library's request type ``kind``."""
-    return str(next(f for f in fields(kind) if f.name == name).metadata.get("doc", ""))
+    """The description of field ``name`` of the library's request type ``kind``: its docstring
+    (tests/core/test_field_docstrings.py holds every field to having one)."""
+    return _field_docs(kind)[name]
 
 
 def _default(kind: type, name: str) -> Any:
@@ -141,9 +168,16 @@ class WhereArguments(_Request):
     )
 
 
+class GroupArguments(_Request):
+    """groundkit.GroupOptions on the wire: one entry per source page (the reply's groups)."""
+
+    passages: Whole = _like(GroupOptions, "passages", ge=1, le=MAX_GROUP_PASSAGES)
+    depth: LegDepth | None = _like(GroupOptions, "depth")
+
+
 class SearchArguments(_Request):
     """A search's arguments on the wire (a REST body, an MCP tool call): groundkit.SearchRequest
-    field for field (nested hybrid, rerank, where), plus the service's own ``verify`` and
+    field for field (nested hybrid, rerank, where, group), plus the service's own ``verify`` and
     ``collection``. The library's request checks what fits together."""
 
     query: str = Field(
@@ -159,6 +193,7 @@ class SearchArguments(_Request):
     highlight: bool = _like(LibraryRequest, "highlight")
     prefix: bool = _like(LibraryRequest, "prefix")
     fuzzy: bool = _like(LibraryRequest, "fuzzy")
+    group: GroupArguments | None = _like(LibraryRequest, "group")
     verify: bool = Field(
         default=False, description="re-read each result's source and add a fresh verdict"
     )
@@ -200,6 +235,15 @@ class SearchHit(BaseModel):
     verification: VerificationOut | None = None
 
 
+class ResultGroupOut(BaseModel):
+    """One page of a grouped search: its passages are ``results`` at these positions."""
+
+    document_id: str
+    source: str
+    score: float
+    results: list[int]
+
+
 class SearchReply(BaseModel):
     query: str
     collection: str
@@ -207,6 +251,9 @@ class SearchReply(BaseModel):
     results: list[SearchHit]
     total_results: int
     metadata: dict[str, Any]
+    groups: list[ResultGroupOut] | None = Field(
+        default=None, description="a grouped search's pages, best first"
+    )
 
 
 class FetchChunkRequest(_Request):

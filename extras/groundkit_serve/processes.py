@@ -1,10 +1,11 @@
 """``--processes N``: N server processes sharing one listening socket (pre-fork, adr/0057).
 
-The parent binds the socket, forks N children and then only supervises: each child builds its
-own app, runtime and read views after the fork (no threads or open collections cross it) and
-accepts from the shared socket, so the kernel spreads connections over them. SIGTERM or Ctrl-C
-to the parent is passed to every child, each of which drains under ``--grace`` as one process
-would; a child that dies otherwise is started again. POSIX only (``os.fork``).
+The parent binds the socket (``http_app.listen``), forks N children and then only supervises:
+each child builds its own app, runtime and read views after the fork (no threads or open
+collections cross it) and accepts from the shared socket, so the kernel spreads connections
+over them. SIGTERM or Ctrl-C to the parent is passed to every child, each of which drains under
+``--grace`` as one process would; a child that dies otherwise is started again. POSIX only
+(``os.fork``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from types import FrameType
 
-__all__ = ["available_cores", "bind", "serve_forked"]
+__all__ = ["available_cores", "serve_forked"]
 
 log = logging.getLogger("groundkit.serve")
 _RESTART_PAUSE_S = 0.5
@@ -35,21 +36,6 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS, Windows
         return max(1, os.cpu_count() or 1)
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (0: any free port), inheritable by children."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 def _end_with(parent: int) -> None:

@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from groundkit import __version__
+from groundkit_serve.disconnect import ClientGoneError, until_disconnected
 from groundkit_serve.models import (
     ErrorBody,
     FetchChunkRequest,
@@ -41,7 +42,8 @@ _KINDS = {"integer": _INTEGER, "number": _NUMBER}
 
 
 def _error(exc: ServiceError) -> JSONResponse:
-    return JSONResponse(exc.to_dict(), status_code=exc.status)
+    headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+    return JSONResponse(exc.to_dict(), status_code=exc.status, headers=headers)
 
 
 def _invalid(exc: ValidationError) -> JSONResponse:
@@ -133,7 +135,9 @@ def _endpoint(
         except ServiceError as exc:
             return _error(exc)
         try:
-            reply = await registry.call(spec, parsed)
+            reply = await until_disconnected(request, lambda: registry.call(spec, parsed))
+        except ClientGoneError:  # its work was cancelled; this answer is never read
+            return Response(status_code=499)
         except ServiceError as exc:
             return _error(exc)
         except Exception:  # counted and logged by registry.call; answered in the JSON shape
@@ -189,12 +193,10 @@ def rest_routes(registry: Registry) -> list[Route]:
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(openapi(registry))
 
-    async def healthz(request: Request) -> Response:
-        await _no_fields(request)
+    async def healthz(request: Request) -> Response:  # a query string is ignored (adr/0056)
         return JSONResponse({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
-        await _no_fields(request)
         listed = registry.list_collections()
         default = next((c for c in listed.collections if c.name == listed.default_collection), None)
         if default is None or not default.ok:
@@ -204,6 +206,11 @@ def rest_routes(registry: Registry) -> list[Route]:
             )
             body = {"error": "not_ready", "message": message, "subject": listed.default_collection}
             return JSONResponse(body, status_code=503)
+        if default.name not in registry.runtime.warmed:  # opened, its tables built
+            registry.runtime.preload_soon(default.name)  # it may have come after the start
+            message = f"the default collection {default.name!r} is being opened and warmed"
+            body = {"error": "not_ready", "message": message, "subject": default.name}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
         ready = [c.name for c in listed.collections if c.ok]
         return JSONResponse({"status": "ready", "collections": ready})
 
@@ -360,14 +367,17 @@ def _probe(name: str, summary: str, error: dict[str, Any]) -> dict[str, Any]:
 _ERRORS = {
     400: "the request was refused (the library's message says why)",
     401: "a bearer token is required",
-    403: "the Origin is not allowed",
+    403: "the Origin is not allowed, or a browser sent it from another site or origin",
     404: "no such collection or chunk",
     405: "the method is not allowed on this path",
     411: "a chunked body without a Content-Length",
     413: "the body is over the size limit",
+    415: "the body is not application/json",
     421: "the Host is not one this server answers for",
     422: "the request does not match its schema (or names a parameter it does not declare)",
+    429: "as many whole-collection verifies run as --max-verifies allows (see Retry-After)",
     500: "the server failed (a bug: reported in the JSON shape, counted in status)",
-    503: "the collection cannot be read (missing file, corrupt)",
+    503: "the collection cannot be read (missing file, corrupt), is still being warmed, or "
+    "the server is stopping",
     504: "the request ran past the server's time limit",
 }

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -29,6 +31,7 @@ from groundkit import (
     GroundkitError,
     Reranker,
     Retriever,
+    SearchRequest,
 )
 from groundkit.extend import CollectionReader
 from groundkit.hosting import (
@@ -53,10 +56,43 @@ ReadView = Retriever | ShardedRetriever
 log = logging.getLogger("groundkit.serve")
 
 
+Signature = tuple[int, int, int, int] | None
+"""A collection file's device, inode, size and modification time (None: not a single file)."""
+
+
+def _signature(path: Path) -> Signature:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _quick_check(path: Path, name: str) -> None:
+    """SQLite's ``quick_check`` of a file that changed at the same generation (no writer's
+    commit explains it): damage in place fails closed here (adr/0056)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError) as exc:  # ValueError: a damaged schema's text
+        rows = [type(exc).__name__]
+    if rows != ["ok"]:
+        raise CorruptCollectionError(
+            f"collection {name!r} ({path}) changed with no new generation and SQLite's "
+            f"quick_check finds it damaged ({rows[0][:120]}); it is not served until "
+            "`groundkit check` passes (re-ingest, or restore the file)",
+            subject=str(path),
+        )
+
+
 @dataclass(eq=False)
 class _Entry:
     retriever: ReadView
     generation: int
+    signature: Signature = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
     retired: bool = False
@@ -99,6 +135,20 @@ def _manifest_of(index_dir: Path, collection: str) -> Path:
     return shards_dir(index_dir, collection) / MANIFEST_FILE
 
 
+_WARM_QUERY = SearchRequest(query="warm", top_k=1, highlight=False, prefix=True, fuzzy=True)
+"""One search that builds what a first prefix or fuzzy search would (the lexicon's tables)."""
+
+
+def _warm_expansion(retriever: ReadView) -> None:
+    """Run the warm-up search, so that no client's first prefix or fuzzy query is the one that
+    builds the lexicon's tables (seconds on a large collection); a failure is left to the
+    first request that meets it."""
+    try:
+        retriever.search(_WARM_QUERY)
+    except GroundkitError as exc:
+        log.warning("warm-up search failed", extra={"error": exc.message})
+
+
 class Runtime:
     """Read views cached per collection; every method is safe to call from worker threads."""
 
@@ -113,6 +163,11 @@ class Runtime:
         self.refreshes = 0
         self.started = time.monotonic()
         self._generations = GenerationCache()  # no SQLite connection a request (adr/0057)
+        self._preloading: set[str] = set()
+        self._damaged: dict[str, tuple[Signature, CorruptCollectionError]] = {}
+        self.warmed: set[str] = set()
+        """Collections whose read view has been opened and warmed (``/readyz`` waits for the
+        default one)."""
 
     def name(self, collection: str | None) -> str:
         """The collection asked for, or the default; the name is validated here."""
@@ -154,6 +209,9 @@ class Runtime:
             return manifest.generation
         path = _file_of(index_dir, collection)
         _refuse_altered(path, f"collection {collection!r}")
+        damaged = self._damaged.get(collection)
+        if damaged is not None and damaged[0] == _signature(path):
+            raise damaged[1]  # found damaged in place, and not changed since
         return self._generations.generation(path, lambda: self._read_generation(collection))
 
     def _read_generation(self, collection: str) -> int:
@@ -175,9 +233,35 @@ class Runtime:
         """Open (and warm) ``collection``'s read view ahead of its first request; a collection
         that cannot be opened is left to that request to report."""
         try:
-            self._release(self._acquire(self.name(collection)))
+            with self.lease(collection) as lease:  # opened on a request's path: warm it here
+                if lease.collection not in self.warmed:
+                    _warm_expansion(lease.retriever)
+                    with self._lock:
+                        self.warmed.add(lease.collection)
         except GroundkitError as exc:
-            log.warning("preload failed", extra={"collection": collection, "error": exc.message})
+            log.warning(
+                "preload of collection %r failed: %s",
+                collection,
+                exc.message,
+                extra={"collection": collection, "error": exc.message},
+            )
+
+    def preload_soon(self, collection: str) -> None:
+        """``preload`` in a background thread, once at a time per collection (``/readyz`` asks
+        for it when its default collection came after the server started)."""
+        with self._lock:
+            if collection in self._preloading:
+                return
+            self._preloading.add(collection)
+
+        def run() -> None:
+            try:
+                self.preload(collection)
+            finally:
+                with self._lock:
+                    self._preloading.discard(collection)
+
+        threading.Thread(target=run, name=f"preload-{collection}", daemon=True).start()
 
     def _acquire(self, name: str) -> _Entry:
         current = self.probe(name)  # a missing or corrupt collection fails here, closed
@@ -186,10 +270,20 @@ class Runtime:
             if entry is not None:
                 entry.users += 1
                 self._entries.move_to_end(name)
-                if entry.generation != current and name not in self._refreshing:
+                changed = entry.generation != current
+                moved = (
+                    not changed
+                    and entry.signature is not None
+                    and entry.signature
+                    != (_signature(collection_file(self.settings.index_dir, name)))
+                )  # the file changed with no commit to explain it: reopen it, checked
+                if (changed or moved) and name not in self._refreshing:
                     self._refreshing.add(name)
                     threading.Thread(
-                        target=self._refresh, args=(name,), name=f"refresh-{name}", daemon=True
+                        target=self._refresh,
+                        args=(name, moved),
+                        name=f"refresh-{name}",
+                        daemon=True,
                     ).start()
                 return entry
             building = self._building.setdefault(name, threading.Lock())
@@ -205,8 +299,16 @@ class Runtime:
                 self._install(name, entry)
             return entry
 
-    def _open(self, name: str) -> _Entry:
+    def _open(self, name: str, checked: bool = False, *, warm: bool = False) -> _Entry:
+        """A new read view; ``warm``: off a request's path, so also run the warm-up search
+        (a request that opens a collection pays only for what it uses)."""
         retriever: ReadView
+        signature: Signature = None
+        if not self.sharded(name):
+            path = collection_file(self.settings.index_dir, name)
+            signature = _signature(path)  # before opening: a change during it is seen later
+            if checked:
+                _quick_check(path, name)
         if self.sharded(name):
             retriever = ShardedRetriever.open(
                 self.settings.index_dir, name, reranker=self._reranker
@@ -214,19 +316,30 @@ class Runtime:
         else:
             retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
             retriever.warm()  # the vector store loads here, not in the first hybrid query
-        return _Entry(retriever, retriever.generation)
+        if warm:
+            _warm_expansion(retriever)
+            with self._lock:
+                self.warmed.add(name)
+        return _Entry(retriever, retriever.generation, signature)
 
-    def _refresh(self, name: str) -> None:
-        """Build the newer read view in the background and swap it in when complete."""
+    def _refresh(self, name: str, checked: bool = False) -> None:
+        """Build the newer read view in the background and swap it in when complete;
+        ``checked``: the file changed at the same generation, and is checked first."""
         try:
             building = self._building.setdefault(name, threading.Lock())
             with building:
-                entry = self._open(name)
+                entry = self._open(name, checked, warm=True)
             with self._lock:
                 self._install(name, entry)
                 self.refreshes += 1
                 self.refresh_errors.pop(name, None)
             log.info("refreshed", extra={"collection": name, "generation": entry.generation})
+        except CorruptCollectionError as exc:
+            if checked:  # damage in place: no request is answered from this file any more
+                path = collection_file(self.settings.index_dir, name)
+                self._damaged[name] = (_signature(path), exc)
+            self.refresh_errors[name] = exc.message
+            log.warning("refresh failed", extra={"collection": name, "error": exc.message})
         except GroundkitError as exc:  # the old read view keeps serving; status shows why
             self.refresh_errors[name] = exc.message
             log.warning("refresh failed", extra={"collection": name, "error": exc.message})

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from groundkit import (
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -13,7 +14,13 @@ from groundkit import (
     SearchResponse,
     Verification,
 )
-from groundkit_serve.models import SearchArguments, SearchHit, SearchReply, VerificationOut
+from groundkit_serve.models import (
+    ResultGroupOut,
+    SearchArguments,
+    SearchHit,
+    SearchReply,
+    VerificationOut,
+)
 from groundkit_serve.service_errors import ServiceError
 
 __all__ = ["search_reply", "search_request", "verification_out"]
@@ -29,7 +36,7 @@ def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
             f"top_k {request.top_k} is over this server's limit of {max_top_k}; ask for fewer",
             "top_k",
         )
-    hybrid, rerank, where = request.hybrid, request.rerank, request.where
+    hybrid, rerank, where, group = request.hybrid, request.rerank, request.where, request.group
     return SearchRequest(
         request.query,
         request.top_k,
@@ -51,6 +58,7 @@ def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
         highlight=request.highlight,
         prefix=request.prefix,
         fuzzy=request.fuzzy,
+        group=None if group is None else GroupOptions(passages=group.passages, depth=group.depth),
     )
 
 
@@ -76,4 +84,7 @@ def search_reply(
         results=hits,
         total_results=len(hits),
         metadata=payload["metadata"],
+        groups=None
+        if response.groups is None
+        else [ResultGroupOut(**group) for group in payload["groups"]],
     )

@@ -119,6 +119,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "--stdio or --ray-collection)",
     )
     limits.add_argument(
+        "--max-verifies",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="whole-collection verifies at once, each in its own process and never in a "
+        "search thread; more are refused with 429 and Retry-After (default: 1)",
+    )
+    limits.add_argument(
         "--grace",
         type=seconds_or_zero,
         default=5.0,
@@ -201,7 +209,7 @@ def _processes(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run the service until interrupted; 2 when the extra is missing or a flag is refused."""
     try:
-        from groundkit_serve.http_app import run_http, run_stdio
+        from groundkit_serve.http_app import PortInUseError, run_http, run_stdio
         from groundkit_serve.settings import ServeSettings
     except ImportError as exc:
         print(
@@ -226,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         verify_timeout_s=args.verify_timeout,
         grace_s=args.grace,
         workers=args.workers,
+        max_verifies=args.max_verifies,
         max_open_collections=args.max_open,
         connector=args.connector,
         json_logs=args.log_json,
@@ -250,6 +259,9 @@ def run(args: argparse.Namespace) -> int:
             run_stdio(settings, reranker=reranker, sharded=sharded)
         else:
             run_http(settings, reranker=reranker, sharded=sharded)
+    except PortInUseError as exc:  # its own exit code: a script can pick another port
+        print(f"groundkit: error: {exc.message}", file=sys.stderr)
+        return ExitCode.PORT_IN_USE
     except KeyboardInterrupt:  # Ctrl-C stops a server: no traceback, the shell's 130
         return 130
     return ExitCode.OK

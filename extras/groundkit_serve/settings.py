@@ -43,6 +43,7 @@ class ServeSettings:
     grace_s: float = 5.0
     workers: int = 4
     processes: int = 1
+    max_verifies: int = 1
     max_open_collections: int = 8
     connector: bool = False
     reranker_dir: str | None = None
@@ -53,7 +54,13 @@ class ServeSettings:
             raise ConfigurationError(
                 f"max_top_k must be from 1 to {MAX_TOP_K_SERVED}, got {self.max_top_k}"
             )
-        for name in ("workers", "processes", "max_open_collections", "max_body_bytes"):
+        for name in (
+            "workers",
+            "processes",
+            "max_verifies",
+            "max_open_collections",
+            "max_body_bytes",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not (self.timeout_s > 0 and self.verify_timeout_s > 0):

@@ -55,7 +55,7 @@ from groundkit_serve.models import (
 )
 from groundkit_serve.runtime import Lease, Runtime
 from groundkit_serve.searching import search_reply, search_request, verification_out
-from groundkit_serve.service_errors import ServiceError, from_library
+from groundkit_serve.service_errors import ServiceError, from_library, without_root
 from groundkit_serve.sharded import ShardedSearch, sharded_search
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.verifying import running_verifications, verify_in_child
@@ -65,6 +65,17 @@ __all__ = ["Registry"]
 
 log = logging.getLogger("groundkit.serve")
 MAX_FAILURES_SHOWN = 100
+VERIFY_RETRY_AFTER_S = 5
+"""The ``Retry-After`` of a whole-collection verify refused past ``--max-verifies``."""
+
+
+def _whole_collection(spec: ToolSpec, request: BaseModel) -> bool:
+    """A verify of a whole collection: the long work that has its own lane (adr/0056)."""
+    return (
+        spec.long_running
+        and getattr(request, "chunk_id", None) is None
+        and getattr(request, "citation", None) is None
+    )
 
 
 def _trace_reply(span: Span, reply: BaseModel) -> None:
@@ -104,6 +115,9 @@ class Registry:
         self._sharded, self._sharded_name = sharded, sharded_name
         self.settings = runtime.settings
         self._limiter: anyio.CapacityLimiter | None = None
+        self._verify_limiter: anyio.CapacityLimiter | None = None
+        self._verifies = 0  # whole-collection verifies admitted now (event loop only)
+        self._stoppable: set[anyio.CancelScope] = set()  # calls in flight (event loop only)
         self._counts = {"requests": 0, "errors": 0, "in_flight": 0}
         self._counts_lock = threading.Lock()
         self.tools: dict[str, ToolSpec] = {
@@ -175,7 +189,10 @@ class Registry:
         check rather than running on unseen; ``progress`` receives a long tool's progress."""
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.settings.workers)
+            self._verify_limiter = anyio.CapacityLimiter(self.settings.max_verifies)
         limit = self.settings.verify_timeout_s if spec.long_running else self.settings.timeout_s
+        whole = _whole_collection(spec, request)  # its own lane, never a search thread
+        laned = False
         started = time.perf_counter()
         status, code = 200, "ok"
         with telemetry.tool_span(spec.name) as span:
@@ -187,18 +204,31 @@ class Registry:
                 chunk_id=getattr(request, "chunk_id", None),
             )
             work = Work(progress=progress)
+            stoppable = anyio.CancelScope()
             token = set_work(work)  # the worker thread runs in a copy of this context
             with self._counts_lock:
                 self._counts["in_flight"] += 1
             try:
-                with anyio.fail_after(limit):
+                if whole:  # checked and counted on the event loop: no race between them
+                    self._refuse_past_verify_limit()
+                    self._verifies += 1
+                    laned = True
+                with anyio.fail_after(limit), anyio.CancelScope() as stoppable:
+                    self._stoppable.add(stoppable)
                     reply = await anyio.to_thread.run_sync(
                         self._run,
                         spec,
                         request,
                         started + limit,
-                        limiter=self._limiter,
+                        limiter=self._verify_limiter if whole else self._limiter,
                         abandon_on_cancel=True,
+                    )
+                if stoppable.cancel_called:  # cut by the end of --grace (adr/0056)
+                    raise ServiceError(
+                        503,
+                        "stopping",
+                        f"{spec.name} was stopped: the server is shutting down and its grace "
+                        "period ended; send it again once the server is back",
                     )
                 _trace_reply(span, reply)
                 return reply
@@ -218,6 +248,8 @@ class Registry:
                 raise
             finally:
                 work.cancel.set()  # done or not, nothing more of this request may run
+                self._stoppable.discard(stoppable)
+                self._verifies -= laned
                 reset_work(token)
                 elapsed = round((time.perf_counter() - started) * 1000, 3)
                 telemetry.record(span, status=status, error=code, duration_ms=elapsed)
@@ -229,6 +261,22 @@ class Registry:
                     "request",
                     extra={"tool": spec.name, "status": status, "duration_ms": elapsed},
                 )
+
+    def _refuse_past_verify_limit(self) -> None:
+        if self._verifies >= self.settings.max_verifies:
+            raise ServiceError(
+                429,
+                "busy",
+                f"{self._verifies} whole-collection verify already running, this server's "
+                "limit (--max-verifies); try again later",
+                retry_after=VERIFY_RETRY_AFTER_S,
+            )
+
+    def stop_in_flight(self) -> None:
+        """End every call in flight now, each answered 503 ``stopping`` (the event loop's
+        thread only): the grace is over, and no client is left waiting on a closing server."""
+        for scope in list(self._stoppable):
+            scope.cancel()
 
     def in_flight(self) -> int:
         """Tool calls under way now (the shutdown drain waits for them)."""
@@ -247,7 +295,10 @@ class Registry:
             with deadline(max(ends - time.perf_counter(), 1e-3)):
                 return spec.run(request)
         except GroundkitError as exc:
-            raise from_library(exc) from None
+            raise from_library(exc, self.settings.index_dir) from None
+        except ServiceError as exc:  # the verify child's, in the library's words
+            exc.message = without_root(exc.message, self.settings.index_dir)
+            raise
         except ValueError as exc:  # a value type refused what the request built
             raise ServiceError(400, "invalid", str(exc)) from None
 

@@ -60,7 +60,7 @@ def test_dense_on_a_lexical_collection_exits_non_zero_naming_the_fix(
     assert run(capsys, "ingest", "sample", "--index-dir", index, "--quiet")[0] == ExitCode.OK
     code, out, err = run(capsys, "search", "leak", "--mode", "dense", "--index-dir", index)
     assert code == ExitCode.USAGE and out == ""
-    assert "no dense side" in err and "--embedder hash" in err
+    assert "no dense side" in err and "--embedder minilm" in err
     code, _, err = run(capsys, "ingest", "sample", "--embedder", "hash", "--index-dir", index)
     assert code == ExitCode.ERROR and "already holds documents without vectors" in err
 

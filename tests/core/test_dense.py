@@ -423,7 +423,7 @@ def test_dense_on_a_lexical_collection_raises_configuration_error(
     Indexer(store).ingest(write_corpus(DOCS))
     with (
         Retriever(store.reader(), embedder=HashEmbedder()) as retriever,
-        pytest.raises(ConfigurationError, match=r"no dense side.*--embedder hash"),
+        pytest.raises(ConfigurationError, match=r"no dense side.*--embedder minilm"),
     ):
         retriever.search("pump", mode=mode)
 
@@ -794,6 +794,7 @@ def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
     """Opening a collection bound to a registered semantic embedder only claims it: a bm25
     search makes none; the first search of the default mode (hybrid: it embeds) makes it."""
     from groundkit.embedding import embedder_registry
+    from groundkit.plugins import EmbedderEntry
 
     made: list[EmbeddingIdentity | None] = []
 
@@ -802,7 +803,7 @@ def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
         return Unregistered({"pump": [1.0, 0.0]})
 
     Indexer(store, embedder=Unregistered({"pump": [1.0, 0.0]})).ingest(write_corpus(DOCS))
-    monkeypatch.setitem(embedder_registry._REGISTRY, "tiny", embedder_registry._Entry(
+    monkeypatch.setitem(embedder_registry.EMBEDDERS._own, "tiny", EmbedderEntry(
         "acme", "tiny", factory))  # fmt: skip
     with Retriever(store.reader()) as retriever:
         assert retriever.search("pump", mode="bm25").results and made == []
@@ -822,12 +823,13 @@ def test_a_claimed_embedder_that_cannot_be_made_leaves_bm25_with_the_reason(
     """Making fails once and is remembered: the default falls back to bm25 (with its note) on
     every search, the first included, and dense says why; never a traceback."""
     from groundkit.embedding import embedder_registry
+    from groundkit.plugins import EmbedderEntry
 
     def factory(identity: EmbeddingIdentity | None) -> Unregistered:
         raise failure
 
     Indexer(store, embedder=Unregistered()).ingest(write_corpus(DOCS))
-    monkeypatch.setitem(embedder_registry._REGISTRY, "tiny", embedder_registry._Entry(
+    monkeypatch.setitem(embedder_registry.EMBEDDERS._own, "tiny", EmbedderEntry(
         "acme", "tiny", factory))  # fmt: skip
     with Retriever(store.reader()) as retriever:
         for _ in range(2):

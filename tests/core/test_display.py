@@ -34,6 +34,12 @@ CASES = [
     # Sphinx's literal-block marker: "text::" shows "text:", "text ::" and "::" nothing
     ("during the transaction::\n\n    code", "during the transaction:\n\n    code"),
     ("like this ::\n\n::\n", "like this \n\n\n"),
+    # a simple table's borders (issue 38.5); a dash inside a row stays
+    (
+        "=====  =====\nName   Use\n=====  =====\nA-B    x -- y\n-----  -----\n",
+        "Name   Use\nA-B    x -- y\n",
+    ),
+    ("  ==  ==  ==\n  a   b   c", "  a   b   c"),
 ]
 
 # Django's docs (issue 30): labels, targets and code-block lines vanish with their line break;

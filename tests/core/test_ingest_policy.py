@@ -111,7 +111,8 @@ def test_a_refused_file_of_a_readable_type_exits_4(
     (docs / "broken.md").write_bytes(b"# Broken\n\n\xff\xfe not UTF-8\n")
     code = main(["ingest", str(docs), "--index-dir", str(tmp_path / "i")])
     assert code == 4
-    assert "refused broken.md" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "refused 1 file(s)" in err and "\n    broken.md\n" in err + "\n"
 
 
 def test_nothing_matched_exits_4(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from groundkit.retrieval import verify_citation
 from groundkit.site import PYODIDE_FILES, build_site, build_wheel, open_site
 from groundkit.site.layout import APP_DIR, APP_FILES
 from groundkit.site.page_files import page_html
+from groundkit.store.static import StaticReader
 
 CORPUS = {
     "guide/intro.md": "# 💧 Intro\n\nThe quokka 🦘 lives on Rottnest Island.\n",
@@ -49,7 +50,10 @@ def test_layout_and_manifest(tmp_path: Path, write_corpus: WriteCorpus) -> None:
     assert site["collection"]["name"] == "docs"
     assert site["collection"]["documents"] == 2
     assert site["sources"]["files"] == ["guide/intro.md", "notes.txt"]
-    assert site["sources"]["root"] == str((tmp_path / "corpus").resolve())
+    assert site["sources"]["root"] == "sources/"  # no path of the builder's machine
+    assert str(tmp_path) not in (out / "site.json").read_text("utf-8")
+    index = StaticReader(lambda path: (out / path).read_bytes(), index="index/", location="site")
+    assert {document.root for document in index.iter_documents()} == {"sources/"}
     assert site["pyodide"]["url"].startswith("https://")  # no --pyodide-dir: a URL
     assert not (out / "pyodide").exists()
     assert (out / site["wheel"]).is_file()

@@ -157,13 +157,26 @@ CORPUS = {
 }
 
 
+SPHINX_CONF = (
+    'source_suffix = {".txt": "restructuredtext", ".md": "markdown"}\n'
+    'exclude_patterns = ["_build", "requirements.txt", "drafts/**"]\nroot_doc = "index"\n'
+)
+
+
 def test_build_site_writes_links_json(tmp_path: Path, write_corpus: WriteCorpus) -> None:
     out = tmp_path / "site"
     spec = LinkSpec.from_options(
         base_url="https://docs.example.org/en/5.2", url_rule="sphinx-dirhtml"
     )
-    report = build_site(write_corpus(CORPUS), out, links=spec)
-    assert report.links == 3
+    # Sphinx renders neither README.rst (not a source_suffix) nor what exclude_patterns names
+    unrendered = {
+        "README.rst": "Read me\n",
+        "requirements.txt": "sphinx quokka\n",
+        "drafts/deep/idea.txt": "A quokka idea.\n",
+    }
+    corpus = write_corpus({**CORPUS, **unrendered, "conf.py": SPHINX_CONF})
+    report = build_site(corpus, out, links=spec)
+    assert report.links == 3 and report.sources == 6
     site = json.loads((out / "site.json").read_text("utf-8"))
     assert site["links"] == {"url": "links.json", "rule": "sphinx-dirhtml", "pages": 3}
     links = json.loads((out / "links.json").read_text("utf-8"))
@@ -176,6 +189,28 @@ def test_build_site_writes_links_json(tmp_path: Path, write_corpus: WriteCorpus)
     }
     assert links["pages"]["index.txt"] == {"url": "https://docs.example.org/en/5.2/"}
     assert (out / "embed.html").is_file()
+
+
+def test_sphinx_rules_refuse_without_a_readable_conf_py(
+    tmp_path: Path, write_corpus: WriteCorpus
+) -> None:
+    spec = LinkSpec.from_options(base_url="/d/", url_rule="sphinx-html")
+    with pytest.raises(ConfigurationError, match=r"holds no conf\.py"):
+        build_site(write_corpus(CORPUS), tmp_path / "site", links=spec)
+    computed = write_corpus({**CORPUS, "conf.py": "source_suffix = ['.t' + 'xt']\n"})
+    with pytest.raises(ConfigurationError, match="computes source_suffix"):
+        build_site(computed, tmp_path / "site2", links=spec)
+    assert not (tmp_path / "site").exists() and not (tmp_path / "site2").exists()
+
+
+def test_sphinx_exclude_patterns_follow_sphinx() -> None:
+    from groundkit.site.sphinx_conf import SphinxSources
+
+    conf = SphinxSources((".txt",), ("_build", "a/*.txt", "b/**", "c?.txt"), "contents")
+    assert conf.renders("index.txt") and conf.renders("a/x/y.txt")
+    assert not conf.renders("_build/html/x.txt") and not conf.renders("a/one.txt")
+    assert not conf.renders("b/c/d.txt") and not conf.renders("c1.txt")
+    assert not conf.renders("README.rst") and conf.renders("c12.txt")
 
 
 def test_a_site_without_links_has_no_links_json(tmp_path: Path, write_corpus: WriteCorpus) -> None:

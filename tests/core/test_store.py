@@ -467,6 +467,32 @@ def test_a_writer_skips_integrity_check_only_on_the_file_its_last_writer_closed(
     assert checked == [path, path]
 
 
+def test_a_byte_identical_copy_is_not_altered_and_a_changed_byte_is(tmp_path: Path) -> None:
+    """adr/0056: a copy (new modification time, same bytes) keeps its stamp's word; a byte
+    changed in place, or the stamp's size, does not."""
+    import shutil
+
+    from groundkit.store.sqlite.stamp import altered_since_stamp
+
+    path = tmp_path / "a" / "c.sqlite"
+    path.parent.mkdir()
+    with SqliteStore(path) as store:
+        put(store, "a.md", ["alpha"])
+    copy = tmp_path / "b" / "c.sqlite"
+    copy.parent.mkdir()
+    shutil.copyfile(path, copy)  # new mtime
+    shutil.copyfile(f"{path}-sound", f"{copy}-sound")
+    os.utime(copy, ns=(0, path.stat().st_mtime_ns + 10**9))
+    assert not altered_since_stamp(path) and not altered_since_stamp(copy)
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    os.utime(copy, ns=(0, path.stat().st_mtime_ns + 2 * 10**9))
+    assert altered_since_stamp(copy)
+    copy.write_bytes(bytes(data) + b"\0")
+    assert altered_since_stamp(copy)
+
+
 LONG = " ".join(f"pump{i % 37} valve station alpha" for i in range(60))
 
 

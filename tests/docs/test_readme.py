@@ -8,6 +8,7 @@ import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from snippets import REPO_ROOT, blocks
@@ -94,3 +95,63 @@ def test_help_texts_point_to_docs_pages_that_exist_and_never_to_adr() -> None:
     assert references, "no help text points to the docs"
     missing = [r for r in sorted(references) if not (REPO_ROOT / "docs" / f"{r}.md").is_file()]
     assert not missing, missing
+
+
+def preview_command() -> str:
+    """The README's docs preview command (``pip install ... && mkdocs serve``)."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    found = re.search(r"`(pip install -e [^`]*&& mkdocs serve)`", text)
+    assert found is not None, "the README names no docs preview command"
+    return found.group(1)
+
+
+def test_the_docs_preview_installs_what_the_docs_build_imports() -> None:
+    """The preview installs the extras and packages of `tox -e docs` (the hooks import
+    groundkit_serve and snowballstemmer; ruff formats signatures), so `mkdocs serve` starts."""
+    import configparser
+
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(REPO_ROOT / "tox.ini", encoding="utf-8")
+    extras = tox["testenv:docs"]["extras"].split()
+    deps = [d for d in tox["testenv:docs"]["deps"].split() if not d.startswith("pytest")]
+    words = shlex.split(preview_command().split("&&")[0])
+    editable = words[words.index("-e") + 1]
+    assert editable.startswith(".[") and set(editable[2:-1].split(",")) >= set(extras), editable
+    names = {re.split(r"[<>=]", word)[0] for word in words[words.index("-e") + 2 :]}
+    assert names >= {re.split(r"[<>=]", d)[0] for d in deps}, (names, deps)
+
+
+def _ci_run() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ci_run", REPO_ROOT / "bench" / "ci_run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_clean_clone_figure_is_the_recorded_one_in_both_pages() -> None:
+    """README.md and development.md quote bench/results/ci_run.json's run, word for word, with
+    its machine and load (bench/ci_run.py records a run and rewrites both)."""
+    import json
+
+    ci_run = _ci_run()
+    record = json.loads((REPO_ROOT / "bench" / "results" / "ci_run.json").read_text("utf-8"))
+    wanted = " ".join(ci_run.sentence(record).split())
+    for page in ci_run.PAGES:
+        assert ci_run.quoted(page) == wanted, (
+            f"{page.name} quotes another clean-clone run than bench/results/ci_run.json: run "
+            "`python3 bench/ci_run.py` (or --from-log) to record one and rewrite both pages"
+        )
+    assert record["conditions"] and record["machine"]["cores"]
+
+
+def test_the_recorder_reads_tox_s_report() -> None:
+    log = (
+        "  core: OK (52.31=setup[10.20]+cmd[42.11] seconds)\n"
+        "  ray: FAIL code 1 (70.02=setup[60.00]+cmd[10.02] seconds)\n"
+        "  lint: OK (1.90=setup[0.50]+cmd[1.40] seconds)\n"
+        "  evaluation failed :( (504.12 seconds)\n"
+    )
+    assert _ci_run().environments(log) == {"core": 52.31, "ray": 70.02, "lint": 1.90}

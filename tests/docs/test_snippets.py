@@ -14,7 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from snippets import REPO_ROOT, Block, documentation_pages, runnable, shell_commands
+from snippets import (
+    REPO_ROOT,
+    RUN_LANGUAGES,
+    Block,
+    blocks,
+    documentation_pages,
+    runnable,
+    shell_commands,
+)
 
 from groundkit import sample_corpus
 
@@ -96,3 +104,40 @@ def test_the_convention_finds_blocks_of_every_kind() -> None:
     assert {b.language for b in found} >= {"python", "console"}
     assert any(b.skip for b in __import__("snippets").blocks(page))
     assert all(b.skip is None for b in found)
+
+
+HOW_TO_SKIPPED = [
+    block
+    for page in sorted((REPO_ROOT / "docs" / "how-to").glob("*.md"))
+    for block in blocks(page)
+    if block.skip is not None and block.language in RUN_LANGUAGES
+]
+
+
+@pytest.mark.parametrize("block", HOW_TO_SKIPPED, ids=lambda block: block.where)
+def test_each_how_to_block_left_out_says_why(block: Block) -> None:
+    """The how-to blocks the page test does not run (every other one runs above, offline), each
+    with its reason, listed by ``pytest -rs tests/docs``."""
+    assert block.skip != "no reason given", f"{block.where}: say why it cannot run here"
+    pytest.skip(f"{block.where} not run: {block.skip}")
+
+
+def test_the_mcp_config_serves_a_collection_the_tutorial_creates() -> None:
+    """The serving how-to's MCP client configuration names only a collection that a documented
+    step makes: the tutorial's ``groundkit ingest`` lines (``default`` without --collection)."""
+    tutorial = REPO_ROOT / "docs" / "tutorial" / "ingest-and-search.md"
+    created = set()
+    for block in runnable(tutorial):
+        for command in shell_commands(block) if block.language != "python" else []:
+            words = command.split()
+            if words[:2] == ["groundkit", "ingest"]:
+                at = words.index("--collection") + 1 if "--collection" in words else None
+                created.add(words[at] if at else "default")
+    page = REPO_ROOT / "docs" / "how-to" / "serving.md"
+    configs = [json.loads(b.text) for b in runnable(page) if b.language == "json"]
+    servers = [s for c in configs for s in c.get("mcpServers", {}).values() if "args" in s]
+    assert servers, "the serving how-to shows no MCP client configuration"
+    for server in servers:
+        args = server["args"]
+        wanted = args[args.index("--collection") + 1] if "--collection" in args else "default"
+        assert wanted in created, f"--collection {wanted}: no documented step creates it"

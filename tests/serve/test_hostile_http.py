@@ -19,7 +19,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from openapi_spec_validator import validate
-from serving import Server, serve_command, start_server
+from serving import Server, serve_command, start_server, wait_for
 
 from groundkit_serve.access import AccessLog
 from groundkit_serve.logs import JsonFormatter
@@ -208,6 +208,7 @@ def test_serve_refuses_an_index_folder_that_is_not_there(tmp_path: Path) -> None
 
 def test_liveness_and_readiness(server: Server, tmp_path: Path) -> None:
     assert get(server, "/healthz").json() == {"status": "ok"}
+    wait_for(lambda: get(server, "/readyz").status_code != 503)  # until warm (adr/0056)
     ready = get(server, "/readyz")
     assert ready.status_code == 200 and "default" in ready.json()["collections"]
     empty = tmp_path / "empty-index"

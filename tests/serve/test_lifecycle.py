@@ -141,9 +141,10 @@ def test_a_cancelled_verify_stops_its_work(big_server: Server) -> None:
 
 
 def test_timed_out_verifies_leave_no_work_running(big_index: Path) -> None:
-    server = start_server(
-        "--index-dir", str(big_index), "--workers", "2", "--verify-timeout", "0.2"
-    )
+    server = start_server(  # six verifies admitted at once: each times out, none is refused
+        "--index-dir", str(big_index), "--workers", "2", "--verify-timeout", "0.2",
+        "--max-verifies", "6",
+    )  # fmt: skip
     try:
 
         def verify(_: int) -> int:
@@ -258,3 +259,76 @@ def test_the_default_collection_is_opened_and_warmed_at_start(index_dir: Path) -
         assert "dense" in status(server)["open_collections"]  # and no search was made
     finally:
         server.stop()
+
+
+def test_verifies_have_their_own_lane_and_more_are_refused(big_index: Path) -> None:
+    """Issue 39.2: with one search thread, a whole-collection verify running leaves it free for
+    searches, and a second verify past --max-verifies is refused at once with Retry-After."""
+    server = start_server(
+        "--index-dir", str(big_index), "--workers", "1", "--max-verifies", "1", "--timeout", "5"
+    )
+    codes: list[int] = []
+    try:
+        first = threading.Thread(
+            target=lambda: codes.append(
+                httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT).status_code
+            )
+        )
+        first.start()
+        done = threading.Event()
+        for _ in range(200):
+            if status(server)["verifications_running"] == 1:
+                break
+            done.wait(0.05)
+        second = httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT)
+        assert second.status_code == 429, second.text
+        assert second.json()["error"] == "busy" and int(second.headers["retry-after"]) > 0
+        searched = httpx.get(server.url + "/v1/search", params={"q": "bara"}, timeout=TIMEOUT)
+        still = status(server)["verifications_running"]
+        assert searched.status_code == 200 and still == 1  # answered while the verify ran
+        first.join(TIMEOUT)
+        assert codes == [200]
+    finally:
+        server.stop()
+
+
+def test_a_rest_client_that_disconnects_cancels_its_verify(big_server: Server) -> None:
+    before = wait_until_idle(big_server)["verifications_cancelled"]
+    with pytest.raises(httpx.TimeoutException):  # the client gives up (curl -m 1)
+        httpx.post(big_server.url + "/v1/verify", json={}, timeout=1.0)
+    idle = wait_until_idle(big_server, seconds=10)
+    assert idle["verifications_cancelled"] == before + 1  # stopped, not run to its end
+
+
+def test_rest_work_cut_by_the_grace_is_a_json_503(big_index: Path) -> None:
+    """Issue 39.5: SIGTERM with --grace 1 while a REST verify runs: its client gets the JSON
+    503 'stopping', the server logs no traceback and exits."""
+    server = start_server("--index-dir", str(big_index), "--grace", "1")
+    replies: list[httpx.Response] = []
+    asked = threading.Thread(
+        target=lambda: replies.append(
+            httpx.post(server.url + "/v1/verify", json={}, timeout=TIMEOUT)
+        )
+    )
+    asked.start()
+    done = threading.Event()
+    for _ in range(200):
+        if status(server)["verifications_running"] == 1:
+            break
+        done.wait(0.05)
+    server.process.send_signal(signal.SIGTERM)
+    asked.join(TIMEOUT)
+    code = server.process.wait(TIMEOUT)
+    output = server.stop()
+    assert len(replies) == 1 and replies[0].status_code == 503, replies
+    assert replies[0].json()["error"] == "stopping"
+    assert "Traceback" not in output and code in (0, -signal.SIGTERM), output
+
+
+def test_an_mcp_call_past_the_grace_gets_an_error_at_once(big_index: Path) -> None:
+    """Issue 39.5: past --grace the MCP call in flight is answered with a tool error before the
+    streams close; the client is not left waiting for its own timeout (a hang fails here)."""
+    outcome, code = _verify_then_sigterm(big_index, "0.5")
+    assert code in (0, -signal.SIGTERM)  # uvicorn raises the signal again once it has stopped
+    assert not isinstance(outcome, Exception), outcome
+    assert outcome.is_error and "stopping" in outcome.content[0].text

@@ -42,6 +42,8 @@ VALID: list[tuple[dict[str, Any], list[str]]] = [
       "--rrf-k", "30", "--dense-weight", "0.5"]),
     ({"query": "hydrnt flush", "fuzzy": True, "collection": "pages"},
      ["hydrnt flush", "--fuzzy", "--collection", "pages"]),
+    ({"query": "pay bill", "top_k": 2, "group": {"passages": 2, "depth": 50}},
+     ["pay bill", "--top-k", "2", "--group-passages", "2", "--group-depth", "50"]),
 ]  # fmt: skip
 
 INVALID: list[tuple[dict[str, Any], list[str] | None]] = [
@@ -60,6 +62,8 @@ INVALID: list[tuple[dict[str, Any], list[str] | None]] = [
     ({"query": "leak", "top_k": True}, None),
     ({"query": "leak", "prefix": "yes"}, None),
     ({"query": "leak", "hybrid": {"rrf_k": "5"}, "mode": "hybrid", "collection": "dense"}, None),
+    ({"query": "leak", "top_k": 20, "group": {"depth": 10}},
+     ["leak", "--top-k", "20", "--group-depth", "10"]),
 ]  # fmt: skip
 
 
@@ -75,6 +79,8 @@ def library(index_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
             fields["hybrid"] = groundkit.HybridOptions(**fusion)
         if "where" in fields:
             fields["where"] = groundkit.SearchFilter(**fields["where"])
+        if "group" in fields:
+            fields["group"] = groundkit.GroupOptions(**fields["group"])
         request = groundkit.SearchRequest(**fields)
         with groundkit.Retriever.open(index_dir, body.get("collection", "default")) as searcher:
             return _answer(searcher.search(request).to_dict())
@@ -83,12 +89,14 @@ def library(index_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _answer(reply: dict[str, Any]) -> dict[str, Any]:
-    """What must agree: each result's chunk, score (every bit) and highlighted spans."""
+    """What must agree: each result's chunk, score (every bit) and highlighted spans, and a
+    grouped search's pages (each its document and its passages' positions)."""
     return {
         "results": [
             (r["chunk_id"], r["score"], [tuple(span) for span in r["highlights"]])
             for r in reply["results"]
-        ]
+        ],
+        "groups": [(g["document_id"], list(g["results"])) for g in reply.get("groups") or []],
     }
 
 

@@ -64,6 +64,22 @@ def test_prefix_and_fuzzy_are_the_librarys(server: Server, index_dir: Path) -> N
     assert refused.status_code == 400 and "no BM25 leg" in refused.text
 
 
+def test_grouping_by_page_is_the_librarys(server: Server, index_dir: Path) -> None:
+    query = "water pressure leak"
+    body = httpx.post(
+        server.url + "/v1/search",
+        json={"query": query, "top_k": 3, "group": {"passages": 2}, "verify": True},
+        timeout=TIMEOUT,
+    ).json()
+    with groundkit.Retriever.open(index_dir, "default") as retriever:
+        want = retriever.search(query, top_k=3, group=groundkit.GroupOptions(passages=2))
+    assert body["groups"] == want.to_dict()["groups"] and len(body["groups"]) == 3
+    assert [r["chunk_id"] for r in body["results"]] == [r.chunk_id for r in want.results]
+    assert {r["verification"]["verdict"] for r in body["results"]} == {"verified"}
+    plain = get(server, "/v1/search", params={"q": query, "top_k": 3}).json()
+    assert plain["groups"] is None and len(plain["results"]) == 3
+
+
 def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
     query = "how do I pay my bill"
     prefixed = get(

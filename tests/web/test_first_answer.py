@@ -1,9 +1,10 @@
-"""The page's JS first answer against the core (issue 38, adr/0062): the same ids, ranks, score
-bits, highlights, display text and expansions as ``groundkit.site.page_runtime.search`` over the
+"""The page's JS first answer against the core (issue 38, adr/0062, adr/0055): the same ids,
+ranks, score bits, highlights, display text and expansions as ``page_runtime.search`` over the
 same static site, on the sample, SciFact and Cranfield, each query plain, with prefix, with
-typos and with both; the JS analyzer against the core's on generated Unicode text; the JS
-Porter stemmer on the official vocabulary. Node runs the JS; skipped without node (failed
-without it under CI)."""
+typos and with both; on German, folded French and German+French sites (analysis.js, adr/0054);
+the JS tokens, terms, highlights and display text against the core's on generated Unicode
+text; the JS Porter stemmer on the official vocabulary. Node runs the JS; skipped without node
+(failed without it under CI)."""
 
 from __future__ import annotations
 
@@ -237,6 +238,7 @@ SPECIAL = st.sampled_from(
         "ॐ",
         "क़",
         "ǅ",
+        "=====  =====\nName   Use\n=====  =====\nA-B    x -- y\n-----  -----\n",  # a table
     ]
 )
 
@@ -248,10 +250,11 @@ def test_the_js_analyzer_is_the_cores_on_generated_unicode(node: str, texts: lis
     runner = (
         "import { readFileSync } from 'node:fs';"
         f"const m = await import({json.dumps((APP / 'first_answer.js').as_uri())});"
+        f"const j = await import({json.dumps((APP / 'analysis.js').as_uri())});"
         "const texts = JSON.parse(readFileSync(0, 'utf8'));"
-        "const a = m.Analyzer.fromIdentity(null);"
-        "console.log(JSON.stringify(texts.map((t) => [m.tokens(t), a.terms(t),"
-        " m.highlightSpans(t, new Set(a.terms(t)), a), m.plainText(t)])));"
+        "const a = await j.analyzerFromIdentity(null);"
+        "console.log(JSON.stringify(texts.map((t) => [j.tokens(t), a.terms(t),"
+        " j.highlightSpans(a, new Set(a.terms(t)), t), m.plainText(t)])));"
     )
     done = subprocess.run(
         [node, "--input-type=module", "-e", runner],
@@ -357,3 +360,62 @@ def test_the_first_answer_is_the_cores_on_unicode_sources(node: str, tmp_path: P
     js = js_answers(node, site, requests, tmp_path)
     assert assert_same(core, js, requests) == len(requests)
     assert any(answer["results"] for answer in core)
+
+
+LANGUAGE_CORPUS = {
+    "de/zaehne.md": "# Pflege\n\nDie Zähne werden täglich gründlich geputzt, am besten nach jeder"
+    " Mahlzeit. Zahnpflege und Zahnärzte; die Straße der Gärten.\n",
+    "de/garten.md": "# Garten\n\nIm Frühling blühen die Blumen im Garten, wenn die Tage länger"
+    " werden. Gärtner pflegen Gärten, Blumenbeete und Bäume.\n",
+    "fr/jardin.md": "---\nlang: fr\n---\n\n# Jardin\n\nAu printemps, les fleurs du jardin"
+    " fleurissent quand les jours rallongent. L'été, les jardiniers arrosent.\n",
+    "fr/dents.md": "---\nlang: fr\n---\n\n# Soins\n\nLes dents se brossent chaque jour, de"
+    " préférence après chaque repas. L'hygiène dentaire évite les caries.\n",
+}
+LANGUAGE_QUERIES = [
+    "zähne",
+    "zahne",
+    "Gärten blumen",
+    "gartn",
+    "zahnpfleg",
+    "blüh",
+    "fleurs jardin",
+    "jardinier",
+    "l'hygiène",
+    "hygiene dentaire",
+    "brosse",
+    "printmps",
+    "straße",
+    "täglich geputzt",
+]
+
+
+@pytest.mark.parametrize(
+    "tags,fold", [("de", False), ("fr", True), ("de,fr", False)], ids=["de", "fr-fold", "de+fr"]
+)
+def test_the_first_answer_is_the_cores_on_language_sites(
+    node: str, tmp_path: Path, tags: str, fold: bool
+) -> None:
+    pytest.importorskip("snowballstemmer")
+    corpus = tmp_path / "corpus"
+    for name, text in LANGUAGE_CORPUS.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(text, encoding="utf-8")
+    analyzer = (
+        Analyzer.for_languages(tags, fold=fold)
+        if "," in tags
+        else Analyzer.for_language(tags, fold=fold)
+    )
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx", analyzer=analyzer)
+    with groundkit.Retriever.open(tmp_path / "idx") as retriever:
+        site = make_site(retriever.reader, corpus, tmp_path / "site")
+    requests = [
+        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": fuzzy}
+        for q in LANGUAGE_QUERIES
+        for prefix, fuzzy in ((False, False), (True, False), (False, True), (True, True))
+    ]
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert js != {"unsupported": True}, f"{tags}: the JS path refused {analyzer.identity}"
+    assert assert_same(core, js, requests) == len(requests)
+    assert sum(bool(answer.get("results")) for answer in core) > len(requests) // 2

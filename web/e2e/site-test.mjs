@@ -289,6 +289,11 @@ async function checkLanguages(browser, dir, offsite) {
       const v = await showAndVerify(page, 0);
       check(v.verdict.verdict === "verified", `languages: "${query}"'s citation verifies (${v.verdict.verdict})`);
     }
+    // ADR 0055: a --language site answers from the JS path (analysis.js's Snowball stemmers),
+    // before Python and after Verify started it
+    const fa = await page.evaluate(() => window.groundkit.firstAnswer);
+    check(fa.answered === Object.keys(LANGUAGE_QUERIES).length,
+      `languages: every search was answered by the page's JS path (${fa.answered} of ${Object.keys(LANGUAGE_QUERIES).length})`);
     check(page.consoleErrors.length === 0, `languages: no console error (${page.consoleErrors.join("; ")})`);
     await page.context().close();
   } finally {
@@ -431,6 +436,26 @@ async function checkDjango(browser, dir, offsite) {
     await phone.screenshot({ path: path.join(OUT, "django-phone.png") });
     check(phone.consoleErrors.length === 0, `django phone: no console error (${phone.consoleErrors.join("; ")})`);
     await phone.context().close();
+    // ---- ?check=first-answer: the JS path's answers, plain, being typed and with typos, each
+    // held to the core's once Python is up (ADR 0055); Python is asked for only by the test ----
+    const held = await openPage(browser, origin, offsite);
+    const runtime = [];
+    held.on("request", (r) => new URL(r.url()).pathname.startsWith("/pyodide/") && runtime.push(r.url()));
+    await held.goto(`${origin}/?check=first-answer`);
+    await held.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: TIMEOUT });
+    const typed = ["queryset filter", "queryset fil", "que", "paginat", "middlware", "midleware ordr",
+      "select_related", "csrf tok", "timezone aware datetime", "signals post_save", "transacton atomc"];
+    for (const q of typed) await held.evaluate((x) => window.groundkit.search(x), q);
+    check(runtime.length === 0, `django: ${typed.length} searches answered with no request for Python's runtime (${runtime.slice(0, 2).join(", ") || "none"})`);
+    await held.evaluate(() => window.groundkit.python());
+    await held.waitForFunction((n) => window.groundkit.firstAnswer.checked >= n, typed.length, { timeout: TIMEOUT });
+    await held.evaluate((x) => window.groundkit.search(x), "modelform"); // after Python: still JS, checked
+    await held.waitForFunction((n) => window.groundkit.firstAnswer.checked >= n, typed.length + 1, { timeout: TIMEOUT });
+    const fa = await held.evaluate(() => window.groundkit.firstAnswer);
+    check(fa.answered === typed.length + 1 && fa.mismatches.length === 0,
+      `django: every JS answer equals the core's (${fa.answered} answered, ${fa.checked} checked, mismatches ${JSON.stringify(fa.mismatches).slice(0, 300)})`);
+    check(held.consoleErrors.length === 0, `django ?check=first-answer: no console error (${held.consoleErrors.join("; ")})`);
+    await held.context().close();
   } finally {
     s.srv.kill();
   }
@@ -825,8 +850,11 @@ try {
   await bad.goto(`${origin}/?pyodide=/no-such-pyodide/`);
   await bad.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 });
   const message = await bad.textContent("#error");
-  check(/could not start/.test(message) && !/pyodide/i.test(message),
+  check(/unavailable/.test(message) && !/pyodide/i.test(message),
     `a missing runtime gives the visitor a plain message ("${message.trim()}")`);
+  await new Promise((ok) => setTimeout(ok, 500)); // a download still under way says nothing
+  const status = await bad.textContent("#progress-text");
+  check(status.trim() === "", `and no stale status line stays ("${status.trim()}")`);
   check(bad.consoleErrors.some((m) => /no-such-pyodide/.test(m) && /--pyodide-dir/.test(m)),
     "and the site owner's fix goes to the console");
   await bad.context().close();

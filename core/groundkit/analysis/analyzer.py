@@ -67,7 +67,9 @@ class Analyzer:
     """Turns text into index terms. Equal identities always produce equal terms."""
 
     stemmer: str = "porter"
+    """The stemmer's name (``porter``, ``snowball-german``, ``none``): see ``STEMMERS``."""
     stopwords: str = "lucene-english"
+    """The stop-word set's name (``lucene-english``, ``none``): words never indexed."""
     fold: bool = False
     """Fold diacritics off each term (``zahne`` finds ``Zähne``)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)

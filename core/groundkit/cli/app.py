@@ -10,6 +10,7 @@ ignored and named there too: the collision rule of ``groundkit.plugin_registry``
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Sequence
@@ -45,7 +46,7 @@ COMMAND_REGISTRY: Registry[CliCommand] = Registry(
 
 EPILOG = """\
 examples:
-  groundkit ingest sample                  # the bundled sample corpus
+  groundkit ingest sample                  # 'sample': the bundled sample corpus
   groundkit ingest docs/ --collection handbook
   groundkit search "how do I report a leak" --top-k 5
   groundkit search "boil water notice" --json | jq '.results[0]'
@@ -136,6 +137,36 @@ def _usage_error(message: str, *, as_json: bool) -> int:
     return int(ExitCode.USAGE)
 
 
+def _with_suggestion(
+    exc: UsageError, parser: argparse.ArgumentParser, wanted: str | None
+) -> UsageError:
+    """An unrecognized option, told by the command's parser with the closest option it has
+    (``--topk`` -> ``did you mean --top-k?``); any other error as it was."""
+    prefix = "unrecognized arguments: "
+    if not exc.message.startswith(prefix):
+        return exc
+    command = _subparser(parser, wanted) or parser
+    options = (option for action in command._actions for option in action.option_strings)
+    known = sorted({option for option in options if option.startswith("--")})
+    hints = []
+    for word in exc.message[len(prefix) :].split():
+        if word.startswith("-"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"{word.split('=', 1)[0]} -> did you mean {close[0]}?")
+    message = exc.message + (f" ({'; '.join(hints)})" if hints else "")
+    return UsageError(message, command)
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    """The sub-parser of command ``name``, if the parser has one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            found: argparse.ArgumentParser = action.choices[name]
+            return found
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in arguments
@@ -150,9 +181,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             except GroundkitError as exc:
                 return _usage_error(exc.message, as_json=as_json)
     wait = HELP_WAIT_S if with_plugins and wanted is None else None
+    parser = build_parser(plugins=with_plugins, wait=wait)
     try:
-        args = build_parser(plugins=with_plugins, wait=wait).parse_args(arguments)
+        args = parser.parse_args(arguments)
     except UsageError as exc:  # as argparse prints it, or as JSON
+        exc = _with_suggestion(exc, parser, wanted)
         detail = exc.message
         if with_plugins and "invalid choice" in detail:  # an unknown command: which plugin failed
             detail += failure_note()

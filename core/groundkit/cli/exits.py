@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     REFUSED_INPUT = 4
     NOT_VERIFIED = 5
     DAMAGED = 6
+    PORT_IN_USE = 7
 
 
 def exit_code_for(exc: GroundkitError) -> ExitCode:

@@ -72,16 +72,36 @@ class ProgressBar:
         )
         self._stream.flush()
 
+    def _pace(self, event: IngestProgress) -> str:
+        """``2.5 files/s, ~12 s left`` once a file is done (the rate so far); blank before."""
+        elapsed = self._clock() - self._started
+        if event.done == 0 or elapsed <= 0:
+            return ""
+        rate = event.done / elapsed
+        left = (event.total - event.done) / rate
+        return f"{rate:.1f} files/s, ~{_duration(left)} left"
+
     def _draw(self, event: IngestProgress) -> None:
         width = 30
         filled = width * event.done // max(event.total, 1)
-        name = event.source if len(event.source) <= 40 else "…" + event.source[-39:]
+        name = event.source if len(event.source) <= 32 else "…" + event.source[-31:]
         self._stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {name:<40}"
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} "
+            f"{self._pace(event):<22} {name:<32}"
         )
         if event.done == event.total:
             self._stream.write("\n")
         self._stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 def snippet(result: SearchResult, bold: bool = False) -> str:
@@ -110,22 +130,50 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
             more = f", … ({len(terms)} in all)" if len(terms) > 5 else ""
             print(f"{word!r} also matched the indexed words {label}: {', '.join(terms[:5])}{more}")
     roots = {result.metadata.get("root") for result in response.results}
-    for rank, result in enumerate(response.results, start=1):
-        c = result.citation
-        verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
-        where = c.source  # root-qualified when the results come from several roots
-        if c.source_class == "snapshot" and result.metadata.get("root"):
-            where = str(result.metadata["root"])  # the URL (its archived file is c.source)
-        elif len(roots) > 1 and result.metadata.get("root"):
-            where = f"{str(result.metadata['root']).rstrip('/')}/{c.source}"
-        print(
-            f"{rank:>2}. {where}:{c.start_line}-{c.end_line}{_pages(c)} "
-            f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
-        )
-        heading = " > ".join(result.metadata.get("heading_path", []))
-        if heading:
-            print(f"    § {heading}")
-        print(f"    {snippet(result, bold)}")
+    if response.groups is None:
+        for rank, result in enumerate(response.results, start=1):
+            verdict = f"  [{checks[rank - 1].verdict}]" if checks else ""
+            _print_passage(f"{rank:>2}. ", result, roots, verdict, bold)
+        return
+    at = 0
+    for rank, group in enumerate(response.groups, start=1):
+        where = _where(group.results[0], roots)
+        count = len(group.results)
+        print(f"{rank:>2}. {where}  score {group.score:.4f}  ({count} passage{'s' * (count > 1)})")
+        for result in group.results:
+            verdict = f"  [{checks[at].verdict}]" if checks else ""
+            _print_passage("    - ", result, roots, verdict, bold, indent="      ")
+            at += 1
+
+
+def _where(result: SearchResult, roots: set[Any]) -> str:
+    """The result's source as shown: root-qualified when the results come from several roots,
+    a snapshot's URL."""
+    c = result.citation
+    if c.source_class == "snapshot" and result.metadata.get("root"):
+        return str(result.metadata["root"])  # the URL (its archived file is c.source)
+    if len(roots) > 1 and result.metadata.get("root"):
+        return f"{str(result.metadata['root']).rstrip('/')}/{c.source}"
+    return c.source
+
+
+def _print_passage(
+    lead: str,
+    result: SearchResult,
+    roots: set[Any],
+    verdict: str,
+    bold: bool,
+    indent: str = "    ",
+) -> None:
+    c = result.citation
+    print(
+        f"{lead}{_where(result, roots)}:{c.start_line}-{c.end_line}{_pages(c)} "
+        f"[{c.start_offset}:{c.end_offset}]  score {result.score:.4f}{verdict}"
+    )
+    heading = " > ".join(result.metadata.get("heading_path", []))
+    if heading:
+        print(f"{indent}§ {heading}")
+    print(f"{indent}{snippet(result, bold)}")
 
 
 def show_search(response: SearchResponse, checks: Sequence[Verification], *, as_json: bool) -> None:

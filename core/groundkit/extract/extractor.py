@@ -24,9 +24,13 @@ class ExtractorIdentity:
     """
 
     name: str
+    """The extractor's name (``html``, ``pdf``)."""
     version: str
+    """Changes whenever its output may change (its revision and its library's)."""
     mode: str
+    """The mode it ran in (``main-text``, ``plain``)."""
     settings: Mapping[str, Any] = field(default_factory=dict)
+    """The other options it ran with, read-only."""
 
     def __post_init__(self) -> None:
         if not (self.name and self.version and self.mode):
@@ -73,9 +77,13 @@ class Extraction:
     """
 
     text: str
+    """The extracted text; citations' offsets index it."""
     structure: Structure = "text"
+    """How the chunker cuts ``text``: ``markdown``, ``rst`` or ``text`` (paragraphs)."""
     page_starts: tuple[int, ...] = ()
+    """The offset where each page begins (PDF); empty without pages."""
     language: str | None = None
+    """The language tag the source declares (HTML's ``<html lang>``), else None."""
 
     def pages_of(self, start: int, end: int) -> tuple[int, int] | None:
         """1-based first and last page of ``text[start:end]``, or None without pages."""

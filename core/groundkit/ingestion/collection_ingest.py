@@ -6,12 +6,14 @@ source, the vector-store refresh and closing the store happen the same way every
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, IngestSettings
 from groundkit.embedding.embedder import Embedder
+from groundkit.errors import CollectionNotFoundError
 from groundkit.ingestion.discover import require_source
 from groundkit.ingestion.fetch import is_url
 from groundkit.ingestion.indexer import Indexer, IngestProgress
@@ -60,6 +62,8 @@ def ingest(
     url = is_url(path)
     if not url:
         require_source(path)  # a missing source is refused before the collection is created
+        if texts is None:
+            _refuse_empty_folder(Path(path), collection_file(index_dir, collection))
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
@@ -80,3 +84,19 @@ def ingest(
     with open_reader(index_dir, collection) as reader:
         refresh_vector_store(reader, vector_store, location=reader.location)
     return report
+
+
+def _refuse_empty_folder(path: Path, location: Path) -> None:
+    """``CollectionNotFoundError`` (exit 3) for a folder holding no file at all when the
+    collection does not exist yet: an empty collection would answer every search "no results"
+    as if it had been searched (an existing collection is ingested as usual: its files removed)."""
+    if location.exists() or not path.is_dir():
+        return
+    for _folder, _names, files in os.walk(path):
+        if files:
+            return
+    raise CollectionNotFoundError(
+        f"nothing to ingest: {path} holds no file, so no collection was created at {location}; "
+        "ingest a folder holding documents (or `groundkit ingest sample` for the bundled one)",
+        subject=str(path),
+    )

@@ -40,8 +40,11 @@ class SourceFile:
 @dataclass(frozen=True, slots=True)
 class Refusal:
     source: str
+    """The refused file, relative to the root."""
     reason: str
+    """A short stable code (``too_large``, ``not_utf8``, ``extractor_missing``, ...)."""
     message: str
+    """What was wrong and how to fix it."""
 
     @classmethod
     def of(cls, error: IngestionError, source: str) -> Refusal:

@@ -53,9 +53,13 @@ class IngestProgress:
     """Sent after each file: ``done`` of ``total`` files, the last one's source and outcome."""
 
     done: int
+    """Files handled so far."""
     total: int
+    """Files to handle in all."""
     source: str
+    """The file just handled."""
     outcome: str
+    """What happened to it: ``indexed``, ``unchanged``, ``replaced`` or ``refused``."""
 
 
 ProgressCallback = Callable[[IngestProgress], None]

@@ -37,8 +37,11 @@ class SourceRoot:
     """One root of a collection: how many documents it holds, by source class."""
 
     root: str
+    """The folder (or URL) documents were ingested from."""
     documents: int
+    """How many documents the collection holds from it."""
     classes: dict[str, int]
+    """Those documents counted by source class (``text``, ``extracted``, ``snapshot``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"root": self.root, "documents": self.documents, "classes": dict(self.classes)}
@@ -49,9 +52,13 @@ class RemoveReport:
     """The documents ``remove_sources`` removed, as ``root/source`` locations."""
 
     target: str
+    """The root, folder or file asked to be removed."""
     collection: str
+    """The collection changed."""
     removed: list[str] = field(default_factory=list)
+    """The documents removed, as ``root/source``."""
     generation: int = 0
+    """The collection's generation after the removal."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -73,10 +80,15 @@ class RelocateReport:
     """The documents ``relocate_sources`` moved from ``old`` to ``new`` (sources under it)."""
 
     old: str
+    """The root the documents were recorded under."""
     new: str
+    """The root they are recorded under now."""
     collection: str
+    """The collection changed."""
     moved: list[str] = field(default_factory=list)
+    """The sources moved, each verified against its new file."""
     generation: int = 0
+    """The collection's generation after the move."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

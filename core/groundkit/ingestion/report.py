@@ -15,20 +15,40 @@ UNSUPPORTED_REASONS = frozenset({"extractor_missing"})
 file is fine, the set-up lacks a part. Any other refusal is a file that could not be read."""
 
 
+REFUSALS_SHOWN = 20
+"""Paths listed under one refusal group in ``refusals_text`` (``to_dict`` lists all)."""
+
+
+def _fix(refusal: Refusal) -> str:
+    """A refusal's message without its leading ``source:`` (the path is listed once, apart)."""
+    prefix = f"{refusal.source}: "
+    return refusal.message[len(prefix) :] if refusal.message.startswith(prefix) else refusal.message
+
+
 @dataclass
 class IngestReport:
     """Sources indexed for the first time, unchanged (skipped), replaced, removed and refused."""
 
     root: str
+    """The folder, file or URL ingested."""
     collection: str
+    """The collection written."""
     indexed: list[str] = field(default_factory=list)
+    """Sources indexed for the first time."""
     unchanged: list[str] = field(default_factory=list)
+    """Sources skipped because nothing that decides their passages changed."""
     replaced: list[str] = field(default_factory=list)
+    """Sources re-indexed because they changed."""
     removed: list[str] = field(default_factory=list)
+    """Sources removed because they vanished from the folder."""
     refused: list[Refusal] = field(default_factory=list)
+    """Files not stored, each with its reason and what to do (``refusals_text``)."""
     chunks_written: int = 0
+    """Passages written by this ingest."""
     generation: int = 0
+    """The collection's generation afterwards (one per document written)."""
     elapsed_s: float = 0.0
+    """Wall-clock seconds the ingest took."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Files not read for their extension, by extension (``""``: none); hidden files aside."""
     extensions: tuple[str, ...] = ()
@@ -85,7 +105,9 @@ class IngestReport:
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
-    def summary(self) -> str:
+    def summary(self, *, refusals: bool = True) -> str:
+        """The counts, then what was skipped, excluded and (``refusals``) each refusal once,
+        grouped by its fix (``refusals_text``)."""
         skipped = sum(self.skipped.values())
         line = (
             f"{len(self.indexed)} indexed, {len(self.unchanged)} unchanged, "
@@ -106,14 +128,30 @@ class IngestReport:
             line += f"\nexcluded: {shown} (--exclude and --no-default-exclude choose)"
         if self.unsupported:
             line += f"\n{self.unsupported_text()}"
+        if refusals and self.refused:
+            line += f"\n{self.refusals_text()}"
         return line
+
+    def refusals_text(self) -> str:
+        """Each refusal once, grouped by reason and fix: the fix once, then its paths."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for refusal in self.refused:
+            groups.setdefault((refusal.reason, _fix(refusal)), []).append(refusal.source)
+        lines = [f"refused {len(self.refused)} file(s), nothing stored from them:"]
+        for (reason, fix), sources in sorted(groups.items()):
+            lines.append(f"  {reason} ({len(sources)}): {fix}")
+            lines.extend(f"    {source}" for source in sources[:REFUSALS_SHOWN])
+            if len(sources) > REFUSALS_SHOWN:
+                lines.append(f"    ... and {len(sources) - REFUSALS_SHOWN} more (--json lists all)")
+        return "\n".join(lines)
 
     def unsupported_text(self) -> str:
         """One line on the refused unsupported types: how many, and that the rest was indexed."""
         kinds = sorted({r.source.rsplit(".", 1)[-1].lower() for r in self.unsupported})
+        fixes = "; ".join(sorted({_fix(r) for r in self.unsupported}))
         return (
             f"{len(self.unsupported)} file(s) of a type this installation cannot read "
-            f"({', '.join('.' + k for k in kinds)}: see each refusal for the extra to install); "
+            f"({', '.join('.' + k for k in kinds)}: {fixes}); "
             "everything else readable was indexed"
         )
 

@@ -13,6 +13,7 @@ from groundkit.retrieval.citations import (
 from groundkit.retrieval.highlight import Snippet, highlight_spans, snippet
 from groundkit.retrieval.request import (
     MODES,
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -26,6 +27,7 @@ from groundkit.retrieval.sharded_retriever import ShardedRetriever, sharded_layo
 __all__ = [
     "MODES",
     "CollectionVerification",
+    "GroupOptions",
     "HybridOptions",
     "RerankOptions",
     "Retriever",

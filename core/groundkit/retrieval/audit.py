@@ -27,11 +27,17 @@ class CollectionVerification:
     """How many citations were checked, each verdict's count, and what did not verify."""
 
     checked: int
+    """Citations re-checked."""
     verified: int
+    """Those whose text the source still holds at their offsets."""
     drifted: int
+    """Those whose source holds other text there now."""
     unresolvable: int
+    """Those whose source could not be read (deleted, unreadable, extra missing)."""
     integrity_problems: tuple[str, ...]
+    """Disagreements between the index and the stored chunks."""
     failures: tuple[Verification, ...]
+    """The drifted and unresolvable citations' ``Verification``, in collection order."""
 
     @property
     def ok(self) -> bool:

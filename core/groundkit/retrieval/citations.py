@@ -43,8 +43,12 @@ class Verification:
     """The outcome of re-checking one citation."""
 
     verdict: Verdict
+    """``verified``, ``drifted`` (the source says something else there now) or ``unresolvable`` (the
+    source cannot be read)."""
     citation: Citation
+    """The citation checked."""
     reason: str
+    """Why, in words, naming the source and offsets."""
 
     @property
     def ok(self) -> bool:
@@ -75,12 +79,15 @@ def verify_max_bytes(document: Document) -> int:
 
 
 def citation_root(document: Document, location: str) -> str:
-    """Where a document's citations are re-read: its root, or, for a fetched URL, the page archive
-    folder beside the collection file at ``location`` (never the network)."""
+    """Where a document's citations are re-read: its root (a relative one, as a static site
+    records, under ``location``), or, for a fetched URL, the page archive folder beside the
+    collection file at ``location`` (never the network)."""
     if document.source_class == "snapshot":
         from groundkit.collection import page_archive_dir
 
         return str(page_archive_dir(location))
+    if not Path(document.root).is_absolute():  # a static site's ``sources/``: under the site
+        return str(Path(location) / document.root)
     return document.root
 
 

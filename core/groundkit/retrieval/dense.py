@@ -62,6 +62,7 @@ class DenseLeg:
         self._store: VectorStore | None = None
         self._recorded: tuple[float, str] | None = None
         self._recorded_share: float | None = None
+        self._recorded_source = "collection"
 
     @property
     def embedder(self) -> Embedder | None:
@@ -99,8 +100,9 @@ class DenseLeg:
             self._recorded = (
                 (embedder.similarity_floor, "embedder")
                 if record is None
-                else (record.floor, "collection")
+                else (record.floor, record.source)
             )
+            self._recorded_source = "collection" if record is None else record.source
             self._recorded_share = None if record is None else record.lexical_share
         return self._recorded
 
@@ -113,7 +115,7 @@ class DenseLeg:
         if self._recorded is None:
             self.floor("hybrid", None)
         if self._recorded_share is not None:
-            return self._recorded_share, "collection"
+            return self._recorded_share, self._recorded_source
         return DEFAULT_MIN_LEXICAL_SHARE, "default"
 
     def require(self, mode: str) -> Embedder:
@@ -122,8 +124,9 @@ class DenseLeg:
             raise ConfigurationError(
                 f"collection {self._location} has no dense side (it was ingested without an "
                 f"embedder), so mode {mode!r} cannot run; re-ingest into a new collection with "
-                "`groundkit ingest PATH --embedder hash --collection NAME` (embedder= in Python), "
-                "or search with mode 'bm25'",
+                "`groundkit ingest PATH --embedder minilm --collection NAME` (needs "
+                'pip install ".[onnx]"; `--embedder hash` only for tests and demos: it carries '
+                "no meaning; embedder= in Python), or search with mode 'bm25'",
                 subject=self._location,
             )
         if self.embedder is None:

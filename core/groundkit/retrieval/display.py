@@ -1,16 +1,16 @@
 """Text for people to read: a passage without its reStructuredText and Markdown markup.
 
-Titles and snippets show ``User``, not ````User````; ``Model``, not ``:class:`~django.db.Model```
-(Sphinx's ``~`` shows the last name; without it, the whole target, as Sphinx does); no ``=====``
-underline rows, ``#`` heading marks, backslash escapes, ``.. _label:`` lines or directive
-markers (``.. class:: QuerySet()`` shows ``QuerySet()``; ``.. code-block:: python``,
-``.. setting:: DEBUG`` and their ``:option:`` lines show nothing), and a paragraph's ``::``
-shows as Sphinx renders it (``like this:``). Inline markup may run over a line break inside a
-paragraph, as reST allows. The citation is
+Titles and snippets show ``User``, not ````User````; ``Model``, not
+``:class:`~django.db.Model``` (Sphinx's ``~`` shows the last name; without it, the whole target,
+as Sphinx does); no ``=====`` underline rows, simple tables' ``=== ===`` borders, ``#`` heading
+marks, backslash escapes, ``.. _label:`` lines or directive markers (``.. class:: QuerySet()``
+shows ``QuerySet()``; ``.. code-block:: python``, ``.. setting:: DEBUG`` and their ``:option:``
+lines show nothing), and a paragraph's ``::`` shows as Sphinx renders it (``like this:``).
+Inline markup may run over a line break inside a paragraph, as reST allows. The citation is
 untouched: it still indexes the source's code points, and ``plain_text`` says, for every
 character it keeps, where that character is in the source, so a highlight found in the source
-can be drawn on the display text (``display_spans``). Every kept character is a character of
-the source: markup is only ever removed, never rewritten.
+can be drawn on the display text (``display_spans``). Every kept character is a character of the
+source: markup is only ever removed, never rewritten.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ _IN_NO_TARGET = r"(?:[^`<\n]|\n(?![ \t]*\n))"
 _ROLE = r":[\w.+-]+(?::[\w.+-]+)*:"  # :class:, :py:meth:, :djadmin:
 _MARKUP = re.compile(
     r"(?m)^[ \t]*([=\-~^\"'`#*+:._])\1{2,}[ \t]*(?:\n|$)"  # an over/underline row
+    r"|^[ \t]*(?:={2,}(?:[ \t]+={2,})+|-{2,}(?:[ \t]+-{2,})+)[ \t]*(?:\n|$)"  # table borders
     r"|^[ \t]*\.\.[ \t]+_[^\n]*:[ \t]*(?:\n|$)"  # a label: .. _name:
     r"|^[ \t]*\.\.[ \t]+(?P<directive>[\w-]+(?::[\w-]+)*)[ \t]*::"  # .. name:: argument
     r"(?:[ \t]+(?P<argument>[^\n]*?))?[ \t]*"

@@ -40,6 +40,12 @@ class FloorRecord:
         if self.lexical_share is not None:
             check_share(self.lexical_share)
 
+    @property
+    def source(self) -> str:
+        """How it was set: ``self-calibrated`` (adr/0060) or ``collection`` (calibrate)."""
+        measured = self.measured or {}
+        return "self-calibrated" if measured.get("source") == "self" else "collection"
+
     def to_dict(self) -> dict[str, Any]:
         out = {"floor": self.floor, "embedding": self.identity.to_dict(), "measured": self.measured}
         if self.lexical_share is not None:  # absent: records from before adr/0049 stay equal

@@ -25,7 +25,7 @@ from groundkit.retrieval.request import (
 from groundkit.retrieval.shard_stats import ShardStatistics
 from groundkit.store.protocols import TieKey
 
-__all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits"]
+__all__ = ["LocalShards", "ShardGroup", "all_answered", "fuse_hits", "join_hits", "store_names"]
 
 T = TypeVar("T")
 Ranked = Sequence[tuple[int, float, int]]
@@ -53,6 +53,11 @@ class ShardGroup(Protocol):
     def lexical_shares(self, given: float | None, shards: Sequence[int]) -> list[tuple[float, str]]:
         """Hybrid's lexical evidence bar, and its source (adr/0049), as each of ``shards``
         resolves it."""
+        ...
+
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        """bm25's lexical evidence bar (None: no abstention), and its source (adr/0060), as
+        each of ``shards`` resolves it."""
         ...
 
     def admitted(self, where: SearchFilter) -> list[int]:
@@ -99,6 +104,7 @@ class _Searcher(Protocol):
     def default_mode(self) -> SearchMode: ...
     def floor(self, mode: str, given: float | None) -> tuple[float, str]: ...
     def lexical_share(self, given: float | None) -> tuple[float, str]: ...
+    def lexical_bar(self) -> tuple[float | None, str]: ...
     def admitted(self, where: SearchFilter) -> int: ...
     def statistics(self, terms: Sequence[str]) -> ShardStatistics: ...
     def lexical(
@@ -153,6 +159,11 @@ class LocalShards:
         if not self._searchers:
             raise ShardUnavailableError("the sharded collection has no shards open")
         return [self._searchers[shard].lexical_share(given) for shard in shards]
+
+    def lexical_bars(self, shards: Sequence[int]) -> list[tuple[float | None, str]]:
+        if not self._searchers:
+            raise ShardUnavailableError("the sharded collection has no shards open")
+        return [self._searchers[shard].lexical_bar() for shard in shards]
 
     def admitted(self, where: SearchFilter) -> list[int]:
         return [searcher.admitted(where) for searcher in self._searchers]
@@ -246,3 +257,10 @@ def join_hits(
     if len(found) > 1:  # one shard's come back in the order asked
         out.sort(key=lambda result: result.metadata["rank"])
     return out
+
+
+def store_names(answers: Sequence[tuple[list[ShardHit], str | None]]) -> str | None:
+    """The vector store the shards searched (one name, as one collection's trace gives;
+    comma-joined if shards were opened with different ones)."""
+    names = sorted({store for _, store in answers if store is not None})
+    return ",".join(names) if names else None

@@ -40,11 +40,17 @@ class Snippet:
     """A window ``[start, end)`` of a passage; ``highlights`` are relative to the window."""
 
     text: str
+    """The window's text."""
     start: int
+    """Where the window begins in the passage (code points)."""
     end: int
+    """Where it ends (exclusive)."""
     highlights: tuple[Span, ...]
+    """The matched words' spans, relative to the window."""
     cut_before: bool
+    """True when the passage goes on before the window."""
     cut_after: bool
+    """True when the passage goes on after the window."""
 
     def render(self, before: str = "", after: str = "", ellipsis: str = "…") -> str:
         """The window on one line (whitespace runs as one space), highlights wrapped in

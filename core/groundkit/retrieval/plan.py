@@ -16,7 +16,8 @@ _STAGES = {"bm25": "bm25", "dense": "dense", "hybrid": "fusion"}
 
 @dataclass(frozen=True, slots=True)
 class SearchPlan:
-    """What a search will do: ``want`` results before a rerank, ``leg_depth`` per leg."""
+    """What a search will do: ``want`` results before a rerank (and grouping), ``leg_depth``
+    per leg."""
 
     request: SearchRequest
     """The request, its mode resolved."""
@@ -42,7 +43,7 @@ def plan_search(
     ``RerankerNotConfiguredError`` for a rerank without a reranker)."""
     mode = default_mode if request.mode is None else request.mode
     resolved = request.with_mode(mode)
-    want = rerank_candidates(reranker, request.rerank, request.top_k)
+    want = rerank_candidates(reranker, request.rerank, request.passages)
     hybrid = resolved.hybrid
     if mode == "hybrid":
         leg_depth = leg_depth_for(None if hybrid is None else hybrid.depth, want)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, get_args
 
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
-    DEFAULT_RERANK_DEPTH,
     DEFAULT_RRF_K,
     DEFAULT_TOP_K,
+    GROUP_DEPTH_PER_PAGE,
+    MAX_GROUP_PASSAGES,
     MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
     MAX_RRF_K,
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_LEG_DEPTH",
     "MAX_RRF_K",
     "MODES",
+    "GroupOptions",
     "HybridOptions",
     "MetadataValue",
     "RerankOptions",
@@ -38,23 +40,12 @@ __all__ = [
     "SearchMode",
     "SearchRequest",
     "bounded_depth",
-    "field_docs",
     "leg_depth_for",
 ]
 
 SearchMode: TypeAlias = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 MetadataValue: TypeAlias = str | int | float | bool
-
-
-def _doc(text: str) -> dict[str, str]:
-    """A field's one-line description, which the service's schema publishes."""
-    return {"doc": text}
-
-
-def field_docs(kind: type) -> dict[str, str]:
-    """Each field of the request type ``kind`` -> its description (what every surface shows)."""
-    return {f.name: str(f.metadata.get("doc", "")) for f in fields(kind)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,23 +55,16 @@ class HybridOptions:
     needed when the dense leg has none (adr/0049). The dense evidence floor is the request's
     ``min_similarity``, since dense searches use it too."""
 
-    rrf_k: int = field(default=DEFAULT_RRF_K, metadata=_doc("reciprocal-rank fusion constant k"))
-    depth: int | None = field(
-        default=None,
-        metadata=_doc(f"candidates per leg (default max({DEFAULT_LEG_DEPTH}, results wanted))"),
-    )
-    weights: tuple[float, float] = field(
-        default=(1.0, 1.0),
-        metadata=_doc("[lexical, dense]: each leg's weight on its 1/(rrf_k + rank) terms"),
-    )
-    min_lexical_share: float | None = field(
-        default=None,
-        metadata=_doc(
-            "without dense evidence, answer only when BM25's best reaches this share (0..1) of the "
-            "query's ideal score (0: any match answers); default: the collection's recorded share "
-            "(groundkit calibrate), else groundkit's default"
-        ),
-    )
+    rrf_k: int = DEFAULT_RRF_K
+    """The reciprocal-rank-fusion constant: a larger one flattens the ranks' weights."""
+    depth: int | None = None
+    """Candidates taken from each leg (default max(100, results wanted))."""
+    weights: tuple[float, float] = (1.0, 1.0)
+    """The legs' weights in the fusion: (lexical, dense)."""
+    min_lexical_share: float | None = None
+    """Without dense evidence, answer only when BM25's best reaches this share of the query's
+    ideal score (0 answers on any match, as before adr/0049). None: the collection's recorded
+    share (``groundkit calibrate``), else ``DEFAULT_MIN_LEXICAL_SHARE``."""
 
     def __post_init__(self) -> None:
         if _not_count(self.rrf_k) or not 1 <= self.rrf_k <= MAX_RRF_K:
@@ -110,14 +94,44 @@ class HybridOptions:
 class RerankOptions:
     """Re-score the best ``depth`` candidates (default max(50, top_k)) with the reranker."""
 
-    depth: int | None = field(
-        default=None,
-        metadata=_doc(f"candidates to re-score (default max({DEFAULT_RERANK_DEPTH}, top_k))"),
-    )
+    depth: int | None = None
+    """How many of the best candidates are re-scored (default max(50, top_k))."""
 
     def __post_init__(self) -> None:
         if self.depth is not None and _not_count(self.depth):
             raise ConfigurationError(f"rerank depth must be an integer, got {self.depth!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GroupOptions:
+    """Results grouped by source page (Pagefind's sub-results): ``top_k`` counts pages, each
+    with up to ``passages`` of its best passages beneath it, pages ordered by their best
+    passage's rank. The pages are found among the best ``depth`` passages (default
+    max(100, 10 x top_k)): a page none of whose passages ranks there is not listed."""
+
+    passages: int = 3
+    """How many of a page's best passages are listed beneath it (1 to ``MAX_GROUP_PASSAGES``)."""
+    depth: int | None = None
+    """Passages ranked before grouping (default max(100, 10 x top_k))."""
+
+    def __post_init__(self) -> None:
+        if _not_count(self.passages) or not 1 <= self.passages <= MAX_GROUP_PASSAGES:
+            raise ConfigurationError(
+                f"passages must be an integer from 1 to {MAX_GROUP_PASSAGES}, got {self.passages!r}"
+            )
+        if self.depth is not None and _not_count(self.depth):
+            raise ConfigurationError(f"group depth must be an integer, got {self.depth!r}")
+
+    def depth_for(self, top_k: int) -> int:
+        """Passages to rank before grouping: ``depth``, or max(100, 10 x ``top_k``)."""
+        return bounded_depth(
+            "group depth",
+            self.depth,
+            max(DEFAULT_LEG_DEPTH, GROUP_DEPTH_PER_PAGE * top_k),
+            f"top_k ({top_k})",
+            top_k,
+            MAX_LEG_DEPTH,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,16 +141,10 @@ class SearchFilter:
     field, such as ``heading_path``, matches when it contains the value). Applied inside
     retrieval, so ``top_k`` counts only matching chunks."""
 
-    source_prefix: str | None = field(
-        default=None, metadata=_doc("only sources whose path starts with this (e.g. 'billing/')")
-    )
-    metadata: Mapping[str, MetadataValue] = field(
-        default_factory=dict,
-        metadata=_doc(
-            "only chunks whose metadata has each KEY equal to VALUE (or, for a list such as "
-            "heading_path, containing it)"
-        ),
-    )
+    source_prefix: str | None = None
+    """Only sources whose path starts with this (``guide/``); None for all."""
+    metadata: Mapping[str, MetadataValue] = field(default_factory=dict)
+    """Chunk metadata items that must all match (a list-valued field must contain the value)."""
 
     def __post_init__(self) -> None:
         if self.source_prefix is not None and not isinstance(self.source_prefix, str):
@@ -195,57 +203,39 @@ class SearchRequest:
     score). ``min_similarity`` is the similarity under which a passage counts as unrelated:
     dense drops it, hybrid takes no evidence from it (default: the collection's recorded floor,
     else the embedder's; -1 turns it off; adr/0024). ``rerank`` re-scores the best candidates
-    with the searcher's reranker. ``where`` restricts results to matching chunks (``top_k``
+    with the searcher's reranker. ``group`` returns one entry per source page with its best
+    passages beneath it (``top_k`` then counts pages; ``SearchResponse.groups``). ``where``
+    restricts results to matching chunks (``top_k``
     counts only those). ``highlight`` locates the query's words in each result. ``prefix``
     lets the last word match the indexed terms it begins, ``fuzzy`` a word whose term is
     absent or rare match terms a typo away (bm25 and hybrid; adr/0046).
     """
 
-    query: str = field(metadata=_doc("words to search for"))
-    top_k: int = field(default=DEFAULT_TOP_K, metadata=_doc("how many results"))
-    mode: SearchMode | None = field(
-        default=None,
-        metadata=_doc(
-            "bm25 (lexical), dense, or hybrid (both, fused); default: the collection's own "
-            "(hybrid when it is bound to a semantic embedder, else bm25)"
-        ),
-    )
-    score_threshold: float | None = field(
-        default=None,
-        metadata=_doc("drop results scoring below this (BM25 score, similarity or fused score)"),
-    )
-    min_similarity: float | None = field(
-        default=None,
-        metadata=_doc(
-            "dense/hybrid: the similarity under which a passage counts as unrelated (dense drops "
-            "it, hybrid takes no evidence from it); default: the collection's recorded floor, else "
-            "the embedder's; -1 turns it off"
-        ),
-    )
-    hybrid: HybridOptions | None = field(
-        default=None, metadata=_doc("fusion settings (mode hybrid only)")
-    )
-    rerank: RerankOptions | None = field(
-        default=None, metadata=_doc("re-score the best candidates with the reranker")
-    )
-    where: SearchFilter | None = field(
-        default=None, metadata=_doc("which chunks may answer (top_k counts matching chunks only)")
-    )
-    highlight: bool = field(default=True, metadata=_doc("locate the query's words in each result"))
-    prefix: bool = field(
-        default=False,
-        metadata=_doc(
-            "bm25/hybrid: the last word also matches the indexed words it begins, at 3/4 weight "
-            "(search as you type: 'paginat' finds pagination)"
-        ),
-    )
-    fuzzy: bool = field(
-        default=False,
-        metadata=_doc(
-            "bm25/hybrid: a word found nowhere (or almost) also matches indexed words one typo "
-            "away (two from nine letters), at 3/4 weight"
-        ),
-    )
+    query: str
+    """The words to search for (non-empty, at most ``MAX_QUERY_CHARS``; never truncated)."""
+    top_k: int = DEFAULT_TOP_K
+    """How many results at most (1 to ``MAX_TOP_K``)."""
+    mode: SearchMode | None = None
+    """``bm25``, ``dense`` or ``hybrid``; None takes the collection's default."""
+    score_threshold: float | None = None
+    """Drop results scoring below this (BM25 score, similarity or fused score)."""
+    min_similarity: float | None = None
+    """The similarity under which a passage counts as unrelated (-1: off; None: the collection's
+    floor)."""
+    hybrid: HybridOptions | None = None
+    """Fusion settings for a hybrid search (None: the defaults)."""
+    rerank: RerankOptions | None = None
+    """Re-score the best candidates with the searcher's reranker (None: no reranking)."""
+    where: SearchFilter | None = None
+    """Restrict results to matching chunks (``top_k`` counts only those)."""
+    highlight: bool = True
+    """Locate the query's words in each result (``SearchResult.highlights``)."""
+    prefix: bool = False
+    """Let the last word match the indexed terms it begins (as you type)."""
+    fuzzy: bool = False
+    """Let a word whose term is absent or rare match terms a typo away."""
+    group: GroupOptions | None = None
+    """One entry per source page, its best passages beneath it (``top_k`` counts pages)."""
 
     def __post_init__(self) -> None:
         query, k = self.query, self.top_k
@@ -270,7 +260,11 @@ class SearchRequest:
             raise InvalidQueryError(f"score_threshold must be a finite number, got {threshold!r}")
         if self.min_similarity is not None:
             check_floor(self.min_similarity)
-        for name, kind in (("hybrid", HybridOptions), ("rerank", RerankOptions)):
+        for name, kind in (
+            ("hybrid", HybridOptions),
+            ("rerank", RerankOptions),
+            ("group", GroupOptions),
+        ):
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
                 raise ConfigurationError(f"{name} must be a {kind.__name__}, got {value!r}")
@@ -281,6 +275,8 @@ class SearchRequest:
                 raise ConfigurationError(
                     f"{name} must be true or false, got {getattr(self, name)!r}"
                 )
+        if self.group is not None:
+            self.group.depth_for(k)  # a depth under top_k is refused here, not mid-search
         if self.mode is not None:
             self.check_mode(self.mode)
 
@@ -301,6 +297,11 @@ class SearchRequest:
                     f"{name} expands words into indexed terms for BM25; mode 'dense' has no "
                     "BM25 leg: use mode 'bm25' or 'hybrid'"
                 )
+
+    @property
+    def passages(self) -> int:
+        """How many passages the search ranks: ``top_k``, or the group depth when grouped."""
+        return self.top_k if self.group is None else self.group.depth_for(self.top_k)
 
     def with_mode(self, mode: SearchMode) -> SearchRequest:
         """This request in ``mode`` (checked), the resolved form a searcher runs."""

@@ -14,25 +14,32 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.question_words import content_terms, question_terms
 from groundkit.config import DEFAULT_TOP_K, BM25Params
 from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
 from groundkit.errors import ConfigurationError, ShardUnavailableError
-from groundkit.index.bm25 import bm25_idf
-from groundkit.index.postings import blend_members
 from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
-from groundkit.retrieval.gather import ShardGroup, all_answered, fuse_hits, join_hits
+from groundkit.retrieval.gather import (
+    ShardGroup,
+    all_answered,
+    fuse_hits,
+    join_hits,
+    store_names,
+)
+from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
 from groundkit.retrieval.plan import SearchPlan, plan_search
 from groundkit.retrieval.request import (
+    GroupOptions,
     HybridOptions,
     RerankOptions,
     SearchFilter,
@@ -40,7 +47,7 @@ from groundkit.retrieval.request import (
     SearchRequest,
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
-from groundkit.retrieval.shard_stats import ShardStatistics, reduce_statistics
+from groundkit.retrieval.shard_stats import ShardStatistics, idf_of, reduce_statistics
 
 __all__ = ["Expander", "Layout", "Searcher"]
 
@@ -88,6 +95,7 @@ class Searcher:
         self.reranker = reranker
         self._expand = expand
         self._accelerator = accelerator
+        self._framing_terms: frozenset[str] | None = None
 
     @property
     def generation(self) -> int:
@@ -113,15 +121,18 @@ class Searcher:
         highlight: bool = True,
         prefix: bool = False,
         fuzzy: bool = False,
+        group: bool | GroupOptions = False,
     ) -> SearchResponse:
         """The best passages for ``request``, best first, each with its citation.
 
         The keywords are a convenience that builds the ``SearchRequest`` (each field is
         explained there; ``top_k`` None is the default, ``rerank=True`` is
-        ``RerankOptions()``); pass a request or a query with keywords, not both."""
+        ``RerankOptions()``, ``group=True`` ``GroupOptions()``); pass a request or a query
+        with keywords, not both."""
         if isinstance(request, SearchRequest):
             given = (top_k, mode, score_threshold, min_similarity, hybrid, where)
-            if any(v is not None for v in given) or rerank or not highlight or prefix or fuzzy:
+            flags = rerank or not highlight or prefix or fuzzy or group
+            if any(v is not None for v in given) or flags:
                 raise ConfigurationError("pass a SearchRequest, or a query with keywords, not both")
         else:
             request = SearchRequest(
@@ -136,6 +147,7 @@ class Searcher:
                 highlight=highlight,
                 prefix=prefix,
                 fuzzy=fuzzy,
+                group=GroupOptions() if group is True else (group or None),
             )
         return self._run(request)
 
@@ -163,6 +175,8 @@ class Searcher:
         reduced: ShardStatistics | None = None
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
+            if mode == "bm25":
+                lexical = self._bm25_evidence(lexical, terms, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -180,17 +194,31 @@ class Searcher:
         mark = _lap(trace.timings_ms, "join", mark)
         if request.rerank is not None:
             assert self.reranker is not None  # plan_search refused the search otherwise
-            results = checked_rerank(self.reranker, request.query, results, request.top_k)
+            results = checked_rerank(self.reranker, request.query, results, request.passages)
             trace.stage = "rerank"
             trace.rerank_depth = plan.want
             mark = _lap(trace.timings_ms, "rerank", mark)
+        sizes: list[int] | None = None
+        if request.group is not None:
+            pages = grouped(results, request.top_k, request.group.passages)
+            results = [result for page in pages for result in page]
+            sizes = [len(page) for page in pages]
+            trace.group = {
+                "passages": request.group.passages,
+                "depth": request.passages,
+                "pages": len(pages),
+            }
         if request.highlight and matched:
             results = with_highlights(self.analyzer, matched, results)
             mark = _lap(trace.timings_ms, "highlight", mark)
         trace.score_threshold = request.score_threshold
         trace.timings_ms["total"] = round((mark - started) * 1000, 3)
         return SearchResponse(
-            query=request.query, results=tuple(results), metadata=trace.to_dict(), trace=trace
+            query=request.query,
+            results=tuple(results),
+            metadata=trace.to_dict(),
+            trace=trace,
+            groups=None if sizes is None else group_results(results, sizes),
         )
 
     def _terms(self, request: SearchRequest, trace: SearchTrace) -> tuple[list[str], set[str]]:
@@ -232,6 +260,59 @@ class Searcher:
         trace.bm25 = {"k1": self.bm25.k1, "b": self.bm25.b}
         return reduced, merge_hits([hits for hits, _ in answers], depth)
 
+    def _bm25_evidence(
+        self,
+        lexical: list[ShardHit],
+        terms: list[str],
+        trace: SearchTrace,
+    ) -> list[ShardHit]:
+        """``lexical``, or nothing when the collection records a bar its calibration found
+        to separate and BM25's best share of the query's ideal score is under it (adr/0060)."""
+        bar, source = self._bm25_bar()
+        if source == "none":
+            return lexical
+        share = self.lexical_evidence(terms, lexical[0].score if lexical else None)
+        trace.lexical_share = share
+        trace.lexical_bar = {"min_lexical_share": bar, "source": source}
+        trace.abstained = bar is not None and (not lexical or share < bar)
+        return [] if trace.abstained else lexical
+
+    def lexical_evidence(self, query: str | list[str], best: float | None = None) -> float:
+        """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
+        content terms (the question's framing words left out) over their ideal score; 0.0
+        without a match. ``query`` as text, or as its terms with ``best`` already found
+        for them (a search reuses its own hits when nothing is left out)."""
+        terms = self.analyzer.terms(query) if isinstance(query, str) else query
+        if not terms:
+            return 0.0
+        content = content_terms(terms, self.question_terms())
+        reduced = self._statistics(content)
+        if content != terms or isinstance(query, str):
+            df = {} if self.layout.totals is None else reduced.df
+            found = self.shards.lexical(content, 1, df, None, None, self.shards.size > 1)
+            hits = merge_hits([hits for hits, _ in all_answered(found, self.shards.size)], 1)
+            best = hits[0].score if hits else None
+        return lexical_share(best, content, idf_of(reduced))
+
+    def question_terms(self) -> frozenset[str]:
+        """The terms of the question words of the collection's languages (adr/0060)."""
+        if self._framing_terms is None:
+            self._framing_terms = question_terms(self.analyzer.languages, self.analyzer.terms)
+        return self._framing_terms
+
+    def _bm25_bar(self) -> tuple[float | None, str]:
+        """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
+        ``ConfigurationError``, as for the floor)."""
+        asked = list(self.layout.holding)
+        bars = all_answered(self.shards.lexical_bars(asked), len(asked))
+        if len(set(bars)) > 1:
+            raise ConfigurationError(
+                f"the shards of {self.layout.collection!r} record different lexical bars "
+                f"({bars}); calibrate the sharded collection again",
+                subject=self.layout.collection,
+            )
+        return bars[0]
+
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's
         totals where there is one (a shard missing or out of step is refused)."""
@@ -271,7 +352,7 @@ class Searcher:
             self.shards.size,
         )
         found = merge_hits([hits for hits, _ in answers], k)
-        trace.vector_store = _stores(answers)
+        trace.vector_store = store_names(answers)
         trace.dense_best = found[0].score if found else None
         return found if dense_has_evidence(trace.dense_best, floor) else []
 
@@ -291,7 +372,7 @@ class Searcher:
         options = request.hybrid or HybridOptions()
         depth = plan.leg_depth
         dense = self._evidence(request, "hybrid", depth, -math.inf, floor, True, trace)
-        share = lexical_share(lexical[0].score if lexical else None, terms, _idf_of(reduced))
+        share = lexical_share(lexical[0].score if lexical else None, terms, idf_of(reduced))
         minimum, source = self._lexical_share(options.min_lexical_share)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
         trace.lexical_share = share
@@ -359,25 +440,6 @@ class Searcher:
 
         shard = shard_of(result.source, self.shards.size)
         return self.shards.verify(shard, result.citation, result.document_id)
-
-
-def _idf_of(reduced: ShardStatistics) -> Callable[[str], float]:
-    """Each term's BM25 idf over the reduced statistics (a blended term's at its weight), as
-    one collection's ``BM25Index.term_idf`` gives it."""
-
-    def idf(term: str) -> float:
-        value = bm25_idf(reduced.chunk_count, reduced.df.get(term, 0))
-        blended = blend_members(term)
-        return value if blended is None else blended[0] * value
-
-    return idf
-
-
-def _stores(answers: Sequence[tuple[list[ShardHit], str | None]]) -> str | None:
-    """The vector store the shards searched (one name, as one collection's trace gives;
-    comma-joined if shards were opened with different ones)."""
-    names = sorted({store for _, store in answers if store is not None})
-    return ",".join(names) if names else None
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

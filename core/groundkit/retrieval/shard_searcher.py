@@ -42,6 +42,8 @@ from groundkit.store.protocols import CollectionReader
 if TYPE_CHECKING:  # the sharded side is imported where a shard is opened: a search needs none
     from groundkit.shards.shard_manifest import ShardManifest
 
+from groundkit.retrieval.lexical_bar import read_lexical_bar
+
 __all__ = ["ShardSearcher"]
 
 
@@ -85,6 +87,7 @@ class ShardSearcher:
         self._lexicon = Lexicon(reader)
         self._tie_keys = CachedTieKeys.of(reader)
         self._filters = FilterCache(reader)
+        self._bar: tuple[float | None, str] | None = None
 
     @staticmethod
     def _check_sealed(reader: CollectionReader, shard: int, manifest: ShardManifest) -> None:
@@ -172,6 +175,17 @@ class ShardSearcher:
     def lexical_share(self, given: float | None) -> tuple[float, str]:
         """Hybrid's lexical evidence bar and its source (adr/0049)."""
         return self._dense.lexical_share(given)
+
+    def lexical_bar(self) -> tuple[float | None, str]:
+        """bm25's lexical evidence bar and its source (adr/0060): the recorded one where it
+        separates, else None (bm25 does not abstain) with why."""
+        if self._bar is None:
+            bar = read_lexical_bar(self.location)
+            if bar is None:
+                self._bar = (None, "none")
+            else:
+                self._bar = (bar.share if bar.separates else None, bar.source)
+        return self._bar
 
     def admitted(self, where: SearchFilter) -> int:
         """How many of this shard's chunks ``where`` admits."""

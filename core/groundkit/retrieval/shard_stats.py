@@ -14,9 +14,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from groundkit.errors import ShardUnavailableError
+from groundkit.index.bm25 import bm25_idf
+from groundkit.index.postings import blend_members
 from groundkit.index.stats import CollectionStats
 
-__all__ = ["ShardStatistics", "collection_stats", "map_statistics", "reduce_statistics"]
+__all__ = [
+    "ShardStatistics",
+    "collection_stats",
+    "idf_of",
+    "map_statistics",
+    "reduce_statistics",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +80,15 @@ def collection_stats(
 ) -> CollectionStats:
     """The ``BM25Index`` hook for a shard scored as part of the whole collection."""
     return CollectionStats(chunk_count=chunk_count, total_length=total_length, df=df)
+
+
+def idf_of(reduced: ShardStatistics) -> Callable[[str], float]:
+    """Each term's BM25 idf over the reduced statistics (a blended term's at its weight), as
+    one collection's ``BM25Index.term_idf`` gives it."""
+
+    def idf(term: str) -> float:
+        value = bm25_idf(reduced.chunk_count, reduced.df.get(term, 0))
+        blended = blend_members(term)
+        return value if blended is None else blended[0] * value
+
+    return idf

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import collection_file, open_reader
 from groundkit.config import IngestSettings
 from groundkit.embedding.embedder import Embedder
-from groundkit.errors import ConfigurationError, GroundkitError
+from groundkit.errors import ConfigurationError, GroundkitError, IngestionError
 from groundkit.ingestion import ingest as ingest_path
 from groundkit.ingestion.indexer import ProgressCallback
 from groundkit.retrieval.audit import verify_reader
@@ -66,6 +67,10 @@ from groundkit.store.static_export import export_static
 
 __all__ = ["build_site"]
 
+SITE_SOURCES_ROOT = "sources/"
+"""The document root a site records (site.json and its index): its own copies' folder, relative
+to the site, rather than the builder's absolute path (issue 38.5)."""
+
 
 def _tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -100,6 +105,7 @@ def build_site(
     allow_local_files: bool = False,
     theme: str | Path | None = None,
     links: LinkSpec | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> SiteReport:
     """Ingest ``path`` and write a static search site into ``out`` (see the module docstring).
 
@@ -116,6 +122,7 @@ def build_site(
     ``title`` defaults to "Search". ``theme``: a CSS file shipped as ``theme.css``, loaded
     after the page's own, to set its custom properties (colours, marks).
     ``links`` (``LinkSpec.from_options``) links each result to its source's rendered page.
+    ``notice`` hears a line during long steps after the ingest (the snapshot's 100 s).
     """
     source = Path(path).resolve()
     target = Path(out).resolve()
@@ -123,6 +130,8 @@ def build_site(
     if not source.exists():
         raise ConfigurationError(f"{path}: no such file or folder", subject=str(path))
     check_out(source, target, force)
+    if links is not None:
+        links = links.with_sources(source if source.is_dir() else source.parent)
     pyodide_version = None if pyodide_dir is None else checked_pyodide_version(Path(pyodide_dir))
     if pyodide_url is not None:
         checked_origin(pyodide_url)  # refuse a bad URL before any work
@@ -162,6 +171,7 @@ def build_site(
             ort_dir=None if ort_dir is None else Path(ort_dir),
             precompress_with=precompress_with,
             progress=progress,
+            notice=notice,
         )
         install(work, target, merge=force and not is_site(target))
     finally:
@@ -189,6 +199,7 @@ def _write_site(
     ui: dict[str, bool],
     theme: Path | None,
     links: LinkSpec | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> SiteReport:
     index_dir = work / ".collection"  # the SQLite collection: exported, then removed
     ingest = ingest_path(
@@ -200,6 +211,12 @@ def _write_site(
         embedder=embedder,
         progress=progress,
     )
+    if ingest.nothing_matched:  # an empty site would answer every search "no results"
+        raise IngestionError(
+            f"{ingest.nothing_matched_message()}; no site was written",
+            subject=str(source),
+            reason="nothing_matched",
+        )
 
     sources_dir = work / "sources"
     roots: set[str] = set()
@@ -215,7 +232,7 @@ def _write_site(
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
         analyzer_identity = reader.analyzer_identity
-        exported = export_static(reader, work / "index", sources_dir)
+        exported = export_static(reader, work / "index", sources_dir, root=SITE_SOURCES_ROOT)
         linked = write_links(work, links, documents.values(), reader.iter_chunks())
     shutil.rmtree(index_dir)
     verified = checked.verified
@@ -246,7 +263,7 @@ def _write_site(
     snap = work / "pyodide" / SNAPSHOT_FILE
     stdlib_modules: int | None = None
     if snapshot and pyodide_dir is not None:
-        modules = make_snapshot(pyodide_dir, wheel, snap)
+        modules = make_snapshot(pyodide_dir, wheel, snap, notice=notice)
         # what the restored worker can still import, traced; the rest of Python's stay unshipped
         trim_stdlib(pyodide_dir / STDLIB_ZIP, work / "pyodide" / STDLIB_ZIP, modules)
         stdlib_modules = len(modules)
@@ -287,7 +304,7 @@ def _write_site(
         semantic=semantic,
         links=linked,
         first_answer=python_first is None,
-        sources_root=next(iter(roots), str(source)),
+        sources_root=SITE_SOURCES_ROOT,
         sources=sorted(d.source for d in documents.values()),
     )
     write_site_json(work, manifest)

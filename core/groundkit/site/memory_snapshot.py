@@ -15,7 +15,9 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from groundkit.errors import ConfigurationError, GroundkitError
@@ -36,6 +38,8 @@ STDLIB_ZIP = "python_stdlib.zip"
 _APP = Path(__file__).resolve().parent / "web_app"
 _SCRIPT = _APP / "make_snapshot.mjs"
 _TIMEOUT_S = 600
+NOTICE_EVERY_S = 10.0
+"""Seconds between two lines of ``build-site --snapshot``'s progress while Node.js runs."""
 ZERO_RUNS_MAGIC = b"GKZR"  # the worker's unpacking (worker.js, unpackZeroRuns) reads this format
 _MIN_ZERO_RUN = 4096
 
@@ -52,17 +56,22 @@ def check_snapshot_tools() -> str:
     return node
 
 
-def make_snapshot(pyodide_dir: Path, wheel: Path, out: Path) -> list[str]:
+def make_snapshot(
+    pyodide_dir: Path, wheel: Path, out: Path, *, notice: Callable[[str], None] | None = None
+) -> list[str]:
     """Write ``out``: the snapshot of ``pyodide_dir``'s runtime with ``wheel`` imported.
-    Returns the modules the restored worker can import that the snapshot does not hold."""
+    Returns the modules the restored worker can import that the snapshot does not hold.
+    ``notice`` hears a line when Node.js starts and every ``NOTICE_EVERY_S`` while it runs."""
     node = check_snapshot_tools()
+    if notice is not None:
+        notice("making the memory snapshot with Node.js (about 100 s on 2 cores)")
     try:
-        done = subprocess.run(
+        done = run_reporting(
             [node, str(_SCRIPT), str(pyodide_dir), str(wheel), str(out), str(_APP)],
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT_S,
-            check=False,
+            timeout_s=_TIMEOUT_S,
+            every_s=NOTICE_EVERY_S,
+            notice=notice,
+            what="the memory snapshot",
         )
     except subprocess.TimeoutExpired as exc:
         raise GroundkitError(f"--snapshot: Node.js ran past {_TIMEOUT_S} s") from exc
@@ -72,6 +81,35 @@ def make_snapshot(pyodide_dir: Path, wheel: Path, out: Path) -> list[str]:
     made = json.loads(done.stdout.strip().splitlines()[-1])
     held = set(made["imported"])  # in the snapshot's memory already: never read from the zip
     return [str(name) for name in made["modules"] if name not in held]
+
+
+def run_reporting(
+    argv: list[str],
+    *,
+    timeout_s: float,
+    every_s: float,
+    notice: Callable[[str], None] | None,
+    what: str,
+) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(argv, capture_output=True, text=True)`` within ``timeout_s``, telling
+    ``notice`` every ``every_s`` that ``what`` is still being made and for how long."""
+    started = time.monotonic()
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        while True:
+            try:  # a retried communicate() loses no output (the subprocess docs)
+                out, err = process.communicate(timeout=every_s)
+                break
+            except subprocess.TimeoutExpired:
+                elapsed = time.monotonic() - started
+                if elapsed >= timeout_s:
+                    process.kill()
+                    process.communicate()
+                    raise
+                if notice is not None:
+                    notice(f"still making {what}: {elapsed:.0f} s so far")
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
 def strip_zero_runs(path: Path) -> int:

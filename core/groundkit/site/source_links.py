@@ -24,6 +24,7 @@ joined with U+001F), so it computes nothing itself. Rules (``URL_RULES``), for a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import posixpath
 import re
@@ -111,6 +112,18 @@ class LinkSpec:
     base: str | None = None
     rule: str | None = None
     url_map: Mapping[str, str] | None = None
+    renders: Callable[[str], bool] | None = None
+    """Which sources have a page (``sphinx-*``: read from conf.py, ``with_sources``); None:
+    every source."""
+
+    def with_sources(self, folder: Path) -> LinkSpec:
+        """This spec for a build of ``folder``: under a ``sphinx-*`` rule, only the sources
+        its ``conf.py`` says Sphinx renders link (``ConfigurationError`` if it cannot say)."""
+        if self.rule is None or not self.rule.startswith("sphinx-"):
+            return self
+        from groundkit.site.sphinx_conf import read_sphinx_conf
+
+        return dataclasses.replace(self, renders=read_sphinx_conf(folder).renders)
 
     @classmethod
     def from_options(
@@ -278,6 +291,8 @@ def links_table(
             heading = chunk.metadata.get("heading_path", [])
             paths.setdefault(chunk.document_id, []).append(tuple(plain_text(h)[0] for h in heading))
         for doc_id, source in sorted(sources.items(), key=lambda item: item[1]):
+            if spec.renders is not None and not spec.renders(source):
+                continue  # a file Sphinx does not render (README.rst, requirements.txt)
             page: dict[str, Any] = {"url": page_url(source, spec.rule, spec.base)}
             anchors = section_anchors(paths.get(doc_id, []), spec.rule)
             if anchors:

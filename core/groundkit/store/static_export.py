@@ -7,6 +7,7 @@ compared, term by term, with the store's: an export that would rank differently 
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -63,15 +64,21 @@ def _shard_count(postings: int) -> int:
     return shards
 
 
-def export_static(reader: CollectionReader, out: str | Path, sources: str | Path) -> StaticExport:
+def export_static(
+    reader: CollectionReader, out: str | Path, sources: str | Path, *, root: str | None = None
+) -> StaticExport:
     """Write ``reader``'s collection under ``out``; ``sources`` holds each document's file at
-    its ``source`` path (the site's copies), from which the chunk text is sliced."""
+    its ``source`` path (the site's copies), from which the chunk text is sliced. ``root``
+    replaces each document's recorded root (a site publishes no path of the builder's machine;
+    a relative root is read under the site, ``citation_root``)."""
     target = Path(out)
     identity = reader.analyzer_identity
     analyzer = (
         Analyzer() if identity is None else Analyzer.from_identity(identity, subject="export")
     )
     documents = sorted(reader.iter_documents(), key=lambda d: (d.root, d.source))
+    if root is not None:
+        documents = [dataclasses.replace(d, root=root) for d in documents]
     position = {d.document_id: i for i, d in enumerate(documents)}
     lengths = dict(reader.chunk_lengths())
     keys = sorted(lengths)

@@ -180,12 +180,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         allow_local_files=args.allow_local_files,
         theme=args.theme,
         links=links,
+        notice=lambda line: print(f"groundkit: {line}", file=sys.stderr, flush=True),
     )
     if args.json:
         emit_json(report.to_dict())
     else:
         print(f"wrote a static search site of {report.ingest.root} to {report.out}")
-        print(report.ingest.summary())
+        print(report.ingest.summary(refusals=False))  # the refusals once, on stderr
         print(
             f"wheel {report.wheel} ({report.wheel_bytes} bytes), index "
             f"{report.collection_bytes} bytes, {report.sources} source files "
@@ -200,8 +201,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         )
         for reason in report.citations_failed:
             print(f"  {reason}", file=sys.stderr)
-        for refusal in report.ingest.refused:
-            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
+        if report.ingest.refused:
+            print(report.ingest.refusals_text(), file=sys.stderr)
         if report.links is not None:
             print(f"{report.links} of {report.sources} sources link to their rendered page")
         if report.python_first is not None:
@@ -214,7 +215,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             "embed it in your own pages: embed.html in the site shows the <script> tag and "
             "the JS API (window.groundkit.search)"
         )
-    if report.ingest.unsupported:
+    if report.ingest.unsupported and args.json:  # the summary says it otherwise
         print(f"groundkit: {report.ingest.unsupported_text()}", file=sys.stderr)
     if report.citations_failed:
         return ExitCode.NOT_VERIFIED

@@ -23,11 +23,14 @@ examples:
   groundkit calibrate --collection beir-scifact --index-dir runs \\
       --queries ../shared/data/beir/scifact --off-topic ../shared/data/beir/cranfield --write
   groundkit calibrate --collection sem --set 0.3      # record a floor of your own choosing
+  groundkit calibrate --self --write                  # the collection calibrates itself
 
-QUERIES and OFF_TOPIC: a BEIR dataset folder (its judged queries), a .jsonl file (each line an
-object with "text") or a text file (one query per line). Searches in modes dense and hybrid
-then use the recorded floor unless --min-similarity is given; it is bound to the collection's
-embedding identity (dense-floor.json beside the collection file).
+--self: the collection measures itself: on-topic queries sampled from its own chunks,
+off-topic ones from a general multilingual question set shipped with groundkit; it chooses
+bm25's lexical bar (applied only where it separates the two) and, with a semantic embedder,
+the floor and hybrid's lexical share. --write records them (lexical-bar.json, and
+dense-floor.json), and each search's metadata names the source (self-calibrated); docs:
+explanation/hybrid-and-abstention.
 """
 
 
@@ -46,6 +49,12 @@ def add_parser(commands: Any, parents: Parents) -> None:
     )
     parser.add_argument("--queries", metavar="QUERIES", help="on-topic queries")
     parser.add_argument("--off-topic", metavar="OFF_TOPIC", help="off-topic queries")
+    parser.add_argument(
+        "--self",
+        dest="self_calibrate",
+        action="store_true",
+        help="calibrate on the collection's own pseudo queries (no query files needed)",
+    )
     parser.add_argument(
         "--write", action="store_true", help="record the measured floor for the collection"
     )
@@ -68,6 +77,8 @@ def add_parser(commands: Any, parents: Parents) -> None:
 def run(args: argparse.Namespace) -> ExitCode:
     from groundkit.evaluation.floor_calibration import Calibration, calibrate, load_queries
 
+    if args.self_calibrate:
+        return _run_self(args)
     measuring = args.queries is not None or args.off_topic is not None
     if measuring and (args.queries is None or args.off_topic is None):
         raise ConfigurationError("--queries and --off-topic go together")
@@ -131,4 +142,41 @@ def run(args: argparse.Namespace) -> ExitCode:
         if recorded
         else "not recorded (add --write to record it, or --set X to record your own)"
     )
+    return ExitCode.OK
+
+
+def _run_self(args: argparse.Namespace) -> ExitCode:
+    """``calibrate --self``: the collection's own calibration of every mode (adr/0060)."""
+    from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
+
+    if args.queries is not None or args.off_topic is not None or args.set is not None:
+        raise ConfigurationError("--self measures on the collection's own queries; leave out "
+                                 "--queries, --off-topic and --set")  # fmt: skip
+    with Retriever.open(
+        args.index_dir,
+        args.collection,
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+        vector_store=args.vector_store,
+    ) as retriever:
+        result = self_calibrate(retriever)
+        written = record_self_calibration(retriever, result) if args.write else []
+    report = result.to_dict()
+    recorded = [str(path) for path in written]
+    report["recorded"] = recorded
+    if args.json:
+        emit_json(report)
+        return ExitCode.OK
+    bm25 = report["bm25"]
+    measured, queries = bm25["measured"], bm25["measured"]["queries"]
+    applied = "applied" if bm25["separates"] else "not applied: it does not separate"
+    print(f"bm25: lexical share {bm25['share']} ({applied})")
+    print(
+        f"  false abstention {measured['false_abstention']:.2%} of {queries['on_topic']} pseudo "
+        f"on-topic queries, false answer {measured['false_answer']:.2%} of "
+        f"{queries['off_topic']} off-topic questions"
+    )
+    if result.floor is not None:
+        floor = result.floor
+        print(f"dense and hybrid: floor {floor.floor}, hybrid lexical share {floor.lexical_share}")
+    print(f"recorded in {', '.join(recorded)}" if recorded else "not recorded (add --write)")
     return ExitCode.OK

@@ -31,6 +31,7 @@ from groundkit.embedding.embedder_registry import available_embedders, resolve_e
 from groundkit.errors import GroundkitError
 
 if TYPE_CHECKING:
+    from groundkit.embedding import Embedder
     from groundkit.ingestion import IngestReport
 
 NAME = "ingest"
@@ -59,7 +60,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
     parser.add_argument(
         "path",
         metavar="PATH",
-        help="file or folder to ingest, or an http(s) URL to fetch once into the page archive",
+        help=(
+            f"file or folder to ingest, '{SAMPLE_NAME}' for the bundled sample corpus (the copy "
+            "installed with groundkit), or an http(s) URL to fetch once into the page archive"
+        ),
     )
     stemmer_option(
         parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"
@@ -127,7 +131,25 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="SECONDS",
         help="for a URL PATH: the whole fetch must finish within this (default: 30)",
     )
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="after the ingest, the collection calibrates where it says nothing is here, on "
+        "its own pseudo queries (as `groundkit calibrate --self --write`; docs: "
+        "explanation/hybrid-and-abstention)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+
+def _calibrate(args: argparse.Namespace, embedder: Embedder | None) -> dict[str, Any]:
+    """``--calibrate``: the collection's self-calibration, recorded (adr/0060)."""
+    from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
+    from groundkit.retrieval import Retriever
+
+    with Retriever.open(args.index_dir, args.collection, embedder=embedder) as retriever:
+        result = self_calibrate(retriever)
+        written = record_self_calibration(retriever, result)
+    return result.to_dict() | {"recorded": [str(path) for path in written]}
 
 
 def _extensions(text: str) -> tuple[str, ...]:
@@ -165,17 +187,26 @@ def run(args: argparse.Namespace) -> int:
         print(interrupted_message(_stored_generation(args.index_dir, args.collection) - before),
               file=sys.stderr)  # fmt: skip
         return 130
+    calibration = _calibrate(args, embedder) if args.calibrate else None
     if args.json:
-        emit_json(report.to_dict())
+        emit_json(report.to_dict() | ({} if calibration is None else {"calibration": calibration}))
     elif not args.quiet:
-        print(f"ingested {report.root} into {report.collection}")
-        print(report.summary())
-        for refusal in report.refused:
-            print(f"  refused {refusal.source}: {refusal.message}", file=sys.stderr)
-    if report.nothing_matched and (args.quiet or args.json):
-        print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
-    if report.unsupported:
-        print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
+        if calibration is not None:
+            bar = calibration["bm25"]
+            state = "applied" if bar["separates"] else "not applied: it does not separate"
+            print(f"calibrated: bm25 lexical share {bar['share']} ({state})", file=sys.stderr)
+        what = report.root
+        if args.path == SAMPLE_NAME:  # not a folder named sample: say where it comes from
+            what = f"the bundled sample corpus ({report.root}; ./{SAMPLE_NAME} for a folder)"
+        print(f"ingested {what} into {report.collection}")
+        print(report.summary(refusals=False))  # the refusals once, on stderr, grouped by fix
+        if report.refused:
+            print(report.refusals_text(), file=sys.stderr)
+    if args.quiet or args.json:  # the summary (which says these) was not printed
+        if report.nothing_matched:
+            print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
+        if report.unsupported:
+            print(f"groundkit: {report.unsupported_text()}", file=sys.stderr)
     # exit 4 only for a readable type refused or nothing matched (README: exit codes)
     return ExitCode.OK if report.complete else ExitCode.REFUSED_INPUT
 

@@ -30,6 +30,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.retrieval import MODES, Retriever
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.request import (
+    GroupOptions,
     HybridOptions,
     MetadataValue,
     RerankOptions,
@@ -159,6 +160,26 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="a word found nowhere (or almost) also matches indexed words one typo away, two "
         "from nine letters (middlware finds middleware), at 3/4 the weight",
     )
+    pages = parser.add_argument_group("grouping by page (docs: explanation/search)")
+    pages.add_argument(
+        "--group",
+        action="store_true",
+        help="one entry per source page, its best passages beneath it; --top-k counts pages",
+    )
+    pages.add_argument(
+        "--group-passages",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="passages listed under each page (default: 3); implies --group",
+    )
+    pages.add_argument(
+        "--group-depth",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="passages ranked to find the pages (default: max(100, 10 x --top-k)); implies --group",
+    )
     parser.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"
     )
@@ -215,6 +236,13 @@ def _filter(args: argparse.Namespace) -> SearchFilter | None:
     return SearchFilter(source_prefix=args.source_prefix, metadata=dict(args.where))
 
 
+def _group(args: argparse.Namespace) -> GroupOptions | None:
+    if not (args.group or args.group_passages is not None or args.group_depth is not None):
+        return None
+    passages = GroupOptions().passages if args.group_passages is None else args.group_passages
+    return GroupOptions(passages=passages, depth=args.group_depth)
+
+
 _HYBRID_FLAGS = ("rrf_k", "depth", "lexical_weight", "dense_weight", "min_lexical_share")
 
 
@@ -246,6 +274,7 @@ def search_request(args: argparse.Namespace) -> SearchRequest:
         where=_filter(args),
         prefix=args.prefix,
         fuzzy=args.fuzzy,
+        group=_group(args),
     )
 
 

@@ -8,7 +8,8 @@
 // A collection whose analyzer the page's JS copy reproduces (site.json "first_answer") is searched
 // by first_answer.js from the first keystroke; Python starts only after the first results are
 // painted, or when the visitor asks for what only the core does (verify, an extracted source,
-// semantic search, dropped files), and answers from then on, identically (ADR 0062).
+// semantic search, dropped files) and does those; bm25 on the site's collection stays with the
+// JS path, whose answers are the core's, so typing never waits on Python (ADR 0055).
 import { FirstAnswer } from "./first_answer.js";
 import { decodeSource, spanToUtf16 } from "./offsets.js";
 
@@ -29,7 +30,7 @@ let ready = false;
 let searchSeq = 0;
 let defaultMode = "bm25"; // what the page searches with (hybrid once semantic search is on)
 let links = null; // links.json: each source's rendered page (build-site --base-url/--url-map)
-let quick = null; // the JS first answer (first_answer.js), until Python is up
+let quick = null; // the JS path (first_answer.js): bm25 on the site's collection, before and after Python
 let python = null; // the worker's boot (Python and the collection), once asked for
 let pythonUp = false;
 let bootArgs = null;
@@ -72,6 +73,8 @@ function ask(op, args, transfer = []) {
 const setState = (state) => PAGE && (document.body.dataset.state = state);
 function progress(phase, text, fraction = null, fromWorker = false) {
   if (!PAGE) return;
+  // After a failure, a download still under way says nothing: no stale "Loading search…".
+  if (document.body.dataset.state === "error") return;
   // Python starting behind a page that already answers: the visitor is not told.
   if (fromWorker && quick && !["semantic", "index"].includes(phase)) return;
   // The rest of the engine downloads in the background after the first results: the visitor
@@ -200,19 +203,25 @@ function bootPython() {
 function bootWhenIdle() {
   if (python) return;
   const later = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
-  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start: ${e.message}`)), { timeout: 2000 });
+  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start ` +
+    `(keyword search still answers from the page's index; verify and semantic search need ` +
+    `it): ${e.message}`)), { timeout: 2000 });
 }
 
-/** A search: the JS first answer while Python is not up (bm25 on the site's own collection),
- * else the core in the worker. Both answer alike; checking holds the JS answers to it. */
+/** A search: the JS path answers bm25 on the site's own collection, before and after Python is
+ * up (as-you-type never waits on the core: ADR 0055), else the core in the worker. Both answer
+ * alike; checking holds every JS answer to the core's, once Python is up. */
 async function answer(query, mode, topK) {
-  if (quick && !pythonUp && mode === "bm25" && current === "bundled") {
+  if (quick && mode === "bm25" && current === "bundled") {
     const started = performance.now();
     const js = await quick.search(query, topK);
     if (js !== null) {
       if (js.error) throw new Error(js.error);
       firstAnswer.answered += 1;
-      if (checking) toCheck.push([query, topK, js]);
+      if (checking) {
+        toCheck.push([query, topK, js]);
+        if (pythonUp) checkFirstAnswers().catch((e) => console.error(`groundkit: ${e.message}`));
+      }
       return { ...js, ms: performance.now() - started, by: "js" };
     }
   }
@@ -234,9 +243,19 @@ async function coreResults() {
 
 const sameRow = (a, b) => JSON.stringify({ ...a, score: 0 }) === JSON.stringify({ ...b, score: 0 }) && a.score === b.score;
 
-/** Every JS answer given before Python was up, held against the core's: a difference is an
- * error (the core is the truth; ADR 0062). */
+/** Every JS answer (those given before Python was up, then each as it comes), held against the
+ * core's: a difference is an error (the core is the truth; ADR 0062, 0055). */
+let checkingNow = false;
 async function checkFirstAnswers() {
+  if (checkingNow) return; // the loop running takes what was queued since
+  checkingNow = true;
+  try {
+    await checkQueued();
+  } finally {
+    checkingNow = false;
+  }
+}
+async function checkQueued() {
   while (toCheck.length) {
     const [query, topK, js] = toCheck.shift();
     const core = await ask("search", { query, mode: "bm25", topK });
@@ -687,7 +706,7 @@ window.groundkit.ready = start().catch((e) => {
     fail("This link asks the search to load files from another website, which it refuses. " +
       "Open the page without the extra address parameters.", e.message, "refused");
   } else {
-    fail("Search could not start in this browser. Reload the page to try again.",
-      `the search app could not start: ${e.message}`);
+    fail("Search is unavailable: it could not start in this browser. Reload the page to try " +
+      "again later.", `the search app could not start: ${e.message}`, "unavailable");
   }
 });

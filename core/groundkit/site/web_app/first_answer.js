@@ -1,112 +1,21 @@
-// The page's first answer, before Python starts (ADR 0062): a JS copy of the core's BM25 query
-// path over the site's static index, for collections whose analyzer it reproduces (porter or no
-// stemmer, Lucene's English stop words or none, no folding, no declared languages). It reads the
-// same files the core's StaticReader reads, analyzes as groundkit.analysis does, expands prefixes
-// and typos as groundkit.retrieval.expansion does, scores with the same float operations in the
-// same order, breaks ties the same way and builds the page's result rows as the page runtime
-// does. The core is the truth: tests/web/test_first_answer.py holds this copy to it (ids, ranks,
-// score bits, highlights, display text) over SciFact, Cranfield and the sample, and the browser
-// test compares every first answer with the core's once Python is up.
+// The page's first answer, before Python starts (ADR 0062, 0055): a JS copy of the core's BM25 query
+// path over the site's static index, for every collection whose analyzer analysis.js reproduces
+// (ADR 0054: the default, no stemmer, each Snowball language it ships, folded diacritics,
+// per-document languages). It reads the same files the core's StaticReader reads, analyzes with
+// analysis.js, expands prefixes and typos as groundkit.retrieval.expansion does (namespaces
+// included), scores with the same float operations in the same order, breaks ties the same way
+// and builds the page's result rows as groundkit.site.page_runtime does. The core is the truth:
+// tests/web/test_first_answer.py holds this copy to it (ids, ranks, score bits, highlights,
+// display text) over SciFact, Cranfield, the sample and language sites, and the browser test
+// compares every first answer with the core's once Python is up.
 //
 // API: await FirstAnswer.open(fetchBytes) -> engine or null (null: this collection keeps
 // Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
 // page runtime's search() returns them, or null where the core must answer (a query holding a
 // code point this page's Unicode tables do not know).
-import { stem as porterStem } from "./porter.js";
-import { CASEFOLD, COMBINING, STOPWORDS, UNASSIGNED } from "./tables.js";
+import { analyzerFromIdentity, highlightSpans, knownToPython, tokens } from "./analysis.js";
 
-// ---- the analyzer (groundkit.analysis.tokenize, analyzer) ----
-const CJK =
-  "\\u1100-\\u11ff\\u3040-\\u30ff\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff" +
-  "\\ua960-\\ua97f\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f\\u{20000}-\\u{3134f}";
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
-const LETTER = "[\\p{L}\\p{Nl}\\p{No}]"; // [^\W\d_]
-const JOIN = `(?:(?<=${LETTER})['\\u2019.](?=${LETTER})|(?<=\\p{Nd})[.,](?=\\p{Nd}))`;
-const PART = `(?:(?![${CJK}])[${W}\\p{M}])+`;
-const WORD_SOURCE = `([${CJK}]+)|(${PART}(?:${JOIN}${PART})*)`;
-const wordPattern = () => new RegExp(WORD_SOURCE, "gu");
-const POSSESSIVE = ["'s", "\u2019s"];
-const ASCII = /^[\x00-\x7f]*$/;
-
-export function casefold(text) {
-  let out = "";
-  for (const ch of text) {
-    const folded = CASEFOLD.get(ch.codePointAt(0));
-    out += folded === undefined ? ch.toLowerCase() : folded;
-  }
-  return out;
-}
-
-const normalize = (text) => casefold(text.normalize("NFKC"));
-
-function knownToPython(text) {
-  for (const ch of text) {
-    const cp = ch.codePointAt(0);
-    if (cp < 0x80) continue;
-    let lo = 0;
-    let hi = UNASSIGNED.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (UNASSIGNED[mid][1] < cp) lo = mid + 1;
-      else if (UNASSIGNED[mid][0] > cp) hi = mid - 1;
-      else return false;
-    }
-  }
-  return true;
-}
-
-// groundkit.analysis.tokenize.tokenize: normalized tokens, CJK runs as overlapping bigrams.
-export function tokens(text) {
-  const out = [];
-  for (const match of normalize(text).matchAll(wordPattern())) {
-    const cjk = match[1];
-    if (cjk === undefined) {
-      out.push(match[2]);
-      continue;
-    }
-    const chars = Array.from(cjk);
-    if (chars.length === 1) out.push(cjk);
-    else for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
-  }
-  return out;
-}
-
-const SUPPORTED_STEMMERS = new Set(["porter", "none"]);
-
-export class Analyzer {
-  // An analyzer identity this copy reproduces, else null (the core answers).
-  static fromIdentity(identity) {
-    if (!identity) identity = { name: "groundkit.standard", version: 2, stemmer: "porter", stopwords: "lucene-english", cjk: "bigram" };
-    const known = new Set(["name", "version", "stemmer", "stopwords", "cjk"]);
-    if (Object.keys(identity).some((key) => !known.has(key))) return null; // fold, languages, release
-    if (identity.name !== "groundkit.standard" || identity.version !== 2 || identity.cjk !== "bigram") return null;
-    if (!SUPPORTED_STEMMERS.has(identity.stemmer) || !(identity.stopwords in STOPWORDS)) return null;
-    return new Analyzer(identity.stemmer, identity.stopwords);
-  }
-
-  constructor(stemmer, stopwords) {
-    this.stemmer = stemmer;
-    this.stop = new Set(STOPWORDS[stopwords]);
-    this.cache = new Map();
-    this.namespaces = [""];
-  }
-
-  term(word) {
-    let found = this.cache.get(word);
-    if (found === undefined) {
-      let token = POSSESSIVE.some((p) => word.endsWith(p)) ? word.slice(0, -2) : word;
-      if (this.stop.has(token)) found = "";
-      else if (this.stemmer === "porter" && ASCII.test(token)) found = porterStem(token);
-      else found = token;
-      this.cache.set(word, found);
-    }
-    return found;
-  }
-
-  terms(text) {
-    return tokens(text).map((word) => this.term(word)).filter(Boolean);
-  }
-}
 
 // ---- code points and Python's orderings ----
 const isSurrogate = (unit) => unit >= 0xd800 && unit < 0xe000;
@@ -680,37 +589,44 @@ async function completionWeight(own, completed, bm25) {
 
 const byLengthThenTerm = (a, b) => cpLength(a) - cpLength(b) || cmp(a, b);
 
+// expansion._space: the namespace a term carries ("de:" in a multilingual collection), else "".
+const spaceOf = (term, analyzer) => analyzer.namespaces.find((space) => space && term.startsWith(space)) ?? "";
+// expansion._plain: a word of letters (not an identifier such as paginator.count).
+const isPlain = (term, analyzer) => isAlpha(term.slice(spaceOf(term, analyzer).length));
+
 async function completions(word, analyzer, lexicon, df) {
   const own = analyzer.terms(word);
   const ownSet = new Set(own);
+  const spaced = (head) => analyzer.namespaces.map((space) => space + head);
   let ownDf = 0;
   for (const term of own) ownDf = Math.max(ownDf, await df(term));
-  const plainOf = (found) => [...found].filter((t) => isAlpha(t));
+  const plainOf = (found) => [...found].filter((t) => isPlain(t, analyzer));
   const completionsOf = async (heads) => new Set((await Promise.all(heads.map((h) => lexicon.index.indexedTerms(h)))).flat());
   if (ownDf > 0) {
-    const found = [...(await completionsOf([word, ...own]))].filter((t) => !ownSet.has(t));
+    const found = [...(await completionsOf([...spaced(word), ...own]))].filter((t) => !ownSet.has(t));
     const plain = plainOf(found);
     return [(plain.length ? plain : found).sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), true];
   }
   const chars = Array.from(word);
   const shortest = Math.max(MIN_PREFIX, Math.ceil(chars.length / 2));
-  let found = await completionsOf([word, ...own]);
+  let found = await completionsOf([...spaced(word), ...own]);
   const others = () => [...found].filter((t) => !ownSet.has(t));
   const begun = others().length > 0;
   const plain = plainOf(others());
   if (plain.length) found = new Set(plain);
   else {
     for (let length = chars.length - 1; length >= shortest; length--) {
-      const stem = chars.slice(0, length).join("");
-      if ((await df(stem)) > 0) {
-        found.add(stem);
+      const held = [];
+      for (const stem of spaced(chars.slice(0, length).join(""))) if ((await df(stem)) > 0) held.push(stem);
+      if (held.length) {
+        for (const stem of held) found.add(stem);
         break;
       }
     }
   }
   for (let length = chars.length - 1; length >= shortest; length--) {
     if (others().length) break;
-    for (const t of await completionsOf([chars.slice(0, length).join("")])) found.add(t);
+    for (const t of await completionsOf(spaced(chars.slice(0, length).join("")))) found.add(t);
   }
   return [others().sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), begun];
 }
@@ -724,8 +640,9 @@ async function nearTerms(word, analyzer, lexicon, df) {
   if (held > RARE_DF) return [];
   const found = new Map();
   for (const term of own) {
+    const space = spaceOf(term, analyzer);
     for (const [candidate, edits] of await lexicon.near(term, budget)) {
-      found.set(candidate, Math.min(edits, found.get(candidate) ?? edits));
+      if (candidate.startsWith(space)) found.set(candidate, Math.min(edits, found.get(candidate) ?? edits));
     }
   }
   const ownSet = new Set(own);
@@ -755,6 +672,7 @@ const EOL = "(?=\\n|(?![\\s\\S]))";
 const MARKUP = new RegExp(
   [
     `${BOL}[ \\t]*([=\\-~^"'\`#*+:._])\\1{2,}[ \\t]*(?:\\n|${EOL})`,
+    `${BOL}[ \\t]*(?:={2,}(?:[ \\t]+={2,})+|-{2,}(?:[ \\t]+-{2,})+)[ \\t]*(?:\\n|${EOL})`,
     `${BOL}[ \\t]*\\.\\.[ \\t]+_[^\\n]*:[ \\t]*(?:\\n|${EOL})`,
     `${BOL}[ \\t]*\\.\\.[ \\t]+(?<directive>[${W}-]+(?::[${W}-]+)*)[ \\t]*::(?:[ \\t]+(?<argument>[^\\n]*?))?[ \\t]*(?:\\n[ \\t]+:[${W}-]+:(?:[ \\t][^\\n]*)?)*(?=\\n|${EOL})`,
     `${BOL}[ \\t]*\\.\\.(?:[ \\t][^\\n]*)?(?=\\n|${EOL})`,
@@ -840,107 +758,12 @@ export function displaySpans(where, spans) {
   return out;
 }
 
-// groundkit.retrieval.highlight.highlight_spans: the code-point spans of the words of text
-// whose term is wanted (found on the normalized text and mapped back, as token_spans does),
-// overlapping spans (consecutive CJK bigrams) merged.
-const inRanges = (ranges, cp) => {
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (ranges[mid][1] < cp) lo = mid + 1;
-    else if (ranges[mid][0] > cp) hi = mid - 1;
-    else return true;
-  }
-  return false;
-};
-const NON_ASCII_PIECE = new RegExp(`[^${S}]*[^\\x00-\\x7f][^${S}]*`, "gu");
-
-// tokenize._mapped: text normalized, and per code point of it the original span it came from.
-function mapped(text) {
-  const starts = [];
-  const ends = [];
-  const parts = [];
-  const cps = codePointOffsets(text);
-  const plain = (from, to) => {
-    // ASCII between pieces: one to one
-    parts.push(text.slice(from, to).toLowerCase());
-    for (let i = cps[from]; i < cps[to]; i++) {
-      starts.push(i);
-      ends.push(i + 1);
-    }
-  };
-  let at = 0;
-  for (const piece of text.matchAll(NON_ASCII_PIECE)) {
-    plain(at, piece.index);
-    const raw = piece[0];
-    const base = cps[piece.index];
-    const folded = normalize(raw);
-    parts.push(folded);
-    const clusters = [];
-    for (const ch of raw) {
-      if (clusters.length && inRanges(COMBINING, ch.codePointAt(0))) clusters[clusters.length - 1] += ch;
-      else clusters.push(ch);
-    }
-    const folds = clusters.map(normalize);
-    if (folds.join("") === folded) {
-      let from = base;
-      clusters.forEach((cluster, i) => {
-        const width = cpLength(cluster);
-        for (let k = cpLength(folds[i]); k > 0; k--) {
-          starts.push(from);
-          ends.push(from + width);
-        }
-        from += width;
-      });
-    } else {
-      const width = cpLength(raw);
-      for (let k = cpLength(folded); k > 0; k--) {
-        starts.push(base);
-        ends.push(base + width);
-      }
-    }
-    at = piece.index + raw.length;
-  }
-  plain(at, text.length);
-  return [parts.join(""), starts, ends];
-}
-
-export function highlightSpans(text, wanted, analyzer) {
-  if (!wanted.size) return [];
-  const [normalized, starts, ends] = mapped(text);
-  const cps = codePointOffsets(normalized);
-  const spans = [];
-  for (const match of normalized.matchAll(wordPattern())) {
-    const at = cps[match.index];
-    if (match[1] === undefined) {
-      if (wanted.has(analyzer.term(match[2]))) spans.push([starts[at], ends[cps[match.index + match[0].length] - 1]]);
-      continue;
-    }
-    const n = cpLength(match[1]);
-    if (n === 1) {
-      if (wanted.has(analyzer.term(match[1]))) spans.push([starts[at], ends[at]]);
-      continue;
-    }
-    const chars = Array.from(match[1]);
-    for (let i = 0; i + 1 < n; i++) {
-      if (wanted.has(analyzer.term(chars[i] + chars[i + 1]))) spans.push([starts[at + i], ends[at + i + 1]]);
-    }
-  }
-  const merged = [];
-  for (const [start, end] of spans) {
-    if (merged.length && start < merged.at(-1)[1]) merged.at(-1)[1] = Math.max(merged.at(-1)[1], end);
-    else merged.push([start, end]);
-  }
-  return merged;
-}
-
 // ---- the engine ----
 export class FirstAnswer {
   static async open(fetchBytes) {
     const head = await inflateJson(await fetchBytes("index/collection.bin"));
     if (head.format !== 1 || head.embedding || head.word_blocks === undefined || !head.term_blocks || !head.idf) return null;
-    const analyzer = Analyzer.fromIdentity(head.analyzer);
+    const analyzer = await analyzerFromIdentity(head.analyzer);
     return analyzer === null ? null : new FirstAnswer(fetchBytes, head, analyzer);
   }
 
@@ -972,7 +795,7 @@ export class FirstAnswer {
     }
     const results = hits.map((hit, i) => {
       const c = chunks[i];
-      const marks = highlightSpans(c.text, wanted, this.analyzer);
+      const marks = highlightSpans(this.analyzer, wanted, c.text);
       const [display, where] = plainText(c.text);
       const headings = c.metadata.heading_path || [];
       return {

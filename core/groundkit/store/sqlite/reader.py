@@ -40,20 +40,20 @@ class SqliteReader:
     def __init__(self, path: str | Path) -> None:
         self._path = Path(path)
         if not self._path.is_file():
-            from groundkit.errors import CollectionNotFoundError
+            from groundkit.errors import CollectionNotFoundError, create_hint
 
             raise CollectionNotFoundError(
-                f"no collection at {self._path}; create it with `groundkit ingest PATH`",
+                f"no collection at {self._path}; {create_hint(self._path)}",
                 subject=str(self._path),
             )
         self._db = connect(self._path)
         try:
             if not check_stamps(self._db, self._path):  # an ingest stopped while creating it
-                from groundkit.errors import CollectionNotFoundError
+                from groundkit.errors import CollectionNotFoundError, create_hint
 
                 raise CollectionNotFoundError(
                     f"{self._path} holds no collection yet (an ingest stopped before creating "
-                    "it); create it with `groundkit ingest PATH`",
+                    f"it); {create_hint(self._path)}",
                     subject=str(self._path),
                 )
             self._db.execute("BEGIN")

@@ -55,10 +55,10 @@ class SqliteStore:
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self._path = Path(path)
         if not create and not self._path.is_file():
-            from groundkit.errors import CollectionNotFoundError
+            from groundkit.errors import CollectionNotFoundError, create_hint
 
             raise CollectionNotFoundError(
-                f"no collection at {self._path}; create it with `groundkit ingest PATH`",
+                f"no collection at {self._path}; {create_hint(self._path)}",
                 subject=str(self._path),
             )
         prepare_writable(self._path)

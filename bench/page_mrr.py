@@ -1,0 +1,75 @@
+"""Page-level MRR@10 on judged Django queries (adr/0060): groundkit (pages as grouped results)
+against Pagefind over Django's Sphinx HTML.
+
+    python bench/page_mrr.py --index-dir DIR [--collection NAME] [--mode bm25] \
+        [--pagefind RESULTS.json] [--out bench/results/page_mrr_django.json]
+
+The judged set is bench/data/django-judged.jsonl: 20 questions, 20 keyword queries and 20 task
+phrases, each with the one page (a path under Django's docs/) that answers it, judged by
+reading the docs. RESULTS.json: {query: [page path, ...]} from bench/page_mrr_pagefind.mjs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import groundkit
+
+JUDGED = Path(__file__).parent / "data" / "django-judged.jsonl"
+KINDS = ("question", "keywords", "task")
+
+
+def reciprocal_rank(pages: list[str], wanted: str) -> float:
+    return next((1.0 / rank for rank, page in enumerate(pages[:10], 1) if page == wanted), 0.0)
+
+
+def summary(rows: list[dict[str, object]], key: str) -> dict[str, float]:
+    out = {"all": round(sum(float(r[key]) for r in rows) / len(rows), 3)}  # type: ignore[arg-type]
+    for kind in KINDS:
+        part = [float(r[key]) for r in rows if r["kind"] == kind]  # type: ignore[arg-type]
+        out[kind] = round(sum(part) / len(part), 3)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index-dir", required=True)
+    parser.add_argument("--collection", default="default")
+    parser.add_argument("--mode", default="bm25")
+    parser.add_argument("--pagefind")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    judged = [json.loads(line) for line in JUDGED.read_text(encoding="utf-8").splitlines()]
+    peer = json.loads(Path(args.pagefind).read_text("utf-8")) if args.pagefind else None
+    rows: list[dict[str, object]] = []
+    with groundkit.Retriever.open(args.index_dir, args.collection) as retriever:
+        for item in judged:
+            request = groundkit.SearchRequest(
+                item["query"], 10, args.mode, highlight=False, group=groundkit.GroupOptions(1)
+            )
+            response = retriever.search(request)
+            pages = [group.source for group in response.groups or ()]
+            row = {**item, "groundkit": reciprocal_rank(pages, item["page"]), "top3": pages[:3]}
+            row["abstained"] = bool(response.metadata.get("abstained"))
+            if peer is not None:
+                row["pagefind"] = reciprocal_rank(peer[item["query"]], item["page"])
+                row["pagefind_top3"] = peer[item["query"]][:3]
+            rows.append(row)
+    report: dict[str, object] = {"mode": args.mode, "queries": len(rows)}
+    report["groundkit"] = summary(rows, "groundkit")
+    if peer is not None:
+        report["pagefind"] = summary(rows, "pagefind")
+    report["abstained"] = sum(bool(r["abstained"]) for r in rows)
+    report["rows"] = rows
+    text = json.dumps(report, indent=1, ensure_ascii=False)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k != "rows"}), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Results grouped by page: one entry per source, its best passages beneath it, pages in the
+order of their best passage, each passage still a cited, verifiable result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import groundkit
+from groundkit import ConfigurationError, GroupOptions, Retriever, SearchRequest
+from groundkit.cli import ExitCode, main
+
+QUERIES = ["leak", "water pressure", "report a burst main", "bill payment", "chlorine", "the"]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("grouping")
+    groundkit.ingest(
+        groundkit.sample_corpus(), index_dir=where, embedder=groundkit.get_embedder("hash")
+    )
+    return where
+
+
+def reference(
+    passages: list[tuple[str, str, float]], pages: int, per_page: int
+) -> list[list[tuple[str, str, float]]]:
+    """Group a ranked passage list by hand: first-seen document order, rank order within."""
+    order: list[str] = []
+    kept: dict[str, list[tuple[str, str, float]]] = {}
+    for doc, chunk, score in passages:
+        if doc not in kept:
+            order.append(doc)
+            kept[doc] = []
+        kept[doc].append((doc, chunk, score))
+    return [kept[doc][:per_page] for doc in order[:pages]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    query=st.sampled_from(QUERIES),
+    k=st.integers(1, 8),
+    per_page=st.integers(1, 4),
+    depth=st.sampled_from([None, 8, 20]),
+    mode=st.sampled_from(["bm25", "dense", "hybrid"]),
+)
+def test_groups_are_the_ranked_passages_grouped(
+    index: Path, query: str, k: int, per_page: int, depth: int | None, mode: str
+) -> None:
+    if depth is not None and depth < k:
+        depth = k
+    options = GroupOptions(passages=per_page, depth=depth)
+    with Retriever.open(index) as retriever:
+        got = retriever.search(SearchRequest(query, k, mode, group=options))  # type: ignore[arg-type]
+        flat = retriever.search(
+            SearchRequest(query, options.depth_for(k), mode)  # type: ignore[arg-type]
+        )
+    want = reference([(r.document_id, r.chunk_id, r.score) for r in flat.results], k, per_page)
+    assert got.groups is not None
+    assert [[(r.document_id, r.chunk_id, r.score) for r in g.results] for g in got.groups] == want
+    assert [r.chunk_id for g in got.groups for r in g.results] == [r.chunk_id for r in got.results]
+    assert len({g.document_id for g in got.groups}) == len(got.groups) <= k
+    assert got.metadata["group"] == {
+        "passages": per_page,
+        "depth": options.depth_for(k),
+        "pages": len(want),
+    }
+    ranks = [g.results[0].metadata["rank"] for g in got.groups]
+    assert ranks == sorted(ranks)
+
+
+def test_grouped_passages_verify_and_serialize(index: Path) -> None:
+    with Retriever.open(index) as retriever:
+        got = retriever.search("water pressure leak", top_k=3, mode="bm25", group=True)
+        assert got.groups is not None and len(got.groups) == 3
+        assert all(retriever.verify(r).ok for r in got.results)
+        assert any(len(g.results) > 1 for g in got.groups)  # a page with several passages
+        assert all(r.highlights for r in got.results)
+    payload = got.to_dict()
+    assert [g["source"] for g in payload["groups"]] == [g.source for g in got.groups]
+    for group, item in zip(got.groups, payload["groups"], strict=True):
+        chunks = [payload["results"][i]["chunk_id"] for i in item["results"]]
+        assert chunks == [r.chunk_id for r in group.results]
+        assert item["score"] == group.results[0].score
+
+
+def test_an_ungrouped_search_has_no_groups(index: Path) -> None:
+    with Retriever.open(index) as retriever:
+        got = retriever.search("leak", mode="bm25")
+    assert got.groups is None
+    assert "groups" not in got.to_dict() and "group" not in got.metadata
+
+
+@pytest.mark.parametrize(
+    ("options", "top_k", "message"),
+    [
+        ({"passages": 0}, 3, "passages must be an integer from 1"),
+        ({"passages": True}, 3, "passages must be an integer from 1"),
+        ({"depth": 2}, 3, "group depth must be an integer from top_k"),
+        ({"depth": "9"}, 3, "group depth must be an integer"),
+    ],
+)
+def test_bad_group_options_are_refused_when_made(
+    options: dict[str, object], top_k: int, message: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        SearchRequest("leak", top_k, group=GroupOptions(**options))  # type: ignore[arg-type]
+
+
+def test_a_request_with_group_keywords_too_is_refused(index: Path) -> None:
+    with Retriever.open(index) as retriever, pytest.raises(ConfigurationError, match="not both"):
+        retriever.search(SearchRequest("leak"), group=True)
+
+
+def test_the_cli_groups_by_page(index: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["search", "water pressure leak", "--index-dir", str(index), "--mode", "bm25"]
+    assert main([*args, "--top-k", "2", "--group-passages", "2", "--json", "--verify"]) == (
+        ExitCode.OK
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert len(payload["groups"]) == 2
+    assert all(1 <= len(g["results"]) <= 2 for g in payload["groups"])
+    assert all(r["verification"]["verdict"] == "verified" for r in payload["results"])
+    assert main([*args, "--top-k", "2", "--group"]) == ExitCode.OK
+    text = capsys.readouterr().out
+    first = payload["groups"][0]["source"]
+    assert text.startswith(f" 1. {first}  score ")
+    assert "    - " + first + ":" in text

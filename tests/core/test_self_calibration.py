@@ -1,0 +1,147 @@
+"""A collection calibrates its own "nothing here" (adr/0060): pseudo queries from its chunks
+and the shipped off-topic questions choose bm25's lexical bar, applied only where it
+separates; each search names the bar's source; without a record bm25 never abstains."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import groundkit
+from groundkit import Retriever
+from groundkit.analysis.question_words import QUESTION_WORDS, content_terms
+from groundkit.cli import ExitCode, main
+from groundkit.errors import ConfigurationError
+from groundkit.evaluation.self_calibration import (
+    off_topic_questions,
+    pseudo_on_topic,
+    self_calibrate,
+)
+from groundkit.retrieval.lexical_bar import (
+    LEXICAL_BAR_FILE,
+    LexicalBar,
+    read_lexical_bar,
+    write_lexical_bar,
+)
+
+ON_TOPIC = ["how do I report a leak", "what are the drought watering restrictions"]
+OFF_TOPIC = ["how do I bake a chocolate cake", "what is the plot of the Odyssey"]
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("self-calibration")
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=where)
+    return where
+
+
+@pytest.fixture
+def collection(sample: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "index"
+    shutil.copytree(sample, copy)
+    return copy
+
+
+def test_the_shipped_off_topic_set_is_general_and_multilingual() -> None:
+    questions = off_topic_questions()
+    assert len(questions) >= 200 and len(set(questions)) == len(questions)
+    assert any("wie" in q.split() for q in questions)  # German
+    assert any(not q.isascii() for q in questions)  # accents and other scripts
+    assert not any(q.startswith("#") for q in questions)
+
+
+def test_pseudo_queries_and_the_calibration_are_deterministic(sample: Path) -> None:
+    with Retriever.open(sample) as retriever:
+        first, second = pseudo_on_topic(retriever), pseudo_on_topic(retriever)
+        assert first == second and len(first) > 100
+        assert self_calibrate(retriever).to_dict() == self_calibrate(retriever).to_dict()
+
+
+def test_without_a_record_bm25_never_abstains(sample: Path) -> None:
+    with Retriever.open(sample) as retriever:
+        response = retriever.search("what is the best way to clean a tap", mode="bm25")
+    assert response.results  # off-topic, yet "clean" and "tap" match the sample's words
+    assert "lexical_bar" not in response.metadata and "abstained" not in response.metadata
+
+
+def test_a_separating_bar_makes_bm25_say_nothing_here(collection: Path) -> None:
+    with Retriever.open(collection) as retriever:
+        result = self_calibrate(retriever)
+        assert result.separates
+        write_lexical_bar(retriever.reader.location, result.lexical_bar())
+    with Retriever.open(collection) as retriever:
+        for query in ON_TOPIC:
+            got = retriever.search(query, mode="bm25")
+            assert got.results and got.metadata["abstained"] is False
+            assert got.metadata["lexical_bar"] == {
+                "min_lexical_share": result.bm25_share,
+                "source": "self-calibrated",
+            }
+            assert got.metadata["lexical_share"] >= result.bm25_share
+        for query in OFF_TOPIC:
+            got = retriever.search(query, mode="bm25")
+            assert not got.results and got.metadata["abstained"] is True
+            assert got.metadata["lexical_share"] < result.bm25_share
+
+
+def test_a_bar_that_does_not_separate_is_recorded_but_not_applied(collection: Path) -> None:
+    with Retriever.open(collection) as retriever:
+        bar = LexicalBar(0.99, False, retriever.generation, {"source": "self"})
+        write_lexical_bar(retriever.reader.location, bar)
+    with Retriever.open(collection) as retriever:
+        got = retriever.search(ON_TOPIC[0], mode="bm25")
+    assert got.results and got.metadata["abstained"] is False
+    assert got.metadata["lexical_bar"] == {"min_lexical_share": None, "source": "self-calibrated"}
+
+
+def test_an_unreadable_record_is_refused_with_the_fix(collection: Path) -> None:
+    with Retriever.open(collection) as retriever:
+        location = retriever.reader.location
+    (Path(location).parent / LEXICAL_BAR_FILE).write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="calibrate --self"):
+        read_lexical_bar(location)
+
+
+def test_the_evidence_leaves_out_the_question_words_only() -> None:
+    analyzer = groundkit.Analyzer()
+    framing = frozenset(t for w in QUESTION_WORDS["english"] for t in analyzer.terms(w))
+    assert content_terms(analyzer.terms("how do I report a leak"), framing) == ["report", "leak"]
+    assert content_terms(analyzer.terms("how do I"), framing) == analyzer.terms("how do I")
+
+
+def test_calibrate_self_writes_and_search_names_the_source(
+    collection: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["calibrate", "--self", "--index-dir", str(collection), "--json"]
+    assert main(args) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    assert report["recorded"] == [] and report["bm25"]["measured"]["source"] == "self"
+    assert main([*args, "--write"]) == ExitCode.OK
+    written = json.loads(capsys.readouterr().out)
+    assert written["bm25"] == report["bm25"] and len(written["recorded"]) == 1
+    search = ["search", OFF_TOPIC[0], "--index-dir", str(collection), "--json"]
+    assert main(search) == ExitCode.OK
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["results"] == [] and payload["metadata"]["lexical_bar"]["source"] == (
+        "self-calibrated"
+    )
+    refused = main(["calibrate", "--self", "--set", "0.3", "--index-dir", str(collection)])
+    assert refused == ExitCode.USAGE
+    assert "leave out" in capsys.readouterr().err
+
+
+def test_ingest_calibrate_records_the_collections_own_bar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "index"
+    args = ["ingest", str(groundkit.sample_corpus()), "--index-dir", str(index), "--json"]
+    assert main([*args, "--calibrate"]) == ExitCode.OK
+    report = json.loads(capsys.readouterr().out)
+    with Retriever.open(index) as retriever:
+        bar = read_lexical_bar(retriever.reader.location)
+        assert bar is not None and bar.to_dict() == report["calibration"]["bm25"]
+        assert bar.generation == retriever.generation
+        assert self_calibrate(retriever).to_dict()["bm25"] == report["calibration"]["bm25"]

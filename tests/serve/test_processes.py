@@ -35,6 +35,11 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def ready(url: str) -> bool:
+    with httpx.Client(timeout=TIMEOUT) as client:  # a new connection: any process may take it
+        return client.get(url + "/readyz").status_code == 200
+
+
 def answered_by(url: str) -> int:
     """The process that answered a search and then a status on one new connection."""
     with httpx.Client(timeout=TIMEOUT) as client:
@@ -50,7 +55,8 @@ def test_every_process_serves_and_they_end_together(index_dir: Path) -> None:
         first, second = sorted(children(parent))
         status = httpx.get(server.url + "/v1/status", timeout=TIMEOUT).json()
         assert status["processes"] == 2 and status["process"] in (first, second)
-        assert httpx.get(server.url + "/readyz", timeout=TIMEOUT).status_code == 200
+        # ready once warm (adr/0056), each process its own warm-up: every one answers 200
+        wait_for(lambda: all(ready(server.url) for _ in range(4)))
         # each process answers on its own: with the other stopped, every request is its
         for serving, paused in ((first, second), (second, first)):
             os.kill(paused, signal.SIGSTOP)

@@ -104,7 +104,9 @@ class GroupOptions:
     max(100, 10 x top_k)): a page none of whose passages ranks there is not listed."""
 
     passages: int = 3
+    """Passages listed under each page (1 to ``MAX_GROUP_PASSAGES``), best first."""
     depth: int | None = None
+    """Passages ranked before grouping (None: max(100, 10 x top_k))."""
 
     def __post_init__(self) -> None:
         if _not_count(self.passages) or not 1 <= self.passages <= MAX_GROUP_PASSAGES:

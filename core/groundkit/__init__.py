@@ -46,15 +46,7 @@ from groundkit.lazy import lazy_exports as _lazy_exports
 if TYPE_CHECKING:
     from groundkit.analysis.analyzer import Analyzer
     from groundkit.collection import check_collection
-    from groundkit.contracts import (
-        Chunk,
-        Citation,
-        Document,
-        ResultGroup,
-        SearchResponse,
-        SearchResult,
-        SearchTrace,
-    )
+    from groundkit.contracts import Chunk, Citation, Document, SearchResult
     from groundkit.deadlines import deadline
     from groundkit.embedding import (
         Embedder,
@@ -77,6 +69,7 @@ if TYPE_CHECKING:
         remove_sources,
         sample_corpus,
     )
+    from groundkit.responses import ResultGroup, SearchResponse, SearchTrace
     from groundkit.retrieval import (
         CollectionVerification,
         GroupOptions,
@@ -101,15 +94,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.analysis.analyzer": ("Analyzer",),
     "groundkit.collection": ("check_collection",),
     "groundkit.deadlines": ("deadline",),
-    "groundkit.contracts": (
-        "Chunk",
-        "Citation",
-        "Document",
-        "ResultGroup",
-        "SearchResponse",
-        "SearchResult",
-        "SearchTrace",
-    ),
+    "groundkit.contracts": ("Chunk", "Citation", "Document", "SearchResult"),
+    "groundkit.responses": ("ResultGroup", "SearchResponse", "SearchTrace"),
     "groundkit.embedding": (
         "Embedder",
         "EmbeddingIdentity",

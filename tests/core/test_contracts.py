@@ -11,13 +11,13 @@ from groundkit.contracts import (
     Chunk,
     Citation,
     Document,
-    SearchResponse,
     SearchResult,
     chunk_id_for,
     content_hash,
     document_id_for,
 )
 from groundkit.lines import LineIndex
+from groundkit.responses import SearchResponse
 
 
 def citation(**overrides: object) -> Citation:

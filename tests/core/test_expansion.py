@@ -339,3 +339,22 @@ def test_any_query_is_answered_or_refused_with_a_bounded_expansion(
     expansions = response.metadata.get("expansions") or {}
     added = sum(len(terms) for words in expansions.values() for terms in words.values())
     assert added <= MAX_EXPANDED_TERMS
+
+
+def test_a_last_word_whose_stem_alone_begins_terms_is_corrected(write_corpus: WriteCorpus) -> None:
+    """``muscue`` begins no indexed word, though its stem ``muscu`` begins ``muscular``: with
+    both options on it is a typo of muscle, as fuzzy alone says (bench/search_box.py)."""
+    store = MemoryStore("muscle")
+    Indexer(store).ingest(
+        write_corpus(
+            {
+                "fibres.txt": "# Fibres\n\nFast-twitch muscle fibres; the muscle contracts.\n",
+                "tissue.txt": "# Tissue\n\nMuscular tissue and musculoskeletal pain.\n",
+                "other.txt": "# Other\n\nBones and joints.\n",
+            }
+        )
+    )
+    retriever = Retriever(store.reader())
+    both = retriever.search("twitch muscue", 3, "bm25", prefix=True, fuzzy=True)
+    assert both.metadata["expansions"] == {"fuzzy": {"muscue": ["muscl"]}}
+    assert both.results[0].source == "fibres.txt"

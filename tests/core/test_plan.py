@@ -72,6 +72,9 @@ class WideReader:
     def chunk_lengths(self) -> Iterator[tuple[int, int]]:
         return ((key, 10) for key in range(self.chunk_count))
 
+    def stored_idf(self) -> None:
+        return None
+
     def postings(self, term: str) -> Sequence[tuple[int, int]]:
         step = {"even": 2, "third": 3}.get(term)
         if step is not None:

@@ -9,7 +9,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from groundkit.contracts import Citation, SearchResponse, SearchResult
+from groundkit.contracts import Citation, SearchResult
+from groundkit.responses import SearchResponse
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.highlight import snippet as cut_snippet
 

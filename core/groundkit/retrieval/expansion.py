@@ -179,7 +179,9 @@ def _completions(
     shortest = max(MIN_PREFIX, -(-len(word) // 2))
     heads = [space + word for space in analyzer.namespaces] + own
     found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
-    begun = bool(found - set(own))
+    # begun by the word as typed, not by its stem (muscue's stem muscu begins muscular)
+    typed = chain.from_iterable(lexicon.completions(space + word) for space in analyzer.namespaces)
+    begun = bool(set(typed) - set(own))
     plain = {term for term in found - set(own) if _plain(term, analyzer)}
     if plain:
         found = plain

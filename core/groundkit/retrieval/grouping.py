@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from groundkit.contracts import ResultGroup, SearchResult
+from groundkit.contracts import SearchResult
+from groundkit.responses import ResultGroup
 
 __all__ = ["group_results", "grouped"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from groundkit.contracts import SearchTrace
+from groundkit.responses import SearchTrace
 from groundkit.retrieval.request import SearchMode, SearchRequest, leg_depth_for
 from groundkit.retrieval.rerank import Reranker, rerank_candidates
 

@@ -110,9 +110,9 @@ class GroupOptions:
     max(100, 10 x top_k)): a page none of whose passages ranks there is not listed."""
 
     passages: int = 3
-    """How many of a page's best passages are listed beneath it (1 to ``MAX_GROUP_PASSAGES``)."""
+    """Passages listed under each page (1 to ``MAX_GROUP_PASSAGES``), best first."""
     depth: int | None = None
-    """Passages ranked before grouping (default max(100, 10 x top_k))."""
+    """Passages ranked before grouping (None: max(100, 10 x top_k))."""
 
     def __post_init__(self) -> None:
         if _not_count(self.passages) or not 1 <= self.passages <= MAX_GROUP_PASSAGES:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.question_words import content_terms, question_terms
 from groundkit.config import DEFAULT_TOP_K, BM25Params
-from groundkit.contracts import SearchResponse, SearchResult, SearchTrace
+from groundkit.contracts import SearchResult
 from groundkit.errors import ConfigurationError, ShardUnavailableError
+from groundkit.responses import SearchResponse, SearchTrace
 from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import Verification
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE

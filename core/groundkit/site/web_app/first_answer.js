@@ -611,7 +611,8 @@ async function completions(word, analyzer, lexicon, df) {
   const shortest = Math.max(MIN_PREFIX, Math.ceil(chars.length / 2));
   let found = await completionsOf([...spaced(word), ...own]);
   const others = () => [...found].filter((t) => !ownSet.has(t));
-  const begun = others().length > 0;
+  // begun by the word as typed, not by its stem (muscue's stem muscu begins muscular)
+  const begun = [...(await completionsOf(spaced(word)))].some((t) => !ownSet.has(t));
   const plain = plainOf(others());
   if (plain.length) found = new Set(plain);
   else {

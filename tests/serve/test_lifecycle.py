@@ -328,7 +328,7 @@ def test_rest_work_cut_by_the_grace_is_a_json_503(big_index: Path) -> None:
 def test_an_mcp_call_past_the_grace_gets_an_error_at_once(big_index: Path) -> None:
     """Issue 39.5: past --grace the MCP call in flight is answered with a tool error before the
     streams close; the client is not left waiting for its own timeout (a hang fails here)."""
-    outcome, code = _verify_then_sigterm(big_index, "0.5")
+    outcome, code = _verify_then_sigterm(big_index, "0.02")
     assert code in (0, -signal.SIGTERM)  # uvicorn raises the signal again once it has stopped
     assert not isinstance(outcome, Exception), outcome
     assert outcome.is_error and "stopping" in outcome.content[0].text

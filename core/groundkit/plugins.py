@@ -304,7 +304,11 @@ def load_plugins(*, wait: float | None = None) -> bool:
     if wait is not None:
         if _LOCK.acquire(blocking=False):
             _LOCK.release()
-            threading.Thread(target=load_plugins, name="groundkit-plugins", daemon=True).start()
+            loader = threading.Thread(target=load_plugins, name="groundkit-plugins", daemon=True)
+            try:
+                loader.start()
+            except RuntimeError:  # no threads here (Pyodide): load now, as without a wait
+                return load_plugins()
         return _LOADED.wait(wait)
     with _LOCK:
         if not _LOADED.is_set():

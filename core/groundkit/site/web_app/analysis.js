@@ -103,7 +103,7 @@ const SPACE = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\
 const nonAsciiPiece = () => new RegExp(`[^${SPACE}]*[^\\x00-\\x7f][^${SPACE}]*`, "gu");
 
 // UTF-16 offsets of a string -> code-point offsets (length + 1 entries).
-function codePointOffsets(text) {
+export function codePointOffsets(text) {
   const at = new Uint32Array(text.length + 1);
   let cp = 0;
   for (let i = 0; i < text.length; i++) {

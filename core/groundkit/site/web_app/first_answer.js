@@ -13,7 +13,7 @@
 // Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
 // page runtime's search() returns them, or null where the core must answer (a query holding a
 // code point this page's Unicode tables do not know).
-import { analyzerFromIdentity, highlightSpans, knownToPython, tokens } from "./analysis.js";
+import { analyzerFromIdentity, codePointOffsets, highlightSpans, knownToPython, tokens } from "./analysis.js";
 
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
 
@@ -55,26 +55,6 @@ function cpSlice(text, start, end) {
     astralOffsets.set(text, units);
   }
   return text.slice(units[start], units[end]);
-}
-
-// UTF-16 offsets -> code-point offsets of one string.
-function codePointOffsets(text) {
-  const at = new Uint32Array(text.length + 1);
-  let cp = 0;
-  for (let i = 0; i < text.length; i++) {
-    at[i] = cp;
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next < 0xe000) {
-        at[i + 1] = cp;
-        i++;
-      }
-    }
-    cp++;
-  }
-  at[text.length] = cp;
-  return at;
 }
 
 // Python's repr() of a float: the shortest digits that round-trip, in Python's layout.

@@ -50,7 +50,7 @@ def sentence(record: dict[str, Any]) -> str:
     parts = ", ".join(f"{name} {round(seconds)} s" for name, seconds in envs)
     load = record.get("load")
     measured = "" if load is None else (
-        f"; 1-minute load {load['before']:.1f} before, {load['after']:.1f} after"
+        f", 1-minute load {load['before']:.1f} before, {load['after']:.1f} after"
     )  # fmt: skip
     return (
         f"A fresh clone ran `CI=true bash .ci/run` in {total // 60} min {total % 60} s ({total} s) "

@@ -438,18 +438,6 @@ function sliceStarting(sorted, first) {
   return [low(String.fromCodePoint(cp)), cp >= 0x10ffff ? sorted.length : low(String.fromCodePoint(cp + 1))];
 }
 
-// Each one-code-point deletion of a string (UTF-16 slicing where it holds no surrogate).
-function deletions(text) {
-  const out = [];
-  if (!/[\ud800-\udfff]/.test(text)) {
-    for (let i = 0; i < text.length; i++) out.push(text.slice(0, i) + text.slice(i + 1));
-    return out;
-  }
-  const chars = Array.from(text);
-  for (let i = 0; i < chars.length; i++) out.push(chars.slice(0, i).join("") + chars.slice(i + 1).join(""));
-  return out;
-}
-
 class Lexicon {
   constructor(index) {
     this.index = index;

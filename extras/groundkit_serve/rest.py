@@ -365,7 +365,8 @@ def _probe(name: str, summary: str, error: dict[str, Any]) -> dict[str, Any]:
 
 
 _ERRORS = {
-    400: "the request was refused (the library's message says why)",
+    400: "a JSON body naming a key twice, or a collection that cannot serve the request "
+    "(the library's message says why)",
     401: "a bearer token is required",
     403: "the Origin is not allowed, or a browser sent it from another site or origin",
     404: "no such collection or chunk",
@@ -374,7 +375,8 @@ _ERRORS = {
     413: "the body is over the size limit",
     415: "the body is not application/json",
     421: "the Host is not one this server answers for",
-    422: "the request does not match its schema (or names a parameter it does not declare)",
+    422: "the request does not match its schema (or names a parameter it does not declare), "
+    "or the library refused it as given (an over-long word for fuzzy search, say)",
     429: "as many whole-collection verifies run as --max-verifies allows (see Retry-After)",
     500: "the server failed (a bug: reported in the JSON shape, counted in status)",
     503: "the collection cannot be read (missing file, corrupt), is still being warmed, or "

@@ -31,7 +31,7 @@ def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
     what fits together); ``top_k`` over the server's limit is refused here."""
     if request.top_k > max_top_k:
         raise ServiceError(
-            400,
+            422,
             "invalid",
             f"top_k {request.top_k} is over this server's limit of {max_top_k}; ask for fewer",
             "top_k",

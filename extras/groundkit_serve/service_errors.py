@@ -12,6 +12,7 @@ from groundkit import (
     GroundkitError,
     IndexIdentityError,
     IngestionError,
+    InvalidQueryError,
     MissingRecordError,
     RetrievalError,
     SearchTimeoutError,
@@ -75,7 +76,9 @@ def from_library(exc: GroundkitError, root: Path | None = None) -> ServiceError:
         status, code = 409, "identity_mismatch"
     elif isinstance(exc, StorageError):
         status, code = 503, "collection_unavailable"
-    elif isinstance(exc, ConfigurationError | IngestionError):  # InvalidQueryError is one
+    elif isinstance(exc, InvalidQueryError):  # a search refused as given: as a schema's 422
+        status, code = 422, "invalid"
+    elif isinstance(exc, ConfigurationError | IngestionError):
         status, code = 400, "invalid"
     elif isinstance(exc, RetrievalError):  # a refused query, or a citation that failed
         status, code = (400, "invalid") if exc.verdict is None else (500, "inconsistent")

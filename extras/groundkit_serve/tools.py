@@ -375,7 +375,7 @@ class Registry:
 
     def verify(self, request: VerifyRequest) -> VerifyReply:
         if request.chunk_id is not None and request.citation is not None:
-            raise ServiceError(400, "invalid", "pass chunk_id or citation, not both")
+            raise ServiceError(422, "invalid", "pass chunk_id or citation, not both")
         if request.chunk_id is None and request.citation is None:
             # the whole collection: in a child process, holding no read view (adr/0040)
             collection = self.runtime.name(request.collection)

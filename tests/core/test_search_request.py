@@ -123,17 +123,18 @@ def test_a_search_request_equals_its_keywords(index: Path) -> None:
         ({"top_k": True}, InvalidQueryError, "top_k"),
         ({"mode": "sparse"}, InvalidQueryError, "unknown search mode"),
         ({"score_threshold": float("nan")}, InvalidQueryError, "finite"),
-        ({"mode": "bm25", "min_similarity": 0.2}, ConfigurationError, "score_threshold"),
-        ({"mode": "dense", "hybrid": HybridOptions()}, ConfigurationError, "hybrid' only"),
-        ({"mode": "dense", "prefix": True}, ConfigurationError, "no BM25 leg"),
-        ({"fuzzy": "yes"}, ConfigurationError, "true or false"),
-        ({"rerank": True}, ConfigurationError, "RerankOptions"),
+        ({"mode": "bm25", "min_similarity": 0.2}, InvalidQueryError, "score_threshold"),
+        ({"mode": "dense", "hybrid": HybridOptions()}, InvalidQueryError, "hybrid' only"),
+        ({"mode": "dense", "prefix": True}, InvalidQueryError, "no BM25 leg"),
+        ({"fuzzy": "yes"}, InvalidQueryError, "true or false"),
+        ({"rerank": True}, InvalidQueryError, "RerankOptions"),
     ],
 )
 def test_a_search_request_is_refused_when_made(
     fields: dict[str, Any], error: type[Exception], match: str
 ) -> None:
-    """Every check that does not need the collection runs when the request is made."""
+    """Every check that does not need the collection runs when the request is made, and
+    refuses with ``InvalidQueryError`` (REST's 422, the CLI's exit 2)."""
     with pytest.raises(error, match=match):
         SearchRequest(**{"query": "leak", **fields})
 
@@ -147,7 +148,7 @@ def test_a_search_request_is_refused_when_made(
     ],
 )
 def test_malformed_options_are_configuration_errors(make: Any, match: str) -> None:
-    with pytest.raises(ConfigurationError, match=match):
+    with pytest.raises(InvalidQueryError, match=match):
         make()
 
 

@@ -61,7 +61,7 @@ def test_prefix_and_fuzzy_are_the_librarys(server: Server, index_dir: Path) -> N
         json={"query": "hydrent", "fuzzy": True, "mode": "dense"},
         timeout=TIMEOUT,
     )
-    assert refused.status_code == 400 and "no BM25 leg" in refused.text
+    assert refused.status_code == 422 and "no BM25 leg" in refused.text
 
 
 def test_grouping_by_page_is_the_librarys(server: Server, index_dir: Path) -> None:
@@ -195,8 +195,8 @@ def test_errors_carry_the_librarys_messages(server: Server) -> None:
     dense = get(server, "/v1/search", params={"q": "leak", "mode": "dense"})
     assert dense.status_code == 400 and "dense" in dense.json()["message"]
     wrong_mode = get(server, "/v1/search", params={"q": "leak", "hybrid.rrf_k": 10})
-    assert wrong_mode.status_code == 400 and "mode 'hybrid' only" in wrong_mode.json()["message"]
-    assert get(server, "/v1/search", params={"q": "leak", "top_k": 21}).status_code == 400
+    assert wrong_mode.status_code == 422 and "mode 'hybrid' only" in wrong_mode.json()["message"]
+    assert get(server, "/v1/search", params={"q": "leak", "top_k": 21}).status_code == 422
     assert get(server, "/v1/search", params={"q": "leak", "top_k": 101}).status_code == 422
     assert get(server, "/v1/search", params={"q": "leak", "mode": "magic"}).status_code == 422
     big = httpx.post(server.url + "/v1/search", json={"query": "x" * 70_000}, timeout=TIMEOUT)

@@ -25,7 +25,7 @@ from groundkit.config import (
     MAX_TOP_K,
 )
 from groundkit.contracts import Chunk, Document
-from groundkit.errors import ConfigurationError, InvalidQueryError
+from groundkit.errors import InvalidQueryError
 from groundkit.retrieval.floor import check_floor, check_share
 
 __all__ = [
@@ -68,24 +68,24 @@ class HybridOptions:
 
     def __post_init__(self) -> None:
         if _not_count(self.rrf_k) or not 1 <= self.rrf_k <= MAX_RRF_K:
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 f"rrf_k must be an integer from 1 to {MAX_RRF_K}, got {self.rrf_k!r}"
             )
         if not isinstance(self.weights, tuple | list):
-            raise ConfigurationError(f"weights must be two numbers, got {self.weights!r}")
+            raise InvalidQueryError(f"weights must be two numbers, got {self.weights!r}")
         weights = tuple(self.weights)
         valid = len(weights) == 2 and all(
             isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w) and w >= 0
             for w in weights
         )
         if not valid or not any(weights):
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 "weights must be two finite numbers >= 0, not both 0 (lexical, dense), got "
                 f"{self.weights!r}"
             )
         object.__setattr__(self, "weights", weights)
         if self.depth is not None and _not_count(self.depth):
-            raise ConfigurationError(f"depth must be an integer, got {self.depth!r}")
+            raise InvalidQueryError(f"depth must be an integer, got {self.depth!r}")
         if self.min_lexical_share is not None:
             check_share(self.min_lexical_share)
 
@@ -99,7 +99,7 @@ class RerankOptions:
 
     def __post_init__(self) -> None:
         if self.depth is not None and _not_count(self.depth):
-            raise ConfigurationError(f"rerank depth must be an integer, got {self.depth!r}")
+            raise InvalidQueryError(f"rerank depth must be an integer, got {self.depth!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +116,11 @@ class GroupOptions:
 
     def __post_init__(self) -> None:
         if _not_count(self.passages) or not 1 <= self.passages <= MAX_GROUP_PASSAGES:
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 f"passages must be an integer from 1 to {MAX_GROUP_PASSAGES}, got {self.passages!r}"
             )
         if self.depth is not None and _not_count(self.depth):
-            raise ConfigurationError(f"group depth must be an integer, got {self.depth!r}")
+            raise InvalidQueryError(f"group depth must be an integer, got {self.depth!r}")
 
     def depth_for(self, top_k: int) -> int:
         """Passages to rank before grouping: ``depth``, or max(100, 10 x ``top_k``)."""
@@ -148,15 +148,15 @@ class SearchFilter:
 
     def __post_init__(self) -> None:
         if self.source_prefix is not None and not isinstance(self.source_prefix, str):
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 f"source_prefix must be a string, got {type(self.source_prefix).__name__}"
             )
         if not isinstance(self.metadata, Mapping):
-            raise ConfigurationError(f"metadata must be a mapping, got {self.metadata!r}")
+            raise InvalidQueryError(f"metadata must be a mapping, got {self.metadata!r}")
         items = dict(self.metadata)
         for key, value in items.items():
             if not isinstance(key, str) or not isinstance(value, MetadataValue):
-                raise ConfigurationError(
+                raise InvalidQueryError(
                     f"metadata filter items must be name -> str/int/float/bool, got {key!r}: "
                     f"{value!r}"
                 )
@@ -194,8 +194,8 @@ class SearchFilter:
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
-    """One search, each concept in one form, checked when it is made (``InvalidQueryError``
-    for the query and counts, ``ConfigurationError`` for settings that do not fit together).
+    """One search, each concept in one form, checked when it is made: anything refused is an
+    ``InvalidQueryError`` (a ``ConfigurationError``), REST's 422 and the CLI's exit 2.
 
     ``mode`` None takes the collection's default (``Searcher.default_mode``); what depends on
     the mode it resolves to (hybrid options on a bm25 search, say) is checked then.
@@ -267,12 +267,12 @@ class SearchRequest:
         ):
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
-                raise ConfigurationError(f"{name} must be a {kind.__name__}, got {value!r}")
+                raise InvalidQueryError(f"{name} must be a {kind.__name__}, got {value!r}")
         if self.where is not None and not isinstance(self.where, SearchFilter):
-            raise ConfigurationError(f"where must be a SearchFilter, got {self.where!r}")
+            raise InvalidQueryError(f"where must be a SearchFilter, got {self.where!r}")
         for name in ("highlight", "prefix", "fuzzy"):
             if not isinstance(getattr(self, name), bool):
-                raise ConfigurationError(
+                raise InvalidQueryError(
                     f"{name} must be true or false, got {getattr(self, name)!r}"
                 )
         if self.group is not None:
@@ -283,17 +283,17 @@ class SearchRequest:
     def check_mode(self, mode: SearchMode) -> None:
         """Refuse settings that ``mode`` (given, or the collection's default) does not use."""
         if mode == "bm25" and self.min_similarity is not None:
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 "min_similarity applies to modes 'dense' and 'hybrid'; in mode 'bm25' use "
                 "score_threshold"
             )
         if mode != "hybrid" and self.hybrid is not None:
-            raise ConfigurationError(
+            raise InvalidQueryError(
                 f"hybrid options apply to mode 'hybrid' only; in mode {mode!r} use score_threshold"
             )
         for name in ("prefix", "fuzzy"):
             if mode == "dense" and getattr(self, name):
-                raise ConfigurationError(
+                raise InvalidQueryError(
                     f"{name} expands words into indexed terms for BM25; mode 'dense' has no "
                     "BM25 leg: use mode 'bm25' or 'hybrid'"
                 )
@@ -325,7 +325,7 @@ def bounded_depth(
     """``given``, or max(``default``, ``low``) when None; refused outside ``low``..``high``."""
     chosen = max(default, low) if given is None else given
     if _not_count(chosen) or not low <= chosen <= high:
-        raise ConfigurationError(f"{name} must be an integer from {floor} to {high}, got {given!r}")
+        raise InvalidQueryError(f"{name} must be an integer from {floor} to {high}, got {given!r}")
     return chosen
 
 

@@ -1,6 +1,6 @@
 // Runs the page's JS first answer (core/groundkit/site/web_app/first_answer.js) over a site
 // folder on disk, for tests/web/test_first_answer.py: reads requests as JSON from a file
-// ([{query, top_k, prefix, fuzzy}, ...]) and prints one JSON list of answers (null where the
+// ([{query, top_k, prefix, fuzzy, group}, ...]) and prints one JSON list of answers (null where the
 // JS path leaves the query to the core). Usage: node first_answer_run.mjs SITE REQUESTS
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -20,7 +20,7 @@ if (engine === null) {
 }
 const requests = JSON.parse(await readFile(requestsFile, "utf8"));
 const answers = [];
-for (const { query, top_k: topK, prefix, fuzzy } of requests) {
-  answers.push(await engine.search(query, topK, { prefix, fuzzy }));
+for (const { query, top_k: topK, prefix, fuzzy, group = 0 } of requests) {
+  answers.push(await engine.search(query, topK, { prefix, fuzzy, group }));
 }
 console.log(JSON.stringify(answers));

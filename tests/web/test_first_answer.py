@@ -67,7 +67,13 @@ def core_answers(site: Path, requests: list[dict[str, Any]]) -> list[Any]:
     for r in requests:
         try:
             raw = page_runtime.search(
-                r["query"], "bm25", r["top_k"], False, prefix=r["prefix"], fuzzy=r["fuzzy"]
+                r["query"],
+                "bm25",
+                r["top_k"],
+                False,
+                prefix=r["prefix"],
+                fuzzy=r["fuzzy"],
+                group=r.get("group", 0),
             )
         except groundkit.InvalidQueryError as exc:
             out.append({"error": exc.message})
@@ -93,15 +99,18 @@ def js_answers(node: str, site: Path, requests: list[dict[str, Any]], tmp: Path)
 
 
 def requests_for(queries: list[tuple[str, str]], top_k: int = 10) -> list[dict[str, Any]]:
-    """Each query plain, with prefix, with typos, with both; and its typo and cut variants."""
+    """Each query plain, with prefix, with typos, with both, and with both grouped by page (2
+    passages a page); and its typo and cut variants."""
     sys.path.insert(0, str(REPO / "bench"))
     from typo_prefix import truncated, with_typo
 
-    out = []
+    out: list[dict[str, Any]] = []
     for query_id, text in queries:
         for variant in (text, with_typo(query_id, text), truncated(text)):
             for prefix, fuzzy in ((False, False), (True, False), (False, True), (True, True)):
                 out.append({"query": variant, "top_k": top_k, "prefix": prefix, "fuzzy": fuzzy})
+            grouped = {"query": variant, "top_k": top_k, "prefix": True, "fuzzy": True, "group": 2}
+            out.append(grouped)
     return out
 
 
@@ -120,6 +129,7 @@ def assert_same(core: list[Any], js: list[Any], requests: list[dict[str, Any]]) 
         assert got["expansions"] == want["expansions"], where
         assert got["stage"] == want["stage"], where
         assert got["terms"] == want["terms"], where
+        assert got.get("groups") == want.get("groups"), where
         assert len(got["results"]) == len(want["results"]), where
         for mine, theirs in zip(got["results"], want["results"], strict=True):
             assert math.isfinite(mine["score"])

@@ -63,7 +63,8 @@ const CPY_SEARCH = `
 import json, sys, groundkit.site
 with groundkit.site.open_site(sys.argv[1]) as r:  # the site's index/, as the page reads it
     mode = sys.argv[4] if len(sys.argv) > 4 else "bm25"  # the page expands words (ADR 0046)
-    res = r.search(sys.argv[3], top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense")
+    res = r.search(sys.argv[3], top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense",
+        group=groundkit.GroupOptions(passages=3))  # the page lists pages (issue 38.4)
     print(json.dumps([{"source": x.citation.source, "start": x.citation.start_offset,
         "end": x.citation.end_offset, "start_line": x.citation.start_line,
         "end_line": x.citation.end_line, "text": x.citation.text, "score": x.score,
@@ -98,7 +99,9 @@ from groundkit.retrieval.display import plain_text
 links = json.load(open(sys.argv[1] + "/links.json", encoding="utf-8"))["pages"]
 with groundkit.site.open_site(sys.argv[1]) as r:
     out = []
-    for x in r.search(sys.argv[2], top_k=10, mode="bm25").results:
+    group = groundkit.GroupOptions(passages=int(sys.argv[3])) if sys.argv[3] != "0" else None
+    for x in r.search(sys.argv[2], top_k=10, mode="bm25", prefix=True, fuzzy=True,
+            group=group).results:  # as the page searches
         page = links.get(x.citation.source)
         heading = [plain_text(h)[0] for h in x.metadata.get("heading_path", [])]
         anchor = (page or {}).get("anchors", {}).get("\x1f".join(heading))
@@ -150,7 +153,7 @@ const results = (page) => page.$$eval("#results .result", (lis) => lis.map((li) 
   source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
   cite: li.querySelector(".cite").textContent,
   score: Number(li.querySelector(".score").textContent.replace("score ", "")),
-  title: li.querySelector(".title").textContent,
+  title: li.dataset.title, // its whole heading path (the page shows the page's title above it)
   href: li.querySelector(".title a")?.href ?? null,
   marks: [...li.querySelectorAll(".snippet mark")].map((m) => m.textContent),
 })));
@@ -317,7 +320,8 @@ except FileNotFoundError:  # a site built without --base-url: no result links (a
 out = {}
 with groundkit.site.open_site(sys.argv[1]) as r:
     for q in json.loads(sys.argv[2]):  # as the page searches: bm25, prefix and typos expanded
-        res = r.search(q, top_k=10, mode="bm25", prefix=True, fuzzy=True).results
+        res = r.search(q, top_k=10, mode="bm25", prefix=True, fuzzy=True,
+            group=groundkit.GroupOptions(passages=3)).results  # pages, as the page lists them
         rows = []
         for x in res:
             page = links.get(x.citation.source)
@@ -364,7 +368,7 @@ async function checkDjango(browser, dir, offsite) {
   };
   const shown = (page) => page.$$eval("#results .result", (lis) => lis.map((li) => ({
     source: li.dataset.source, start: Number(li.dataset.start), end: Number(li.dataset.end),
-    title: li.querySelector(".title").textContent, snippet: li.querySelector(".snippet").textContent,
+    title: li.dataset.title, snippet: li.querySelector(".snippet").textContent,
     href: li.querySelector(".title a")?.href ?? null })));
   const checkResults = (q, got) => {
     const rows = want[q];
@@ -404,6 +408,9 @@ async function checkDjango(browser, dir, offsite) {
     check(tx.some((r) => r.href?.startsWith(`${DJANGO_BASE}topics/db/transactions/#`)),
       `django "transaction atomic" links into ${DJANGO_BASE}topics/db/transactions/#... (${tx.map((r) => r.href).find((h) => h?.includes("/transactions/"))})`);
     const mw = (await search(page, "middleware"), await shown(page));
+    const pages = await page.$$eval("#results > li.page", (lis) => lis.map((li) => li.dataset.source));
+    check(pages.length >= 3 && new Set(pages).size === pages.length && mw.length > pages.length,
+      `django "middleware": one entry per page (${pages.length} pages, ${mw.length} passages; top 3: ${pages.slice(0, 3).join(", ")})`);
     check(mw.some((r) => r.href === `${DJANGO_BASE}topics/http/middleware/#activating-middleware`),
       `django "middleware" links "Activating middleware" to ${DJANGO_BASE}topics/http/middleware/#activating-middleware`);
     await showAndVerify(page, mw.findIndex((r) => r.source === "topics/http/middleware.txt"));
@@ -715,7 +722,7 @@ try {
     `query words are marked in the snippets (${[...new Set(marked)].join(", ")})`);
   check(got4.every((r) => r.marks.length > 0), "every snippet shows a matched word");
   const live = await page.$eval("#search-meta", (m) => [m.getAttribute("aria-live"), m.textContent]);
-  check(live[0] === "polite" && /^\d+ results? for/.test(live[1]), `the result count is announced in a live region ("${live[1]}")`);
+  check(live[0] === "polite" && /^\d+ pages? for/.test(live[1]), `the result count is announced in a live region ("${live[1]}")`);
   check(await page.$eval("#query", (q) => q.labels.length > 0 && q.labels[0].textContent.trim() !== ""), "the search box is labelled");
   // ---- as a visitor types: a begun last word and a typo find what the whole word does ----
   for (const [typed, word] of [["chlorine resid", "residual"], ["hydrent flushing", "hydrant"]]) {
@@ -731,7 +738,7 @@ try {
   // ---- links to rendered pages (--base-url /handbook/ --url-rule mkdocs) and the JS API ----
   const qLink = "how do I report a leak";
   const gotLinks = await search(page, qLink);
-  const wantLinks = cpython(CPY_LINKS, indexDir, qLink);
+  const wantLinks = cpython(CPY_LINKS, indexDir, qLink, "3");
   const abs = (u) => (u === null ? null : new URL(u, origin + "/").href);
   check(gotLinks.length > 0 && gotLinks.every((r, i) => r.href !== null && r.href === abs(wantLinks[i].url)),
     `every result's title links to its page and heading as links.json names them (${gotLinks.slice(0, 2).map((r) => r.href).join(", ")})`);
@@ -740,7 +747,7 @@ try {
     `the "Ways to report a leak" passage links to /handbook/customers/report-a-leak/#ways-to-report-a-leak (${gotLinks[ways]?.href})`);
   check(await page.$$eval("#results .title a", (as) => as.every((a) => !a.target)), "the links open in the same tab (no target)");
   await page.screenshot({ path: path.join(OUT, "site-links.png") });
-  const api = await page.evaluate((q) => window.groundkit.search(q), qLink);
+  const api = await page.evaluate((q) => window.groundkit.search(q, { group: 3 }), qLink);
   check(api.mode === "bm25" && api.query === qLink && api.results.length === wantLinks.length,
     `window.groundkit.search uses the page's mode (${api.mode}) and returns ${api.results.length} results`);
   check(api.results.every((r, i) => r.source === wantLinks[i].source && r.start_offset === wantLinks[i].start &&
@@ -758,7 +765,8 @@ try {
     hrefs: [...document.querySelectorAll("#demo-results a")].map((a) => a.href) }));
   check(hosted.title === "Embedding this search" && hosted.state === undefined,
     `embed.html: app.js leaves the host page's title and body alone (${hosted.title}, ${hosted.state})`);
-  check(hosted.hrefs.length === wantLinks.length && hosted.hrefs.every((h, i) => h === abs(wantLinks[i].url)),
+  const wantPlain = cpython(CPY_LINKS, indexDir, qLink, "0"); // the API's default: passages
+  check(hosted.hrefs.length === wantPlain.length && hosted.hrefs.every((h, i) => h === abs(wantPlain[i].url)),
     `embed.html: a page's own UI lists the results with their links (${hosted.hrefs.length})`);
   check(host.consoleErrors.length === 0, `embed.html: no console error (${host.consoleErrors.join("; ")})`);
   await host.screenshot({ path: path.join(OUT, "site-embed.png") });
@@ -814,7 +822,7 @@ try {
       `${mode}: the page's ranking and scores equal CPython's (${got.length} results)`);
     const v = await showAndVerify(page, 0);
     check(v.cited.text === want[0].text && v.verdict.verdict === "verified", `${mode}: the top result highlights its cited text and verifies`);
-    const apiMode = await page.evaluate((x) => window.groundkit.search(x), q);
+    const apiMode = await page.evaluate((x) => window.groundkit.search(x, { group: 3 }), q);
     check(apiMode.mode === mode && JSON.stringify(apiMode.results.map((r) => [r.source, r.start_offset, r.end_offset])) ===
       JSON.stringify(want.map((r) => [r.source, r.start, r.end])),
       `${mode}: window.groundkit.search follows the page's mode (${apiMode.mode})`);

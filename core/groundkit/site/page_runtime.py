@@ -188,10 +188,13 @@ def search(
     expand: bool = True,
     prefix: bool | None = None,
     fuzzy: bool | None = None,
+    group: int = 0,
 ) -> str:
     """The results as JSON; with ``defer``, ``{"need": [paths]}`` when files are missing (the
     page fetches them all in parallel, puts them, and asks again). ``expand``: prefix and typo
-    expansion on in the lexical modes (adr/0046, 0061); ``prefix``/``fuzzy`` set each alone."""
+    expansion on in the lexical modes (adr/0046, 0061); ``prefix``/``fuzzy`` set each alone.
+    ``group`` > 0: ``top_k`` pages with up to that many passages each, the results page by
+    page and ``"groups"`` their sizes (``GroupOptions``, issue 38.4)."""
     searcher = _state.searcher()
     reader = _static_reader()
     lexical = bool(expand) and mode != "dense"
@@ -202,6 +205,7 @@ def search(
         mode,  # type: ignore[arg-type]  # validated by SearchRequest itself
         prefix=lexical if prefix is None else prefix,
         fuzzy=lexical if fuzzy is None else fuzzy,
+        group=groundkit.GroupOptions(passages=group) if group else None,
     )
     try:
         if reader is not None:
@@ -219,15 +223,16 @@ def search(
     for words in expansions.values():
         for terms in words.values():
             wanted.update(terms)
-    return json.dumps(
-        {
-            "results": [_row(rank, result) for rank, result in enumerate(response.results, 1)],
-            "ms": elapsed,
-            "stage": response.metadata["stage"],
-            "terms": sorted(wanted),
-            "expansions": expansions,
-        }
-    )
+    answer: dict[str, Any] = {
+        "results": [_row(rank, result) for rank, result in enumerate(response.results, 1)],
+        "ms": elapsed,
+        "stage": response.metadata["stage"],
+        "terms": sorted(wanted),
+        "expansions": expansions,
+    }
+    if response.groups is not None:
+        answer["groups"] = [len(page.results) for page in response.groups]
+    return json.dumps(answer)
 
 
 def _row(rank: int, result: SearchResult) -> dict[str, Any]:

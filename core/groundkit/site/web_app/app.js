@@ -199,35 +199,44 @@ function bootPython() {
   return python;
 }
 
-/** After the first results are painted, Python starts when the page is idle. */
+/** After the first results are painted, Python starts once the visitor has stopped searching
+ * for QUIET_MS and the page is idle: its 6-8 MB download would otherwise share the link (and
+ * its start-up the CPU) with the fetches of every keystroke (ADR 0062). Each search restarts
+ * the wait. */
+const QUIET_MS = 2000;
+let quietTimer = null;
 function bootWhenIdle() {
   if (python) return;
-  const later = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
-  later(() => bootPython().catch((e) => console.error(`groundkit: Python could not start ` +
-    `(keyword search still answers from the page's index; verify and semantic search need ` +
-    `it): ${e.message}`)), { timeout: 2000 });
+  clearTimeout(quietTimer);
+  quietTimer = setTimeout(() => {
+    const later = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
+    later(() => python || bootPython().catch((e) => console.error(`groundkit: Python could ` +
+      `not start (keyword search still answers from the page's index; verify and semantic ` +
+      `search need it): ${e.message}`)), { timeout: 2000 });
+  }, QUIET_MS);
 }
 
 /** A search: the JS path answers bm25 on the site's own collection, before and after Python is
  * up (as-you-type never waits on the core: ADR 0055), else the core in the worker. Both answer
  * alike; checking holds every JS answer to the core's, once Python is up. */
-async function answer(query, mode, topK) {
+async function answer(query, mode, topK, group = 0) {
   if (quick && mode === "bm25" && current === "bundled") {
     const started = performance.now();
-    const js = await quick.search(query, topK);
+    const js = await quick.search(query, topK, { group });
     if (js !== null) {
       if (js.error) throw new Error(js.error);
       firstAnswer.answered += 1;
       if (checking) {
-        toCheck.push([query, topK, js]);
+        toCheck.push([query, topK, group, js]);
         if (pythonUp) checkFirstAnswers().catch((e) => console.error(`groundkit: ${e.message}`));
       }
+      bootWhenIdle(); // answered without Python: it may follow once the visitor pauses
       return { ...js, ms: performance.now() - started, by: "js" };
     }
   }
   await bootPython();
-  const out = await ask("search", { query, mode, topK });
-  coreHolds = { query, mode, topK };
+  const out = await ask("search", { query, mode, topK, group });
+  coreHolds = { query, mode, topK, group };
   return { ...out, by: "core" };
 }
 
@@ -235,8 +244,9 @@ async function answer(query, mode, topK) {
 async function coreResults() {
   await bootPython();
   const s = shown;
-  if (s && (coreHolds?.query !== s.query || coreHolds?.mode !== s.mode || coreHolds?.topK !== s.topK)) {
-    await ask("search", { query: s.query, mode: s.mode, topK: s.topK });
+  const same = (a, b) => a?.query === b.query && a.mode === b.mode && a.topK === b.topK && a.group === b.group;
+  if (s && !same(coreHolds, s)) {
+    await ask("search", { query: s.query, mode: s.mode, topK: s.topK, group: s.group });
     coreHolds = { ...s };
   }
 }
@@ -257,13 +267,14 @@ async function checkFirstAnswers() {
 }
 async function checkQueued() {
   while (toCheck.length) {
-    const [query, topK, js] = toCheck.shift();
-    const core = await ask("search", { query, mode: "bm25", topK });
-    coreHolds = { query, mode: "bm25", topK };
+    const [query, topK, group, js] = toCheck.shift();
+    const core = await ask("search", { query, mode: "bm25", topK, group });
+    coreHolds = { query, mode: "bm25", topK, group };
     firstAnswer.checked += 1;
     const same = core.results.length === js.results.length &&
       core.results.every((r, i) => sameRow(r, js.results[i])) &&
-      JSON.stringify(core.expansions) === JSON.stringify(js.expansions);
+      JSON.stringify(core.expansions) === JSON.stringify(js.expansions) &&
+      JSON.stringify(core.groups) === JSON.stringify(js.groups);
     if (!same) {
       firstAnswer.mismatches.push({ query, js: js.results.map((r) => r.chunk_id), core: core.results.map((r) => r.chunk_id) });
       console.error(`groundkit: the page's first answer for ${JSON.stringify(query)} differs from the core's`);
@@ -324,6 +335,9 @@ function showCollection(info) {
 }
 
 // ---------- search and results ----------
+// The page lists pages, each with its best passages (issue 38.4): the core's GroupOptions.
+const PAGES = 10;
+const PASSAGES_PER_PAGE = 3;
 let debounce = null;
 function onInput() {
   clearTimeout(debounce);
@@ -350,7 +364,7 @@ async function runSearch(event) {
   const mode = $("#mode").value;
   let out;
   try {
-    out = await answer(query, mode, 10);
+    out = await answer(query, mode, PAGES, PASSAGES_PER_PAGE);
   } catch (e) {
     if (seq !== searchSeq) return;
     console.error(`groundkit: search for ${JSON.stringify(query)} failed: ${e.message}`);
@@ -359,35 +373,65 @@ async function runSearch(event) {
     return;
   }
   if (seq !== searchSeq) return; // a newer search is on its way
-  results = out.results;
-  shown = { query, mode, topK: 10, by: out.by };
+  results = out.results; // page by page (out.groups: how many passages each page has)
+  shown = { query, mode, topK: PAGES, group: PASSAGES_PER_PAGE, by: out.by };
   if (metrics.firstResultMs === undefined) mark("firstResultMs");
   metrics.lastQueryMs = out.ms;
   const n = results.length;
-  meta.textContent = n ? `${n} result${n === 1 ? "" : "s"} for “${query}”` : `No results for “${query}”`;
+  const pages = out.groups?.length ?? n;
+  meta.textContent = n ? `${pages} page${pages === 1 ? "" : "s"} for “${query}”` : `No results for “${query}”`;
   Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2) });
   meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}`;
   const list = $("#results");
   list.replaceChildren();
   if (!n) showMessage(`No passage matches “${query}”. Try fewer or different words.`);
-  for (const [i, r] of results.entries()) list.append(resultItem(r, i));
+  let at = 0;
+  for (const size of out.groups ?? results.map(() => 1)) {
+    list.append(pageItem(results.slice(at, at + size), at));
+    at += size;
+  }
   if (n) await showSource(0, { scroll: false });
   if (out.by === "js") bootWhenIdle(); // the first results are painted: Python may follow
 }
 
-function resultItem(r, i) {
+/** One page of a grouped search: its title (linked to the page), its best passages beneath
+ * (Pagefind's sub-results), each titled by its own heading within the page. */
+function pageItem(passages, first) {
+  const li = document.createElement("li");
+  li.className = "page";
+  li.dataset.source = passages[0].source;
+  const title = document.createElement("h3");
+  title.className = "page-title";
+  const page = current === "bundled" ? links?.pages?.[passages[0].source] : null;
+  const name = pageTitle(passages[0]);
+  if (page) {
+    const a = document.createElement("a");
+    a.href = new URL(page.url, siteUrl).href;
+    a.textContent = name;
+    title.append(a);
+  } else title.textContent = name;
+  const list = document.createElement("ol");
+  list.className = "passages";
+  passages.forEach((r, k) => list.append(resultItem(r, first + k, name)));
+  li.append(title, list);
+  return li;
+}
+
+const pageTitle = (r) => (r.heading.length ? r.heading[0] : r.source.split("/").pop());
+
+function resultItem(r, i, page = null) {
   const li = document.createElement("li");
   li.className = "result";
-  Object.assign(li.dataset, { index: i, source: r.source, start: r.start_offset, end: r.end_offset });
+  Object.assign(li.dataset, { index: i, source: r.source, start: r.start_offset, end: r.end_offset, title: resultTitle(r) });
   const title = document.createElement("h3");
   title.className = "title";
   const url = pageLink(r);
   if (url) { // the page a visitor reads; the citation button below shows the source itself
     const a = document.createElement("a");
     a.href = url;
-    a.textContent = resultTitle(r);
+    a.textContent = passageTitle(r, page);
     title.append(a);
-  } else title.textContent = resultTitle(r);
+  } else title.textContent = passageTitle(r, page);
   const snippet = document.createElement("p");
   snippet.className = "snippet";
   snippet.append(...snippetNodes(r.display ?? r.text, r.display_marks ?? r.marks)); // no markup
@@ -415,6 +459,12 @@ function resultItem(r, i) {
   head.append(cite, score, verdict, verify);
   li.append(title, snippet, head);
   return li;
+}
+
+/** A passage's title under its page: its headings below the page's own title. */
+function passageTitle(r, page) {
+  const below = page !== null && r.heading[0] === page ? r.heading.slice(1) : null;
+  return below === null ? resultTitle(r) : below.length ? below.join(" › ") : "Top of the page";
 }
 
 const resultTitle = (r) => (r.heading.length ? r.heading.join(" › ") : r.source.split("/").pop());
@@ -670,17 +720,21 @@ function setupDrop() {
  * markup), text (the cited text: source[start_offset:end_offset], code points), start_offset,
  * end_offset, start_line, end_line, score, rank. mode defaults to the page's (bm25, or hybrid
  * with semantic search on). Searches the collection the page has open; waits for it to load.
+ * group: N > 0 lists topK pages with up to N passages each, results page by page and groups
+ * the number of passages of each page (as the page shows them; GroupOptions in the core).
  * (search(query, mode, topK), positional, is still accepted.)
  */
 async function apiSearch(query, options = {}, topKArg = 10) {
-  const { mode = PAGE ? $("#mode").value : defaultMode, topK = topKArg } =
+  const { mode = PAGE ? $("#mode").value : defaultMode, topK = topKArg, group = 0 } =
     typeof options === "string" ? { mode: options } : options;
   await window.groundkit.ready;
   if (!ready) throw new Error("groundkit: the search could not start (see the console)");
-  const out = await answer(query, mode, topK);
+  const out = await answer(query, mode, topK, group);
   const results = out.results.map((r) => ({
     ...r, title: resultTitle(r), url: pageLink(r), snippet: r.display ?? r.text }));
-  return { query, mode, stage: out.stage, ms: out.ms, results };
+  const answerOut = { query, mode, stage: out.stage, ms: out.ms, results };
+  if (out.groups) answerOut.groups = out.groups;
+  return answerOut;
 }
 window.groundkit.search = apiSearch;
 

@@ -204,6 +204,25 @@ class StaticIndex {
     return { chunkId, document, index, text, start, end, startLine, endLine, metadata };
   }
 
+  // grouping.grouped: the first `pages` documents of the ranked hits, in the order of their
+  // best passage, each with its first `passages` passages; the hits page by page, and sizes.
+  grouped(hits, pages, passages) {
+    const groups = [];
+    const at = new Map();
+    for (const hit of hits) {
+      const documentIndex = this.head.document[this.slot.get(hit.key)];
+      let index = at.get(documentIndex);
+      if (index === undefined) {
+        if (groups.length === pages) continue;
+        index = groups.length;
+        at.set(documentIndex, index);
+        groups.push([]);
+      }
+      if (groups[index].length < passages) groups[index].push(hit);
+    }
+    return [groups.flat(), groups.map((g) => g.length)];
+  }
+
   tieKey(key) {
     const slot = this.slot.get(key);
     const document = this.head.documents[this.head.document[slot]];
@@ -257,6 +276,10 @@ function chunkIdFor(documentId, index, start, end) {
   const key = `groundkit:chunk\0${documentId}\0${index}\0${start}\0${end}`;
   return "chk_" + sha256Hex(new TextEncoder().encode(key)).slice(0, 32);
 }
+
+// GroupOptions.depth_for: the passages ranked before grouping (config.py's DEFAULT_LEG_DEPTH
+// and GROUP_DEPTH_PER_PAGE; MAX_LEG_DEPTH is 100 x MAX_TOP_K, past any top_k the page asks).
+const groupDepth = (topK) => Math.max(100, 10 * topK);
 
 // ---- BM25 (groundkit.index.bm25): Lucene's idf, idf * tf / (tf + norm), in canonical order ----
 const K1 = 1.2;
@@ -744,8 +767,9 @@ export class FirstAnswer {
   }
 
   // The page runtime's search(query, "bm25", topK, ...) with prefix and typos on; null where
-  // the core must answer; {error} for a query the core refuses.
-  async search(query, topK, { prefix = true, fuzzy = true } = {}) {
+  // the core must answer; {error} for a query the core refuses. group > 0: topK pages with up
+  // to that many passages each (GroupOptions), page by page, and "groups" their sizes.
+  async search(query, topK, { prefix = true, fuzzy = true, group = 0 } = {}) {
     if (!knownToPython(query) || !tokens(query).length || cpLength(query) > 4096) return null;
     let expanded;
     try {
@@ -754,7 +778,9 @@ export class FirstAnswer {
       if (error instanceof QueryRefused) return { error: error.message };
       throw error;
     }
-    const hits = await this.bm25.topK(expanded.terms, topK);
+    let hits = await this.bm25.topK(expanded.terms, group ? groupDepth(topK) : topK);
+    let sizes = null;
+    if (group) [hits, sizes] = this.index.grouped(hits, topK, group);
     const chunks = await Promise.all(hits.map((hit) => this.index.chunk(hit.key)));
     const wanted = new Set(this.analyzer.terms(query));
     const expansions = {};
@@ -784,6 +810,8 @@ export class FirstAnswer {
         extracted: c.document[8] !== null && c.document[8] !== undefined,
       };
     });
-    return { results, expansions, terms: [...wanted].sort(cmp), stage: "bm25" };
+    const answer = { results, expansions, terms: [...wanted].sort(cmp), stage: "bm25" };
+    if (sizes !== null) answer.groups = sizes;
+    return answer;
   }
 }

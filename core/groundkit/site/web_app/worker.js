@@ -241,7 +241,7 @@ const ops = {
   async search(args) {
     return withWheelIfNeeded("search", () => ops.searchOnce(args));
   },
-  async searchOnce({ query, mode, topK, expand = true }) {
+  async searchOnce({ query, mode, topK, expand = true, group = 0 }) {
     if (semantic?.active && mode !== "bm25") await semantic.give(query);
     // The shards of the query's terms, fetched in parallel; the core then finds them loaded.
     const paths = call("missing", query);
@@ -254,11 +254,12 @@ const ops = {
     // Then the result's chunk blocks and sources (and vectors), also in parallel: the search
     // names what it lacks instead of fetching it one file at a time (StaticReader.defer).
     for (let round = 0; round < 4; round++) {
-      const out = call("search", query, mode, topK, true, expand);
+      const out = call("search", query, mode, topK, true, expand, undefined, undefined, group);
       if (!out.need) return out;
       await fetchAll(out.need);
     }
-    return call("search", query, mode, topK, false, expand); // what is left, fetched as needed
+    // what is left, fetched as needed
+    return call("search", query, mode, topK, false, expand, undefined, undefined, group);
   },
   fetched() {
     return call("fetched");

@@ -42,6 +42,7 @@ __all__ = [
     "FORMAT",
     "HEAD",
     "TERMS_BLOCK",
+    "TEXT_BLOCK",
     "Fetch",
     "StaticReader",
     "block_path",
@@ -49,6 +50,7 @@ __all__ = [
     "shard_of",
     "shard_path",
     "terms_path",
+    "texts_path",
     "words_path",
 ]
 
@@ -58,6 +60,10 @@ BLOCK = 128
 """Chunk records per ``chunks/<block>.bin`` file."""
 TERMS_BLOCK = 4096
 """Terms per ``terms/<block>.bin`` file (about 15 KB deflated for English stems)."""
+TEXT_BLOCK = 16
+"""Chunk records with their texts per ``texts/<block>.bin`` file (about 3 KB deflated for
+1,000-character chunks): the page's JS path reads a result there, one small file, instead of
+its ``chunks/`` block and its whole source file."""
 _SOURCE_CACHE = 64
 """Decoded source files held at once."""
 
@@ -99,6 +105,10 @@ def terms_path(block: int) -> str:
 
 def words_path(block: int) -> str:
     return f"words/{block}.bin"
+
+
+def texts_path(block: int) -> str:
+    return f"texts/{block:04x}.bin"
 
 
 def pack(value: Any) -> bytes:

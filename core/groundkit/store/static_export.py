@@ -27,10 +27,12 @@ from groundkit.store.static import (
     FORMAT,
     HEAD,
     TERMS_BLOCK,
+    TEXT_BLOCK,
     block_path,
     pack,
     shard_path,
     terms_path,
+    texts_path,
     words_path,
 )
 
@@ -55,6 +57,8 @@ class StaticExport:
     head_bytes: int
     vectors_bytes: int
     terms_bytes: int
+    texts_bytes: int = 0
+    """The chunk rows with their texts that the page's JS path reads (``texts/``), deflated."""
 
 
 def _shard_count(postings: int) -> int:
@@ -150,7 +154,7 @@ def export_static(
         ordered = [key for key, _ in pairs]
         gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
         by_shard.setdefault(len(firsts) - 1, {})[term] = [gaps, [tf for _, tf in pairs]]
-    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0}
+    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0, "texts": 0}
     count = 0
 
     def write(name: str, data: bytes, kind: str) -> None:
@@ -168,6 +172,10 @@ def export_static(
     lexicon = sorted(postings)
     for block in range(0, len(lexicon), TERMS_BLOCK):
         write(terms_path(block // TERMS_BLOCK), pack(lexicon[block : block + TERMS_BLOCK]), "terms")
+    # the rows again, each with its text: all the page's JS path reads of a result
+    passages = [[*row[:6], text] for row, text in zip(rows, chunk_texts, strict=True)]
+    for block in range(0, len(passages), TEXT_BLOCK):
+        write(texts_path(block // TEXT_BLOCK), pack(passages[block : block + TEXT_BLOCK]), "texts")
     words = surface_words(chunk_texts)
     for block in range(0, len(words), TERMS_BLOCK):
         write(words_path(block // TERMS_BLOCK), pack(words[block : block + TERMS_BLOCK]), "terms")
@@ -189,6 +197,7 @@ def export_static(
         "postings_firsts": firsts,
         "term_blocks": lexicon[::TERMS_BLOCK],
         "word_blocks": -(-len(words) // TERMS_BLOCK),
+        "text_block": TEXT_BLOCK,  # chunk rows with their texts per texts/<block>.bin
         # every term's idf as this machine's log computes it: Pyodide's and a browser's log
         # may differ from it in the last bit, and the page must rank as this collection does
         "idf": [[df, bm25_idf(len(keys), df)] for df in held],
@@ -209,6 +218,7 @@ def export_static(
         head_bytes=sizes["head"],
         vectors_bytes=sizes["vectors"],
         terms_bytes=sizes["terms"],
+        texts_bytes=sizes["texts"],
     )
 
 

@@ -194,7 +194,12 @@ class StaticIndex {
 
   async chunk(key) {
     const slot = this.slot.get(key);
-    const row = (await this.json(`index/chunks/${hex4(Math.floor(slot / BLOCK))}.bin`))[slot % BLOCK];
+    // A site that ships passages (head.text_block) has each chunk's row and text in one small
+    // block; an older one has the row in its chunks/ block and the text in the source file.
+    const per = this.head.text_block;
+    const row = per
+      ? (await this.json(`index/texts/${hex4(Math.floor(slot / per))}.bin`))[slot % per]
+      : (await this.json(`index/chunks/${hex4(Math.floor(slot / BLOCK))}.bin`))[slot % BLOCK];
     const [start, end, startLine, endLine, metadata, storedId, storedText] = row;
     const document = this.head.documents[this.head.document[slot]];
     const index = this.head.chunk_index[slot];

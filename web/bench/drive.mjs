@@ -129,13 +129,13 @@ try {
   out.bytes_before_first_result = before.reduce((n, [, , b]) => n + b, 0);
   out.urls_before_first_result = before.map(([, u, b]) => [u.slice(origin.length), b]);
   out.first_results = await page.evaluate((kind) => kind === "groundkit"
-    ? [...document.querySelectorAll("#results .result")].map((li) => li.dataset.source)
+    ? [...document.querySelectorAll("#results > li.page")].map((li) => li.dataset.source) // its pages
     : [...document.querySelectorAll("#results li")].map((li) => li.dataset.url), KIND);
   // As a visitor types: every prefix of each query (and of a typo of it), one search a key,
   // each timed from the call to its results (debounce and drawing excluded).
   out.keystrokes = await page.evaluate(async ([kind, queries]) => {
     const run = kind === "groundkit"
-      ? (x) => window.groundkit.search(x)
+      ? (x) => window.groundkit.search(x, { group: 3 }) // 10 pages, as the page lists them
       : async (x) => { const r = await window.pagefind.search(x); return Promise.all(r.results.slice(0, 10).map((y) => y.data())); };
     const typo = (q) => q.replace(/([a-z])([a-z])([a-z]{3,})/, "$1$3"); // one letter dropped
     const times = [];
@@ -153,7 +153,7 @@ try {
   // Warm queries: every query once (fetching what it needs), then timed REPEATS times each.
   out.warm = await page.evaluate(async ([kind, queries, repeats]) => {
     const run = kind === "groundkit"
-      ? (x) => window.groundkit.search(x)
+      ? (x) => window.groundkit.search(x, { group: 3 }) // 10 pages, as the page lists them
       : async (x) => { const r = await window.pagefind.search(x); return Promise.all(r.results.slice(0, 10).map((y) => y.data())); };
     for (const x of queries) await run(x);
     const times = [];

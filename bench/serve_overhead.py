@@ -41,9 +41,15 @@ async def rest_once(app: Any, query: bytes) -> int:
         "server": ("127.0.0.1", 8765),
     }  # fmt: skip
     status = 0
+    asked = 0
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        nonlocal asked
+        asked += 1
+        if asked == 1:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.Event().wait()  # as a server does: the next message would be a disconnect
+        raise AssertionError("unreachable")
 
     async def send(message: dict[str, Any]) -> None:
         nonlocal status

@@ -19,7 +19,18 @@ from groundkit.index.lexicon import Lexicon
 from groundkit.retrieval import Retriever
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
-from groundkit.store.static import HEAD, FilesNeeded, StaticReader, pack, range_shard_of, shard_path
+from groundkit.store.static import (
+    BLOCK,
+    HEAD,
+    TEXT_BLOCK,
+    FilesNeeded,
+    StaticReader,
+    block_path,
+    pack,
+    range_shard_of,
+    shard_path,
+    texts_path,
+)
 from groundkit.store.static_export import export_static
 
 SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
@@ -282,3 +293,28 @@ def test_a_prefix_reads_one_or_two_postings_shards(built: tuple[Path, Path]) -> 
         assert completions, prefix
         shards = {range_shard_of(term, firsts) for term in completions}
         assert len(shards) <= 2 and max(shards) - min(shards) <= 1, (prefix, shards)
+
+
+def test_the_site_ships_each_chunk_with_its_text_for_the_pages_js(
+    built: tuple[Path, Path],
+) -> None:
+    """``texts/``: every chunk's row (as ``chunks/`` holds it) with its text, ``text_block`` a
+    file, in key order: what the page's JS path reads of a result instead of a whole source."""
+    index, site = built
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    per = head["text_block"]
+    assert per == TEXT_BLOCK
+    with open_reader(index, "default") as reader:
+        keys = sorted(key for key, _ in reader.chunk_lengths())
+        chunks = reader.chunks(keys)
+    assert keys == head["keys"]
+    for block in range(0, len(keys), per):
+        passages = json.loads(
+            zlib.decompress((site / "index" / texts_path(block // per)).read_bytes())
+        )
+        rows = json.loads(
+            zlib.decompress((site / "index" / block_path(block // BLOCK)).read_bytes())
+        )
+        for slot, passage in enumerate(passages, block):
+            assert passage[:6] == rows[slot % BLOCK][:6]
+            assert passage[6] == chunks[keys[slot]].text

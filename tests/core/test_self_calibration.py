@@ -5,21 +5,30 @@ separates; each search names the bar's source; without a record bm25 never absta
 from __future__ import annotations
 
 import json
+import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import groundkit
 from groundkit import Retriever
 from groundkit.analysis.question_words import QUESTION_WORDS, content_terms
 from groundkit.cli import ExitCode, main
+from groundkit.embedding import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation.self_calibration import (
+    OFF_TOPIC_ANSWERED,
+    off_topic_bar,
     off_topic_questions,
     pseudo_on_topic,
+    record_self_calibration,
     self_calibrate,
 )
+from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.lexical_bar import (
     LEXICAL_BAR_FILE,
     LexicalBar,
@@ -145,3 +154,53 @@ def test_ingest_calibrate_records_the_collections_own_bar(
         assert bar is not None and bar.to_dict() == report["calibration"]["bm25"]
         assert bar.generation == retriever.generation
         assert self_calibrate(retriever).to_dict()["bm25"] == report["calibration"]["bm25"]
+
+
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 2)), max_size=40),
+    st.integers(0, 10),
+)
+def test_the_off_topic_bar_is_the_lowest_that_lets_at_most_the_allowed_through(
+    values: list[float], allowed: int
+) -> None:
+    bar = off_topic_bar(values, allowed)
+    assert sum(v >= bar for v in values) <= allowed
+    stopped = [v for v in values if v < bar]  # each one stopped had to be
+    assert not stopped or sum(v >= max(stopped) for v in values) > allowed
+
+
+def test_the_sample_bar_answers_the_allowed_share_of_the_shipped_questions(sample: Path) -> None:
+    with Retriever.open(sample) as retriever:
+        result = self_calibrate(retriever)
+    allowed = math.floor(OFF_TOPIC_ANSWERED * result.off_topic)
+    answered = sum(share >= result.bm25_share for share in result.bm25_off)
+    assert answered <= allowed and result.separates
+    stopped = max(share for share in result.bm25_off if share < result.bm25_share)
+    assert sum(share >= stopped for share in result.bm25_off) > allowed  # none lower would do
+    assert result.bm25_rates() == (
+        sum(s < result.bm25_share for s in result.bm25_on) / result.on_topic,
+        answered / result.off_topic,
+    )
+
+
+class Meaningful(HashEmbedder):  # a stand-in for a semantic model (MiniLM): hybrid is calibrated
+    @property
+    def identity(self) -> EmbeddingIdentity:
+        return replace(super().identity, model="meaningful", semantic=True)
+
+
+def test_hybrid_floor_and_share_each_let_through_half_the_allowed_share(tmp_path: Path) -> None:
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=tmp_path, embedder=Meaningful())
+    with Retriever.open(tmp_path, embedder=Meaningful()) as retriever:
+        result = self_calibrate(retriever)
+        assert result.floor is not None
+        record_self_calibration(retriever, result)
+    half = math.floor(OFF_TOPIC_ANSWERED / 2 * result.off_topic)
+    measured = result.floor.measured or {}
+    assert measured["false_answer"] <= half / result.off_topic
+    assert measured["hybrid_false_answer"] <= 2 * half / result.off_topic
+    with Retriever.open(tmp_path, embedder=Meaningful()) as retriever:
+        found = [retriever.search(q, mode="hybrid").metadata for q in off_topic_questions()]
+    assert all(meta["floor_source"] == "self-calibrated" for meta in found)
+    answered = sum(not meta["abstained"] for meta in found)
+    assert answered == round(measured["hybrid_false_answer"] * result.off_topic)

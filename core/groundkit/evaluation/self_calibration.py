@@ -1,18 +1,21 @@
-"""A collection calibrates its own "nothing here" (adr/0060): pseudo on-topic queries sampled
-from its chunks (headings, runs of words), pseudo off-topic ones from a general multilingual
-question set shipped with groundkit, and each mode's bar chosen by the floor's rule
-(``choose_floor``: fewest false abstentions + false answers, middle of the widest gap).
+"""A collection calibrates its own "nothing here" (adr/0060, adr/0066): pseudo on-topic
+queries sampled from its chunks (headings, a few of a passage's words), pseudo off-topic ones
+from a general multilingual question set shipped with groundkit.
 
-bm25's bar is the lexical share (adr/0049); it is applied only where it *separates* the two
-sets (both rates at most ``MAX_RATE``), so a collection whose vocabulary overlaps everyday
-questions keeps answering every match. A dense collection also gets its similarity floor and
-hybrid's lexical share, recorded as ``groundkit calibrate --write`` records them.
+Each mode's bar is the lowest that lets through at most ``OFF_TOPIC_ANSWERED`` of the shipped
+questions: bm25's lexical share; hybrid's floor and share (a query passes on either) half of
+it each (``hybrid_pair``). The shipped questions are real questions, like the off-topic ones
+a collection is asked; the pseudo on-topic queries are not, and how far they are from real
+ones depends on the collection and the mode (shorter than questions for bm25, word lists
+that embed far from their sentences for dense), so they choose no bar (adr/0066).
+bm25's bar is applied only where it *separates* (at most ``MAX_RATE`` of them under it).
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,21 +23,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from groundkit.evaluation.floor_calibration import (
-    _summary,
-    best_similarities,
-    choose_floor,
-    choose_share,
-    lexical_shares,
-)
+from groundkit.evaluation.floor_calibration import _summary
+from groundkit.retrieval import HybridOptions
 from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.retrieval.lexical_bar import LexicalBar, write_lexical_bar
 from groundkit.retrieval.retriever import Retriever
 
 __all__ = [
     "MAX_RATE",
+    "OFF_TOPIC_ANSWERED",
     "PSEUDO_QUERIES",
     "SelfCalibration",
+    "hybrid_evidence",
+    "hybrid_pair",
+    "off_topic_bar",
     "off_topic_questions",
     "pseudo_on_topic",
     "record_self_calibration",
@@ -46,6 +48,8 @@ PSEUDO_QUERIES = 200
 MAX_RATE = 0.1
 """bm25 abstains only where its bar errs on at most this share of either pseudo set (without
 a bar it answers every off-topic question that shares a word with the collection)."""
+OFF_TOPIC_ANSWERED = 0.05
+"""The share of the shipped off-topic questions a calibrated mode may still answer (adr/0066)."""
 OFF_TOPIC_FILE = "off-topic-questions.txt"
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
@@ -135,8 +139,26 @@ class SelfCalibration:
 def _rates(on: Sequence[float], off: Sequence[float], bar: float) -> tuple[float, float]:
     on_sorted, off_sorted = sorted(on), sorted(off)
     abstained = bisect.bisect_left(on_sorted, bar) / len(on_sorted) if on_sorted else 0.0
-    answered = (len(off_sorted) - bisect.bisect_left(off_sorted, bar)) / len(off_sorted)
-    return abstained, answered if off_sorted else 0.0
+    over = len(off_sorted) - bisect.bisect_left(off_sorted, bar)
+    return abstained, over / len(off_sorted) if off_sorted else 0.0
+
+
+def off_topic_bar(off_topic: Sequence[float], allowed: int) -> float:
+    """The lowest bar that at most ``allowed`` of the ``off_topic`` values reach: midway
+    between the highest value it must stop and the next one up, rounded to three decimals
+    where that lets through the same values (0.0 when none needs stopping)."""
+    ordered = sorted(off_topic)
+    if len(ordered) <= allowed:
+        return 0.0
+    stop = ordered[len(ordered) - allowed - 1]
+    higher = ordered[bisect.bisect_right(ordered, stop) :]
+    cut = (stop + higher[0]) / 2 if higher else stop + 0.001
+    rounded = round(cut, 3)
+    return rounded if stop < rounded and (not higher or rounded <= higher[0]) else cut
+
+
+def _allowed(off_topic: int, share: float = OFF_TOPIC_ANSWERED) -> int:
+    return math.floor(share * off_topic)
 
 
 def self_calibrate(retriever: Retriever, count: int = PSEUDO_QUERIES) -> SelfCalibration:
@@ -150,25 +172,11 @@ def self_calibrate(retriever: Retriever, count: int = PSEUDO_QUERIES) -> SelfCal
     off_queries = off_topic_questions()
     on = [retriever.lexical_evidence(q) for q in on_queries]
     off = [retriever.lexical_evidence(q) for q in off_queries]
-    share = choose_share(on, off) if on else 1.0
-    floor = None
+    share = min(1.0, off_topic_bar(off, _allowed(len(off)))) if on else 1.0
     embedder = retriever.embedder
+    floor = None
     if embedder is not None and embedder.identity.semantic and on_queries:
-        on_dense = best_similarities(retriever, on_queries)
-        off_dense = best_similarities(retriever, off_queries)
-        chosen = choose_floor(on_dense, off_dense)
-        on_shares = lexical_shares(retriever, on_queries, chosen)
-        off_shares = lexical_shares(retriever, off_queries, chosen)
-        hybrid_share = choose_share(on_shares, off_shares)
-        measured = {
-            "source": "self",
-            "queries": {"on_topic": len(on_queries), "off_topic": len(off_queries)},
-            "on_topic": _summary(on_dense),
-            "off_topic": _summary(off_dense),
-            "false_abstention": round(_rates(on_dense, off_dense, chosen)[0], 4),
-            "false_answer": round(_rates(on_dense, off_dense, chosen)[1], 4),
-        }
-        floor = FloorRecord(chosen, embedder.identity, measured, hybrid_share)
+        floor = _hybrid(retriever, on_queries, off_queries)
     return SelfCalibration(
         retriever.generation,
         len(on_queries),
@@ -178,6 +186,56 @@ def self_calibrate(retriever: Retriever, count: int = PSEUDO_QUERIES) -> SelfCal
         tuple(off),
         floor,
     )
+
+
+Evidence = tuple[float, float]
+"""A query's hybrid evidence: its best dense similarity and its BM25 share (adr/0049)."""
+
+
+def hybrid_evidence(retriever: Retriever, queries: Sequence[str]) -> list[Evidence]:
+    """Each query's best dense similarity (no floor applied) and hybrid's lexical share."""
+    options = HybridOptions(min_lexical_share=0.0)
+    found: list[Evidence] = []
+    for query in queries:
+        meta = retriever.search(
+            query, 1, "hybrid", min_similarity=-math.inf, hybrid=options, highlight=False
+        ).metadata
+        best = meta["dense_best"]
+        found.append((-math.inf if best is None else best, meta["lexical_share"]))
+    return found
+
+
+def hybrid_pair(off: Sequence[Evidence], allowed: int) -> Evidence:
+    """The floor and share (a query passes on either) letting through at most ``allowed`` of
+    ``off``: the floor the lowest letting through half of them (rounded down), the share the
+    lowest letting through the rest of the allowance among the queries under the floor."""
+    floor = off_topic_bar([dense for dense, _ in off], allowed // 2)
+    passed = sum(1 for dense, _ in off if dense >= floor)
+    rest = [share for dense, share in off if dense < floor]
+    return floor, min(1.0, off_topic_bar(rest, allowed - passed))
+
+
+def _hybrid(retriever: Retriever, on_queries: list[str], off_queries: list[str]) -> FloorRecord:
+    """The dense floor and hybrid's share, together letting through at most
+    ``OFF_TOPIC_ANSWERED`` of the off-topic questions (``hybrid_pair``)."""
+    assert retriever.embedder is not None
+    on, off = hybrid_evidence(retriever, on_queries), hybrid_evidence(retriever, off_queries)
+    floor, share = hybrid_pair(off, _allowed(len(off)))
+    on_dense, off_dense = [d for d, _ in on], [d for d, _ in off]
+    dense_abstained, dense_answered = _rates(on_dense, off_dense, floor)
+    abstained = sum(1 for dense, lexical in on if dense < floor and lexical < share)
+    answered = sum(1 for dense, lexical in off if dense >= floor or lexical >= share)
+    measured = {
+        "source": "self",
+        "queries": {"on_topic": len(on), "off_topic": len(off)},
+        "on_topic": _summary(on_dense),
+        "off_topic": _summary(off_dense),
+        "false_abstention": round(dense_abstained, 4),
+        "false_answer": round(dense_answered, 4),
+        "hybrid_false_abstention": round(abstained / len(on), 4),
+        "hybrid_false_answer": round(answered / len(off), 4),
+    }
+    return FloorRecord(floor, retriever.embedder.identity, measured, share)
 
 
 def record_self_calibration(retriever: Retriever, result: SelfCalibration) -> list[Path]:

@@ -26,11 +26,12 @@ examples:
   groundkit calibrate --self --write                  # the collection calibrates itself
 
 --self: the collection measures itself: on-topic queries sampled from its own chunks,
-off-topic ones from a general multilingual question set shipped with groundkit; it chooses
-bm25's lexical bar (applied only where it separates the two) and, with a semantic embedder,
-the floor and hybrid's lexical share. --write records them (lexical-bar.json, and
-dense-floor.json), and each search's metadata names the source (self-calibrated); docs:
-explanation/hybrid-and-abstention.
+off-topic ones from a general multilingual question set shipped with groundkit; each bar is
+the lowest that lets through at most 5% of the off-topic questions: bm25's lexical bar
+(applied only where at most 10% of the on-topic ones fall under it) and, with a semantic
+embedder, the floor and hybrid's lexical share (2.5% each). --write records them
+(lexical-bar.json, and dense-floor.json), and each search's metadata names the source
+(self-calibrated); docs: explanation/hybrid-and-abstention.
 """
 
 
@@ -177,6 +178,11 @@ def _run_self(args: argparse.Namespace) -> ExitCode:
     )
     if result.floor is not None:
         floor = result.floor
+        rates = floor.measured or {}
         print(f"dense and hybrid: floor {floor.floor}, hybrid lexical share {floor.lexical_share}")
+        print(
+            f"  hybrid: false abstention {rates['hybrid_false_abstention']:.2%}, false answer "
+            f"{rates['hybrid_false_answer']:.2%} of the same queries"
+        )
     print(f"recorded in {', '.join(recorded)}" if recorded else "not recorded (add --write)")
     return ExitCode.OK

@@ -8,7 +8,9 @@ mode, once it has calibrated itself (``groundkit calibrate --self --write``).
         --out bench/results/self_calibration_django.json
 
 --calibrate runs the self-calibration and records it first (CPU time of it reported). The
-questions were written before any run and were never used to choose anything.
+questions were written before any run and were never used to choose anything; ``--on`` also
+takes a BEIR folder (its judged test queries: SciFact's 300 claims). Figures: adr/0060 and
+adr/0066.
 """
 
 from __future__ import annotations

@@ -13,11 +13,13 @@
                             only the blocks it falls in; the head holds each block's first term)
     words/<block>.bin       the sorted surface words typo tolerance measures edits against
                             (``analysis.tokenize.surface_words``), ``TERMS_BLOCK`` a file
+    texts/<block>.bin       chunk records with their texts, ``TEXT_BLOCK`` a file: what the
+                            page's JS path reads of a result (adr/0062)
     vectors.bin             packed vectors, only in a dense collection
 
 Every file is zlib-deflated JSON (vectors: deflated float32 bytes), so any static host serves
-it small. Chunk text is not stored: it is sliced from the shipped source (``sources/``), which
-``build-site`` has verified holds every chunk. ``StaticReader`` implements the
+it small (``static_layout``). This reader slices chunk text from the shipped source
+(``sources/``), which ``build-site`` has verified holds every chunk. ``StaticReader`` implements the
 ``CollectionReader`` protocol over a ``fetch(path) -> bytes`` callable, so the core's BM25,
 ties and joins run unchanged and rank exactly as over the collection it was exported from
 (adr/0018-browser-worker-and-urls.md).
@@ -36,6 +38,21 @@ from groundkit.contracts import Chunk, Document, chunk_id_for
 from groundkit.errors import StorageError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.store.protocols import TieKey
+from groundkit.store.static_layout import (
+    BLOCK,
+    FORMAT,
+    HEAD,
+    TERMS_BLOCK,
+    TEXT_BLOCK,
+    block_path,
+    pack,
+    range_shard_of,
+    shard_of,
+    shard_path,
+    terms_path,
+    texts_path,
+    words_path,
+)
 
 __all__ = [
     "BLOCK",
@@ -46,6 +63,7 @@ __all__ = [
     "Fetch",
     "StaticReader",
     "block_path",
+    "pack",
     "range_shard_of",
     "shard_of",
     "shard_path",
@@ -54,16 +72,6 @@ __all__ = [
     "words_path",
 ]
 
-FORMAT = 1
-HEAD = "collection.bin"
-BLOCK = 128
-"""Chunk records per ``chunks/<block>.bin`` file."""
-TERMS_BLOCK = 4096
-"""Terms per ``terms/<block>.bin`` file (about 15 KB deflated for English stems)."""
-TEXT_BLOCK = 16
-"""Chunk records with their texts per ``texts/<block>.bin`` file (about 3 KB deflated for
-1,000-character chunks): the page's JS path reads a result there, one small file, instead of
-its ``chunks/`` block and its whole source file."""
 _SOURCE_CACHE = 64
 """Decoded source files held at once."""
 
@@ -79,42 +87,6 @@ class FilesNeeded(Exception):  # noqa: N818 - a request, not a failure
     def __init__(self, paths: list[str]) -> None:
         super().__init__(f"{len(paths)} files needed: {', '.join(paths[:5])}")
         self.paths = paths
-
-
-def shard_of(term: str, shards: int) -> int:
-    """The postings shard holding ``term`` (crc32: the same on every platform, unlike hash())."""
-    return zlib.crc32(term.encode("utf-8")) % shards
-
-
-def range_shard_of(term: str, firsts: Sequence[str]) -> int:
-    """The postings shard holding ``term`` where shards hold ranges of terms (adr/0062)."""
-    return max(bisect_right(firsts, term) - 1, 0)
-
-
-def shard_path(shard: int) -> str:
-    return f"postings/{shard:04x}.bin"
-
-
-def block_path(block: int) -> str:
-    return f"chunks/{block:04x}.bin"
-
-
-def terms_path(block: int) -> str:
-    return f"terms/{block:04x}.bin"
-
-
-def words_path(block: int) -> str:
-    return f"words/{block}.bin"
-
-
-def texts_path(block: int) -> str:
-    return f"texts/{block:04x}.bin"
-
-
-def pack(value: Any) -> bytes:
-    """Deflated compact JSON: the encoding of every file but ``vectors.bin``."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return zlib.compress(text.encode("utf-8"), 9)
 
 
 def unpack(data: bytes, name: str) -> Any:

@@ -1,40 +1,41 @@
 """``Searcher``: the one search, over N >= 1 shards, whatever carries the calls to them.
 
-``Retriever`` (one collection: one shard scored with its own statistics), ``ShardedRetriever``
-(a sharded collection opened in this process) and ``groundkit_ray``'s tool (shards on Ray Serve
-replicas) are this class over their own ``ShardGroup``; none has a search of its own. A search
-reduces the query terms' statistics, has every shard score with them (filtered there, before
-the merge), merges by (score, tie key), joins only the kept hits to their records, and
-reranks the merged candidates once: BM25 hits of N shards are bit-identical to one
-collection's; dense similarities need no statistics; hybrid fuses the two merged lists, and
-abstains when neither leg has evidence (adr/0008, adr/0049).
+One collection (one shard scored with its own statistics), a sharded collection opened in this
+process, and ``groundkit_ray``'s replicas are this one class over their own ``Transport``
+(tantivy's ``Searcher`` over its segments; httpx's client over its transport, adr/0063);
+``Searcher.open`` opens a collection or a sharded one by name. A search reduces the query
+terms' statistics, has every shard score with them (filtered there, before the merge), merges
+by (score, tie key), joins only the kept hits to their records, and reranks the merged
+candidates once: BM25 hits of N shards are bit-identical to one collection's; dense
+similarities need no statistics; hybrid fuses the two merged lists, and abstains when neither
+leg has evidence (adr/0008, adr/0049).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.question_words import content_terms, question_terms
-from groundkit.config import DEFAULT_TOP_K, BM25Params
-from groundkit.contracts import SearchResult
+from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, DEFAULT_TOP_K, BM25Params
+from groundkit.contracts import Document, SearchResult
+from groundkit.embedding.embedder import Embedder
 from groundkit.errors import ConfigurationError, ShardUnavailableError
+from groundkit.identities import bind_analyzer
+from groundkit.index.bm25 import Accelerator
+from groundkit.manifest import EmbeddingIdentity
 from groundkit.responses import SearchResponse, SearchTrace
 from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
 from groundkit.retrieval.citations import Verification
+from groundkit.retrieval.collection_scorer import CollectionScorer
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
-from groundkit.retrieval.gather import (
-    ShardGroup,
-    all_answered,
-    fuse_hits,
-    join_hits,
-    store_names,
-)
 from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
@@ -49,9 +50,36 @@ from groundkit.retrieval.request import (
 )
 from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.retrieval.shard_stats import ShardStatistics, idf_of, reduce_statistics
+from groundkit.retrieval.steps import (
+    Admitted,
+    DefaultMode,
+    Dense,
+    DocumentOf,
+    Floor,
+    Lexical,
+    LexicalBar,
+    LexicalShare,
+    Statistics,
+    Step,
+    Verify,
+    Warm,
+)
+from groundkit.retrieval.transport import (
+    LocalTransport,
+    Transport,
+    all_answered,
+    fuse_hits,
+    join_hits,
+    store_names,
+)
+from groundkit.store.protocols import CollectionReader
 
-__all__ = ["Expander", "Layout", "Searcher"]
+if TYPE_CHECKING:  # the sharded side is imported where one is opened: a search needs none
+    from groundkit.shards.shard_manifest import ShardManifest
 
+__all__ = ["Expander", "Layout", "Retriever", "Searcher", "sharded_layout", "sharded_searcher"]
+
+T = TypeVar("T")
 Expander = Callable[..., ExpandedQuery]
 """``expand(query, prefix=..., fuzzy=...)``: a query's terms with prefix and typo expansions."""
 
@@ -68,17 +96,22 @@ class Layout:
     holding: tuple[int, ...] = (0,)
     """The shards holding chunks: each resolves the floor and the lexical bar."""
     reference: int = 0
-    """The shard that checks a floor or bar given by the search."""
+    """The shard that checks a floor or bar given by the search, and answers the default
+    mode for all."""
     totals: tuple[int, int] | None = None
     """(chunks, total length) the shards' statistics must sum to; None for one collection."""
+    shards: int = 1
+    """How many shards there are (one collection: 1)."""
 
 
 class Searcher:
-    """Answers ``SearchRequest``s over ``shards`` (one collection's, or a sharded one's)."""
+    """Answers ``SearchRequest``s over the shards ``transport`` reaches (one collection's,
+    or a sharded one's); open one with ``Searcher.open`` (by name) or ``Searcher.of`` (a
+    read view), and close it (or use it as a context manager) when done."""
 
     def __init__(
         self,
-        shards: ShardGroup,
+        transport: Transport,
         layout: Layout,
         *,
         analyzer: Analyzer,
@@ -89,7 +122,7 @@ class Searcher:
     ) -> None:
         """``expand``: prefix and typo expansion, where one lexicon answers for every shard
         (one collection); ``accelerator``: the BM25 scoring the trace names."""
-        self.shards = shards
+        self.transport = transport
         self.layout = layout
         self.analyzer = analyzer
         self.bm25 = bm25 or BM25Params()
@@ -97,6 +130,124 @@ class Searcher:
         self._expand = expand
         self._accelerator = accelerator
         self._framing_terms: frozenset[str] | None = None
+        self._every = tuple(range(layout.shards))
+        self._default_mode: SearchMode | None = None
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        raise TypeError(
+            "Searcher is not subclassed: what differs between collections is the Transport "
+            "it is given (adr/0063)"
+        )
+
+    @classmethod
+    def open(
+        cls,
+        index_dir: str | Path = DEFAULT_INDEX_DIR,
+        collection: str = DEFAULT_COLLECTION,
+        *,
+        analyzer: Analyzer | None = None,
+        bm25: BM25Params | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        vector_store: str | None = None,
+        accelerator: Accelerator = "auto",
+    ) -> Searcher:
+        """Open collection ``collection`` under ``index_dir``, a sharded one (its folder holds
+        ``shards.json``) or not: ``CollectionNotFoundError`` if there is none,
+        ``ShardUnavailableError`` for a missing or changed shard.
+
+        Without ``embedder``, a collection with an embedding manifest gets the registered
+        embedder that reproduces it (``hash``); a different ``embedder`` raises
+        ``IndexIdentityError`` here, before anything else is read. ``vector_store`` names the
+        store dense searches use (``exact``, ``usearch``); default: the one recorded beside the
+        collection, else ``exact``. ``analyzer``: one collection's only (a sharded collection
+        searches with the analyzer its manifest records).
+        """
+        from groundkit.collection import is_sharded, open_reader
+
+        if not is_sharded(index_dir, collection):
+            return cls.of(
+                open_reader(index_dir, collection),
+                analyzer=analyzer,
+                bm25=bm25,
+                embedder=embedder,
+                reranker=reranker,
+                vector_store=vector_store,
+                accelerator=accelerator,
+            )
+        if analyzer is not None:
+            raise ConfigurationError(
+                f"sharded collection {collection!r} searches with the analyzer its manifest "
+                "records; open it without analyzer= (--stemmer/--language/--fold-diacritics)",
+                subject=collection,
+            )
+        from groundkit.shards.shard_manifest import load_manifest
+
+        manifest = load_manifest(index_dir, collection)
+        scorers: list[CollectionScorer] = []
+        try:
+            for shard in range(len(manifest.shards)):
+                scorers.append(
+                    CollectionScorer.open_shard(
+                        index_dir,
+                        manifest,
+                        shard,
+                        bm25=bm25,
+                        embedder=embedder,
+                        vector_store=vector_store,
+                        accelerator=accelerator,
+                    )
+                )
+        except BaseException:
+            for scorer in scorers:
+                scorer.close()
+            raise
+        transport = LocalTransport(scorers)
+        return sharded_searcher(
+            manifest,
+            transport,
+            bm25=bm25,
+            reranker=reranker,
+            accelerator=lambda: scorers[0].accelerator,
+        )
+
+    @classmethod
+    def of(
+        cls,
+        reader: CollectionReader,
+        *,
+        analyzer: Analyzer | None = None,
+        bm25: BM25Params | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        vector_store: str | None = None,
+        accelerator: Accelerator = "auto",
+    ) -> Searcher:
+        """The searcher of one collection's read view ``reader`` (closed with it); the options
+        as ``open``'s. Documents written after ``reader`` was opened stay invisible."""
+        scorer = CollectionScorer(
+            reader,
+            analyzer=analyzer,
+            bm25=bm25,
+            embedder=embedder,
+            vector_store=vector_store,
+            accelerator=accelerator,
+        )
+        manifest = scorer.dense.manifest
+        layout = Layout(
+            collection=reader.location,
+            generation=reader.generation,
+            semantic=manifest is not None and manifest.semantic,
+        )
+        return cls(
+            LocalTransport([scorer]),
+            layout,
+            analyzer=scorer.analyzer,
+            bm25=bm25,
+            reranker=reranker,
+            expand=scorer.expand,
+            accelerator=lambda: scorer.accelerator,
+        )
 
     @property
     def generation(self) -> int:
@@ -105,8 +256,18 @@ class Searcher:
     @property
     def default_mode(self) -> SearchMode:
         """The mode of a search that names none: ``hybrid`` on a collection bound to a
-        semantic embedder the shards have (adr/0025), else ``bm25``."""
-        return self.shards.default_mode
+        semantic embedder the shards have (adr/0025), else ``bm25``; asked once."""
+        if self._default_mode is None:
+            self._default_mode = self._ask([self.layout.reference], DefaultMode())[0]
+        return self._default_mode
+
+    def _ask(self, shards: Sequence[int], step: Step[T]) -> list[T]:
+        """``step``'s answer from each of ``shards``, refused unless every one answered."""
+        return all_answered(self.transport.send([(shard, step) for shard in shards]), len(shards))
+
+    def _all(self, step: Step[T]) -> list[T]:
+        """``step``'s answer from every shard, in shard order."""
+        return self._ask(self._every, step)
 
     def search(
         self,
@@ -166,12 +327,12 @@ class Searcher:
             trace.mode_note = DEFAULT_MODE_NOTE  # its embedder is not available here
         where = request.where
         if where is not None:
-            admitted = all_answered(self.shards.admitted(where), self.shards.size)
+            admitted = self._all(Admitted(where))
             trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
         terms, matched = self._terms(request, trace)
         mark = started
         # tie keys order a merge of several lists and a fusion; one list is in order already
-        ties = self.shards.size > 1 or mode == "hybrid"
+        ties = self.layout.shards > 1 or mode == "hybrid"
         lexical: list[ShardHit] = []
         reduced: ShardStatistics | None = None
         if mode != "dense":
@@ -191,7 +352,7 @@ class Searcher:
         if mode != "bm25":
             trace.min_similarity = floor
             trace.floor_source = floor_source
-        results = join_hits(self.shards, hits, scores)
+        results = join_hits(self.transport, self.layout.shards, hits, scores)
         mark = _lap(trace.timings_ms, "join", mark)
         if request.rerank is not None:
             assert self.reranker is not None  # plan_search refused the search otherwise
@@ -247,12 +408,11 @@ class Searcher:
     ) -> tuple[ShardStatistics | None, list[ShardHit]]:
         """The merged BM25 hits, every shard scoring with the terms' statistics over all of
         them, and those statistics (None for one collection, which scores with its own)."""
-        shards, size = self.shards, self.shards.size
+        size = self.layout.shards
         reduced = None if self.layout.totals is None else self._statistics(terms)
         df = {} if reduced is None else reduced.df
         threshold = request.score_threshold if request.mode == "bm25" else None
-        found = shards.lexical(terms, depth, df, threshold, request.where, ties)
-        answers = all_answered(found, size)
+        answers = self._all(Lexical(terms, depth, df, threshold, request.where, ties))
         paths = sorted({path for _, path in answers})
         trace.query_terms = len(terms)
         trace.path = paths[0] if size == 1 else "sharded:" + ",".join(paths)
@@ -290,8 +450,8 @@ class Searcher:
         reduced = self._statistics(content)
         if content != terms or isinstance(query, str):
             df = {} if self.layout.totals is None else reduced.df
-            found = self.shards.lexical(content, 1, df, None, None, self.shards.size > 1)
-            hits = merge_hits([hits for hits, _ in all_answered(found, self.shards.size)], 1)
+            found = self._all(Lexical(content, 1, df, None, None, self.layout.shards > 1))
+            hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None
         return lexical_share(best, content, idf_of(reduced))
 
@@ -305,7 +465,7 @@ class Searcher:
         """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
         ``ConfigurationError``, as for the floor)."""
         asked = list(self.layout.holding)
-        bars = all_answered(self.shards.lexical_bars(asked), len(asked))
+        bars = self._ask(asked, LexicalBar())
         if len(set(bars)) > 1:
             raise ConfigurationError(
                 f"the shards of {self.layout.collection!r} record different lexical bars "
@@ -317,7 +477,7 @@ class Searcher:
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's
         totals where there is one (a shard missing or out of step is refused)."""
-        reduced = reduce_statistics(all_answered(self.shards.statistics(terms), self.shards.size))
+        reduced = reduce_statistics(self._all(Statistics(terms)))
         totals = self.layout.totals
         if totals is not None and (reduced.chunk_count, reduced.total_length) != totals:
             raise ShardUnavailableError(
@@ -348,10 +508,7 @@ class Searcher:
     ) -> list[ShardHit]:
         """Every shard's ``k`` most similar chunks merged, or none when the best similarity is
         under the floor: the dense leg's evidence is judged per query (adr/0049)."""
-        answers = all_answered(
-            self.shards.dense(request.query, mode, k, lowest, request.where, ties),
-            self.shards.size,
-        )
+        answers = self._all(Dense(request.query, mode, k, lowest, request.where, ties))
         found = merge_hits([hits for hits, _ in answers], k)
         trace.vector_store = store_names(answers)
         trace.dense_best = found[0].score if found else None
@@ -396,7 +553,7 @@ class Searcher:
         reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
         shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
         asked = self._asked(given)
-        floors = all_answered(self.shards.floors(mode, given, asked), len(asked))
+        floors = self._ask(asked, Floor(mode, given))
         return self._agreed(
             asked, floors, "similarity floors", "(or remove them all for the embedder's "
             "default), or pass min_similarity",
@@ -406,7 +563,7 @@ class Searcher:
         """Hybrid's lexical evidence bar as every shard holding chunks resolves it; shards
         that disagree are ``ConfigurationError``, as for the floor (adr/0049)."""
         asked = self._asked(given)
-        shares = all_answered(self.shards.lexical_shares(given, asked), len(asked))
+        shares = self._ask(asked, LexicalShare(given))
         return self._agreed(asked, shares, "minimum lexical shares", "or pass min_lexical_share")
 
     def _asked(self, given: float | None) -> list[int]:
@@ -434,13 +591,114 @@ class Searcher:
             )
         return answers[0]
 
+    def _holder(self, result: SearchResult) -> int:
+        """The shard that holds ``result``'s document: the one its source routes to."""
+        if self.layout.shards == 1:
+            return 0
+        from groundkit.shards.routing import shard_of
+
+        return shard_of(result.source, self.layout.shards)
+
     def verify(self, result: SearchResult) -> Verification:
         """Re-read ``result``'s source and compare: in the shard the routing gives its source,
         which holds its document record (and knows where the source lives)."""
-        from groundkit.shards.routing import shard_of
+        step = Verify(result.citation, result.document_id)
+        return self._ask([self._holder(result)], step)[0]
 
-        shard = shard_of(result.source, self.shards.size)
-        return self.shards.verify(shard, result.citation, result.document_id)
+    def document_of(self, result: SearchResult) -> Document:
+        """``result``'s document record (``RetrievalError`` if the read view lacks it)."""
+        return self._ask([self._holder(result)], DocumentOf(result.document_id, result.source))[0]
+
+    def warm(self) -> bool:
+        """Load now what the first dense or hybrid search would (the vector store), run the
+        embedder once, build the lexicon's typo tables, and score BM25 through numpy where it
+        is installed, even on a collection too small for a one-shot process to import it
+        (``BM25Index.accelerate``): a server calls this when it opens a collection. False
+        where the collection has no usable dense side."""
+        return all(self._all(Warm()))
+
+    @property
+    def readers(self) -> tuple[CollectionReader, ...]:
+        """Each shard's read view, in shard order (one collection: its own), where this
+        process holds them."""
+        return tuple(scorer.reader for scorer in self._local().scorers)
+
+    @property
+    def reader(self) -> CollectionReader:
+        """One collection's read view (a sharded collection has one per shard: ``readers``)."""
+        readers = self.readers
+        if len(readers) != 1:
+            raise ConfigurationError(
+                f"{self.layout.collection!r} is sharded: it has one read view per shard "
+                "(Searcher.readers)",
+                subject=self.layout.collection,
+            )
+        return readers[0]
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder dense and hybrid searches use (None for a lexical collection)."""
+        return self._local().scorers[self.layout.reference].dense.embedder
+
+    def _local(self) -> LocalTransport:
+        if not isinstance(self.transport, LocalTransport):
+            raise ConfigurationError(
+                f"the shards of {self.layout.collection!r} are held by other processes; "
+                "only their search answers here",
+                subject=self.layout.collection,
+            )
+        return self.transport
+
+    def close(self) -> None:
+        """Close what the transport holds (the read views, in this process)."""
+        self.transport.close()
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+Retriever = Searcher
+"""The former name of ``Searcher`` (``Retriever.open`` is ``Searcher.open``), kept for the code
+written against it."""
+
+
+def sharded_layout(manifest: ShardManifest) -> Layout:
+    """What a ``Searcher`` over the shards of ``manifest`` knows of their collection."""
+    embedding = manifest.embedding
+    holding = tuple(n for n, shard in enumerate(manifest.shards) if shard.chunk_count)
+    return Layout(
+        collection=manifest.collection,
+        generation=manifest.generation,
+        semantic=embedding is not None and EmbeddingIdentity.from_json(embedding).semantic,
+        holding=holding or (manifest.reference_shard,),
+        reference=manifest.reference_shard,
+        totals=(manifest.chunk_count, manifest.total_length),
+        shards=len(manifest.shards),
+    )
+
+
+def sharded_searcher(
+    manifest: ShardManifest,
+    transport: Transport,
+    *,
+    bm25: BM25Params | None = None,
+    reranker: Reranker | None = None,
+    accelerator: Callable[[], str] | None = None,
+) -> Searcher:
+    """The ``Searcher`` of sharded collection ``manifest`` over the shards ``transport``
+    reaches (``groundkit_ray``'s replicas, or this process's scorers)."""
+    analyzer = bind_analyzer(manifest.collection, manifest.analyzer, None)
+    return Searcher(
+        transport,
+        sharded_layout(manifest),
+        analyzer=analyzer,
+        bm25=bm25,
+        reranker=reranker,
+        accelerator=accelerator,
+    )
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

@@ -132,6 +132,7 @@ class Searcher:
         self._framing_terms: frozenset[str] | None = None
         self._every = tuple(range(layout.shards))
         self._default_mode: SearchMode | None = None
+        self._bar: tuple[float | None, str] | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         raise TypeError(
@@ -463,16 +464,18 @@ class Searcher:
 
     def _bm25_bar(self) -> tuple[float | None, str]:
         """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
-        ``ConfigurationError``, as for the floor)."""
-        asked = list(self.layout.holding)
-        bars = self._ask(asked, LexicalBar())
+        ``ConfigurationError``, as for the floor); asked once, as each shard reads it once."""
+        if self._bar is not None:
+            return self._bar
+        bars = self._ask(self.layout.holding, LexicalBar())
         if len(set(bars)) > 1:
             raise ConfigurationError(
                 f"the shards of {self.layout.collection!r} record different lexical bars "
                 f"({bars}); calibrate the sharded collection again",
                 subject=self.layout.collection,
             )
-        return bars[0]
+        self._bar = bars[0]
+        return self._bar
 
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's

@@ -1,6 +1,6 @@
 """The calls a ``Searcher`` sends its shards: one small value per step, run by a shard's scorer.
 
-Each step is plain data (it pickles, so it crosses a process boundary as it is) with one
+Each step is a named tuple (it pickles, so it crosses a process boundary as it is) with one
 ``run(scorer)`` that asks a ``CollectionScorer`` for its answer; a transport
 (``retrieval/transport.py``) only carries steps to shards and answers back, the way httpx's
 transport carries a request (adr/0063). The statistics (tantivy's statistics provider) are one
@@ -10,8 +10,7 @@ step among them: ``Statistics``, whose answers the ``Searcher`` reduces before `
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from groundkit.contracts import Citation, Document, SearchResult
 from groundkit.retrieval.citations import Verification
@@ -52,16 +51,14 @@ class Step(Protocol[T_co]):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class DefaultMode:
+class DefaultMode(NamedTuple):
     """The mode of a search that names none (``CollectionScorer.default_mode``)."""
 
     def run(self, scorer: CollectionScorer) -> SearchMode:
         return scorer.default_mode
 
 
-@dataclass(frozen=True, slots=True)
-class Floor:
+class Floor(NamedTuple):
     """The similarity floor of a dense or hybrid search, and its source (adr/0024)."""
 
     mode: str
@@ -71,8 +68,7 @@ class Floor:
         return scorer.floor(self.mode, self.given)
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalShare:
+class LexicalShare(NamedTuple):
     """Hybrid's lexical evidence bar, and its source (adr/0049)."""
 
     given: float | None
@@ -81,16 +77,14 @@ class LexicalShare:
         return scorer.lexical_share(self.given)
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalBar:
+class LexicalBar(NamedTuple):
     """bm25's lexical evidence bar (None: no abstention), and its source (adr/0060)."""
 
     def run(self, scorer: CollectionScorer) -> tuple[float | None, str]:
         return scorer.lexical_bar()
 
 
-@dataclass(frozen=True, slots=True)
-class Admitted:
+class Admitted(NamedTuple):
     """How many chunks ``where`` admits."""
 
     where: SearchFilter
@@ -99,8 +93,7 @@ class Admitted:
         return scorer.admitted(self.where)
 
 
-@dataclass(frozen=True, slots=True)
-class Statistics:
+class Statistics(NamedTuple):
     """The map: chunk count, total length and the document frequencies of ``terms``."""
 
     terms: Sequence[str]
@@ -109,8 +102,7 @@ class Statistics:
         return scorer.statistics(self.terms)
 
 
-@dataclass(frozen=True, slots=True)
-class Lexical:
+class Lexical(NamedTuple):
     """The ``k`` best BM25 hits, scored with the collection's document frequencies ``df``, and
     the scoring path that found them; ``ties``: with their tie keys."""
 
@@ -132,8 +124,7 @@ class Lexical:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Dense:
+class Dense(NamedTuple):
     """The ``k`` chunks most similar to ``query``, and the vector store that found them."""
 
     query: str
@@ -154,8 +145,7 @@ class Dense:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Results:
+class Results(NamedTuple):
     """The join: results with citations for the kept hits of this shard."""
 
     ranked: Ranked
@@ -164,8 +154,7 @@ class Results:
         return scorer.results(self.ranked)
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentOf:
+class DocumentOf(NamedTuple):
     """The record of document ``document_id`` (of ``source``), held by this shard."""
 
     document_id: str
@@ -175,8 +164,7 @@ class DocumentOf:
         return scorer.document(self.document_id, self.source)
 
 
-@dataclass(frozen=True, slots=True)
-class Verify:
+class Verify(NamedTuple):
     """``citation`` (of document ``document_id``, held by this shard) re-read from its
     source."""
 
@@ -187,8 +175,7 @@ class Verify:
         return scorer.verify(self.citation, self.document_id)
 
 
-@dataclass(frozen=True, slots=True)
-class Warm:
+class Warm(NamedTuple):
     """Load now what a first search would; False where there is no usable dense side."""
 
     def run(self, scorer: CollectionScorer) -> bool:

@@ -21,7 +21,7 @@ another, never in parallel):
 
 * ``gk-python`` / ``gk-numpy``: a ``MemoryStore`` filled with one ``write_document`` per document,
   then ``BM25Index(reader, accelerator=...)``; queries through ``BM25Index.top_k``, with the
-  per-snapshot tie-key cache the ``Retriever`` uses (which ranks a collection of up to 250k
+  per-snapshot tie-key cache the ``Searcher`` uses (which ranks a collection of up to 250k
   chunks by tie key once its lookups add up to the chunk count, usually in the warm-up pass).
   Each query's result is its two columns, keys and scores, as bm25s returns arrays.
 * ``gk-sqlite``: the same documents written into a ``SqliteStore`` file (build docs/s, size on
@@ -319,7 +319,7 @@ def _gk_queries(
     timings: dict[str, Any] = {}
     rankings: Rankings = {}
     convert = _doc_index_of(reader)
-    tie_keys = CachedTieKeys.of(reader)  # as the Retriever does
+    tie_keys = CachedTieKeys.of(reader)  # as the Searcher does
     for k in ks:
         kk = min(k, n_docs)
 

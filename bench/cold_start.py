@@ -63,7 +63,7 @@ print(docs[int(found[0][0])][0])
 
 GROUNDKIT_SEARCH = """
 import groundkit
-with groundkit.Retriever.open(".groundkit") as retriever:
+with groundkit.Retriever.open(".groundkit") as retriever:  # the name both sides of --before know
     print(retriever.search(QUERY).results[0].citation.source)
 """
 

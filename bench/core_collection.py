@@ -44,7 +44,7 @@ def run(files: int, query_count: int, workdir: Path) -> dict[str, object]:
     size = sum(p.stat().st_size for p in path.parent.iterdir())
 
     started = time.perf_counter()
-    retriever = groundkit.Retriever.open(index)
+    retriever = groundkit.Searcher.open(index)
     open_s = time.perf_counter() - started
     chunks = retriever.reader.chunk_count
 

@@ -19,13 +19,13 @@ import json
 from pathlib import Path
 
 from groundkit.evaluation.floor_calibration import best_similarities, choose_floor, load_queries
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 
 
 def measure(spec: str) -> dict[str, object]:
     index_dir, collection, on_source, off_source = spec.split(":")
     out: dict[str, object] = {}
-    with Retriever.open(index_dir, collection) as retriever:
+    with Searcher.open(index_dir, collection) as retriever:
         for side, source in (("on", on_source), ("off", off_source)):
             queries = load_queries(source)
             out[side] = best_similarities(retriever, queries)

@@ -1,4 +1,4 @@
-"""The first hybrid query after opening a collection, with and without ``Retriever.warm()``,
+"""The first hybrid query after opening a collection, with and without ``Searcher.warm()``,
 against the later ones (issue 32, item 4; ADR 0040).
 
     python bench/first_query.py INDEX_DIR     # ingests the sample with minilm there if empty
@@ -28,7 +28,7 @@ def main() -> None:
             groundkit.sample_corpus(), index_dir=index, embedder=resolve_embedder("minilm")
         )
     for warm in (False, True, False, True):
-        with groundkit.Retriever.open(index, embedder=resolve_embedder("minilm")) as retriever:
+        with groundkit.Searcher.open(index, embedder=resolve_embedder("minilm")) as retriever:
             if warm:
                 retriever.warm()
             started = time.perf_counter()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.evaluation.floor_calibration import load_queries
-from groundkit.retrieval import HybridOptions, Retriever
+from groundkit.retrieval import HybridOptions, Searcher
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 
 SHARES = (0.0, 0.15, 0.2, 0.24, 0.25, 0.3, 0.4, 0.5)
@@ -31,7 +31,7 @@ SHARES = (0.0, 0.15, 0.2, 0.24, 0.25, 0.3, 0.4, 0.5)
 def measure(spec: str) -> dict[str, Any]:
     index_dir, collection, on_source, off_source = spec.split(":")
     out: dict[str, Any] = {}
-    with Retriever.open(index_dir, collection) as retriever:
+    with Searcher.open(index_dir, collection) as retriever:
         options = HybridOptions(min_lexical_share=0.0)
         for side, source in (("on", on_source), ("off", off_source)):
             rows = []

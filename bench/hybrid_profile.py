@@ -16,7 +16,7 @@ import statistics
 import time
 
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 
 
 def main() -> None:
@@ -31,7 +31,7 @@ def main() -> None:
     queries = [text for _, text in sorted(dataset.queries.items())][: args.queries]
     name = f"beir-{dataset.root.name}"
     for store in args.vector_store:
-        with Retriever.open(args.index_dir, name, vector_store=store) as retriever:
+        with Searcher.open(args.index_dir, name, vector_store=store) as retriever:
             embedder = retriever.embedder
             assert embedder is not None, "the collection has no dense side"
             stages: dict[str, list[float]] = {}

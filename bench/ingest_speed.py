@@ -40,7 +40,7 @@ when it is not). Timed per system:
 
 And end to end, from the dataset's files to the 300 test queries answered at top 100:
 ``gk-eval`` is ``evaluate_dataset(dataset, top_k=100)`` (what ``groundkit eval DATASET
---top-k 100`` runs: load, build in memory, 300 searches through ``Retriever.search`` with
+--top-k 100`` runs: load, build in memory, 300 searches through ``Searcher.search`` with
 citations, metrics); ``tantivy-eval`` loads the same files with groundkit's BEIR loader, builds
 the tantivy index as above, answers each query (punctuation dropped, the query parser's syntax
 otherwise refused) at top 100 and reads each hit's stored id. nDCG@10 of both is printed as a

@@ -52,7 +52,7 @@ from groundkit.analysis.languages import LANGUAGES
 from groundkit.analysis.snowball_stopwords import SNOWBALL_STOPWORDS
 from groundkit.config import ChunkerSettings, IngestSettings
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import MemoryStore
 
 PACKAGES: dict[str, tuple[str, str]] = {
@@ -450,7 +450,7 @@ def measure(corpus: Corpus, analysis: str) -> dict[str, Any]:
         )
     ingest_s = time.perf_counter() - started
     ranks: dict[str, int | None] = {}
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         for source, query in corpus.queries.items():
             seen: list[str] = []
             for hit in retriever.search(query, top_k=50, mode="bm25", highlight=False).results:

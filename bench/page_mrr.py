@@ -45,7 +45,7 @@ def main() -> int:
     judged = [json.loads(line) for line in JUDGED.read_text(encoding="utf-8").splitlines()]
     peer = json.loads(Path(args.pagefind).read_text("utf-8")) if args.pagefind else None
     rows: list[dict[str, object]] = []
-    with groundkit.Retriever.open(args.index_dir, args.collection) as retriever:
+    with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
         for item in judged:
             request = groundkit.SearchRequest(
                 item["query"], 10, args.mode, highlight=False, group=groundkit.GroupOptions(1)

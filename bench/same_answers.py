@@ -4,10 +4,10 @@
         --collection /work/idx-minilm/beir-scifact --queries ../shared/data/beir/scifact
 
 Each checkout runs in a fresh process (``PYTHONPATH=CHECKOUT/core``) and searches every query
-in each mode (``bm25``; ``dense`` and ``hybrid`` where the collection has a semantic embedder,
-and with ``--prefix``/``--fuzzy`` runs of bm25), writing (chunk id, ``float.hex`` score) per
-result. The two outputs must be equal; the first differences are printed. For a refactor that
-must not change results (issue 33).
+in each mode (``bm25``, and ``--prefix``/``--fuzzy`` runs of it; ``dense`` and ``hybrid`` where
+the collection has a semantic embedder, or any embedder with ``--every-mode``), writing
+(chunk id, ``float.hex`` score) per result. The two outputs must be equal; the first
+differences are printed. For a refactor that must not change results (issue 33, issue 41).
 """
 
 from __future__ import annotations
@@ -22,14 +22,16 @@ from pathlib import Path
 CHILD = """
 import json, sys
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.retrieval import Retriever
+import groundkit.retrieval as retrieval
 from groundkit.store.sqlite import SqliteReader
-collection, data = sys.argv[1], sys.argv[2]
+collection, data, every_mode = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 queries = sorted(BeirDataset.load(data).queries.items())
 out = {}
-with Retriever(SqliteReader(f"{collection}/collection.sqlite")) as retriever:
+# Searcher.of (adr/0063) after, Retriever(reader) before: the same search either way
+open_view = getattr(retrieval.Searcher, "of", None) or getattr(retrieval, "Retriever")
+with open_view(SqliteReader(f"{collection}/collection.sqlite")) as retriever:
     runs = [("bm25", {}), ("bm25", {"prefix": True}), ("bm25", {"fuzzy": True})]
-    if retriever.default_mode == "hybrid":
+    if retriever.default_mode == "hybrid" or every_mode:
         runs += [("dense", {}), ("hybrid", {})]
     for mode, options in runs:
         name = mode + "".join(f"+{key}" for key in options)
@@ -41,9 +43,11 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
-def answers(checkout: Path, collection: Path, data: Path) -> dict[str, dict[str, list[object]]]:
+def answers(
+    checkout: Path, collection: Path, data: Path, every_mode: bool
+) -> dict[str, dict[str, list[object]]]:
     env = {**os.environ, "PYTHONPATH": str(checkout.resolve() / "core")}
-    command = [sys.executable, "-c", CHILD, str(collection), str(data)]
+    command = [sys.executable, "-c", CHILD, str(collection), str(data), str(int(every_mode))]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"{checkout}: exited {done.returncode}\n{done.stderr[-3000:]}")
@@ -57,11 +61,16 @@ def main() -> None:
     parser.add_argument("--after", type=Path, default=Path("."), help="the checkout after")
     parser.add_argument("--collection", type=Path, required=True, help="a collection folder")
     parser.add_argument("--queries", type=Path, required=True, help="its BEIR dataset folder")
+    parser.add_argument(
+        "--every-mode",
+        action="store_true",
+        help="also dense and hybrid where the embedder is not semantic (hash: a test of the path)",
+    )
     args = parser.parse_args()
     print(f"{args.before} ...", file=sys.stderr)
-    before = answers(args.before, args.collection, args.queries)
+    before = answers(args.before, args.collection, args.queries, args.every_mode)
     print(f"{args.after} ...", file=sys.stderr)
-    after = answers(args.after, args.collection, args.queries)
+    after = answers(args.after, args.collection, args.queries, args.every_mode)
     differences = [
         f"{run} {qid}: {before[run][qid][:3]} != {after.get(run, {}).get(qid, [])[:3]}"
         for run in sorted(before)

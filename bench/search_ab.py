@@ -1,10 +1,10 @@
-"""Exact BM25 ``Retriever.search`` speed of two checkouts on the same collections, interleaved.
+"""Exact BM25 ``Searcher.search`` speed of two checkouts on the same collections, interleaved.
 
     python bench/search_ab.py --before /tmp/base --after . --work /tmp/gk-typo --rounds 3
 
 ``--work`` holds the collections ``bench/typo_prefix.py`` built (``NAME/collection.sqlite``).
 Each round runs a fresh process per checkout (``PYTHONPATH=CHECKOUT/core``), before first, then
-after; each process opens the collection, warms it (``Retriever.warm()``, as a server does),
+after; each process opens the collection, warms it (``Searcher.warm()``, as a server does),
 runs every judged query once, then times three passes (top 100, no highlights). Prints
 queries a second per round and the median ratio after / before. For a change that must not
 slow exact search down (issue 31: prefix and fuzzy off).
@@ -23,13 +23,15 @@ from pathlib import Path
 CHILD = """
 import json, sys, time
 from groundkit.evaluation.beir import BeirDataset
-from groundkit.retrieval import Retriever
+import groundkit.retrieval as retrieval
 from groundkit.store.sqlite import SqliteReader
 work, data, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 out = {}
 for name in names:
     queries = [t for _, t in sorted(BeirDataset.load(f"{data}/{name}").queries.items())]
-    with Retriever(SqliteReader(f"{work}/{name}/collection.sqlite")) as retriever:
+    # Searcher.of (adr/0063) after, Retriever(reader) before: the same search either way
+open_view = getattr(retrieval.Searcher, "of", None) or getattr(retrieval, "Retriever")
+with open_view(SqliteReader(f"{work}/{name}/collection.sqlite")) as retriever:
         retriever.warm()
         for query in queries:
             retriever.search(query, 100, "bm25", highlight=False)

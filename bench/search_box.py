@@ -267,7 +267,7 @@ def page_of(source: str, root: Path) -> str:
 
 
 def groundkit_pages(
-    retriever: groundkit.Retriever, root: Path, query: str, options: dict[str, bool]
+    retriever: groundkit.Searcher, root: Path, query: str, options: dict[str, bool]
 ) -> tuple[list[str], Any, float]:
     """The top 3 pages (sources, best passage first), the expansions and the CPU seconds."""
     started = time.process_time()
@@ -310,7 +310,7 @@ def run_corpus(
     peer_misses: dict[str, list[str]] = {}
     cpu: dict[str, list[float]] = {}
     clean_agree = 0
-    with groundkit.Retriever.open(work / f"{name}-index") as retriever:
+    with groundkit.Searcher.open(work / f"{name}-index") as retriever:
         for i, (qid, clean, forms) in enumerate(rows):
             base = i * (1 + len(VARIANTS))
             for system, answers in peers.items():

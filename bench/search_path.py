@@ -4,9 +4,9 @@
     python bench/search_path.py --dataset ../shared/data/beir/cranfield --rounds 5
 
 Builds the dataset into a temporary SQLite collection (``Indexer.ingest_texts``), opens one
-``Retriever``, warms it with one pass of the queries, then times, in turns within each round,
+``Searcher``, warms it with one pass of the queries, then times, in turns within each round,
 for each k: ``index`` (``BM25Index.top_k`` on the analysed query: keys and scores only),
-``search`` (``Retriever.search(mode="bm25", highlight=False)``: analysis, the same top k, the
+``search`` (``Searcher.search(mode="bm25", highlight=False)``: analysis, the same top k, the
 join of every hit to its chunk, document and citation) and ``search+highlights`` (the
 default: also where the query's words are in each passage). Prints queries/s, the best round
 of each, and search ÷ index; the accelerator is whatever ``auto`` picks here (numpy when it
@@ -25,7 +25,7 @@ from pathlib import Path
 from groundkit.collection import open_store
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact"
 
@@ -45,7 +45,7 @@ def main() -> None:
             Indexer(store).ingest_texts(Path(work) / "corpus", pairs)
         finally:
             store.close()
-        with Retriever.open(work, "bench") as retriever:
+        with Searcher.open(work, "bench") as retriever:
             lexical = retriever._lexical  # the index alone, as the retriever holds it
             analyzed = [retriever.analyzer.terms(query) for query in queries]
             ties = retriever._tie_keys

@@ -42,14 +42,14 @@ def main() -> int:
     report: dict[str, object] = {"collection": args.collection, "on": args.on, "off": args.off}
     if args.calibrate:
         started = time.process_time()
-        with groundkit.Retriever.open(args.index_dir, args.collection) as retriever:
+        with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
             result = self_calibrate(retriever)
             record_self_calibration(retriever, result)
         report["calibration"] = result.to_dict()
         report["calibration_cpu_s"] = round(time.process_time() - started, 2)
     shipped = {q.casefold() for q in off_topic_questions()}
     rows = []
-    with groundkit.Retriever.open(args.index_dir, args.collection) as retriever:
+    with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
         for kind, path in (("on", args.on), ("off", args.off)):
             for query in load_queries(path):
                 meta = retriever.search(query, top_k=3, highlight=False)

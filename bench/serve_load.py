@@ -144,7 +144,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         groundkit.ingest(corpus, index_dir=index)
         built = True
         build_s = time.perf_counter() - started
-    with groundkit.Retriever.open(index) as retriever:
+    with groundkit.Searcher.open(index) as retriever:
         chunks_before = retriever.reader.chunk_count
         generation_before = retriever.generation
     load = os.getloadavg()  # the machine is shared: say how busy it was
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    with groundkit.Retriever.open(index) as retriever:
+    with groundkit.Searcher.open(index) as retriever:
         chunks_after = retriever.reader.chunk_count
         generation_after = retriever.generation
     return {

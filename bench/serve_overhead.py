@@ -7,7 +7,7 @@ each against the library's search alone, in CPU time (``time.process_time``), in
 The REST request goes through the whole ASGI app (guard, access log, routing, validation,
 the worker thread, the reply's JSON) by calling it as uvicorn would, without a socket; the MCP
 call goes through the SDK's ``call_tool`` (its dispatch, our one validator, the registry).
-Overhead = the surface's CPU per request minus the library's ``Retriever.search`` on the same
+Overhead = the surface's CPU per request minus the library's ``Searcher.search`` on the same
 request. Needs the serve extra. CPU time, so a loaded machine skews it less than wall time.
 """
 
@@ -112,7 +112,7 @@ def main() -> None:
         async def mcp() -> None:
             await server.call_tool("search", arguments)
 
-        with groundkit.Retriever.open(index) as retriever:
+        with groundkit.Searcher.open(index) as retriever:
             request = groundkit.SearchRequest(QUERY, 10, "bm25")
             library = best_of(
                 args.rounds, lambda: cpu_per_call(lambda: retriever.search(request), args.count)

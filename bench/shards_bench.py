@@ -15,7 +15,7 @@ differ in chunk ids or score bits (must be 0); ``--service`` asks the same throu
 ``groundkit serve`` processes (bench/shards_service.py), ``--serve`` through Ray Serve, and both
 together also through ``groundkit serve --ray-collection``. A finished build is reused by a
 re-run with the same ``--workdir`` (its ``.NAME.done`` marker holds the build's seconds).
-Query times are the mean of a warm pass. Peak memory: a fresh subprocess opens one snapshot
+Query times are the mean of a warm pass. Peak memory: a fresh subprocess opens one read view
 (the single collection, or one shard with the global statistics), answers every query, and
 reports its peak RSS.
 """
@@ -36,8 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import groundkit
 from groundkit import SearchFilter
-from groundkit.retrieval import ShardedRetriever
-from groundkit.retrieval.gather import LocalShards
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.shard_stats import reduce_statistics
 from groundkit.shards import ingest_sharded, load_manifest
 
@@ -83,24 +82,24 @@ def hwm_mb():
 def _peak_rss_mb(
     index: Path, collection: str, shard: int | None, queries: list[str], *, open_it: bool = True
 ) -> float:
-    """Peak RSS of a fresh process that opens one snapshot and answers ``queries``."""
+    """Peak RSS of a fresh process that opens one read view and answers ``queries``."""
     code = (
         _HWM
         + f"""
 import json, sys
 import groundkit
 from groundkit.shards import load_manifest
-from groundkit.retrieval.shard_searcher import ShardSearcher
+from groundkit.retrieval.collection_scorer import CollectionScorer
 queries = json.loads(sys.stdin.read())
 index, collection, shard = {str(index)!r}, {collection!r}, {shard!r}
 if not {open_it!r}:
     pass
 elif shard is None:
-    r = groundkit.Retriever.open(index, collection)
+    r = groundkit.Searcher.open(index, collection)
     for q in queries: r.search(q, {K})
 else:
     m = load_manifest(index, collection)
-    s = ShardSearcher.open(index, m, shard)
+    s = CollectionScorer.open_shard(index, m, shard)
     for q in queries:
         terms = s.analyzer.terms(q)
         s.lexical(terms, {K}, s.statistics(terms).df)
@@ -162,8 +161,8 @@ def run(
         for s in manifest.shards
     ]
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         differ = sum(_answer(one.search(q, K)) != _answer(many.search(q, K)) for q in queries)
         out["answers_differing"] = differ
@@ -182,7 +181,7 @@ def run(
                 (time.perf_counter() - started) * 1000 / len(queries), 3
             )
         # the fan-out's parts: one shard's lexical step alone (what a replica does per query)
-        searcher0 = many._searchers[0]
+        searcher0 = many._local().scorers[0]
         started = time.perf_counter()
         for q in queries:
             terms = many.analyzer.terms(q)
@@ -204,8 +203,8 @@ def run(
         build_on_ray(corpus, collection=name, shards=shards, index_dir=index, workers=workers)
         out[f"build_ray_{workers}_workers_s"] = round(time.perf_counter() - started, 1)
         with (
-            ShardedRetriever.open(index, name) as built,
-            groundkit.Retriever.open(index, "one") as one,
+            Searcher.open(index, name) as built,
+            groundkit.Searcher.open(index, "one") as one,
         ):
             out[f"ray_{workers}_answers_differing"] = sum(
                 _answer(one.search(q, K)) != _answer(built.search(q, K)) for q in queries
@@ -241,7 +240,7 @@ def _serve(index: Path, queries: list[str]) -> dict[str, float | int]:
     started = time.perf_counter()
     search = serve_sharded("many", index_dir=index)
     deployed = time.perf_counter() - started
-    with groundkit.Retriever.open(index, "one") as one:
+    with groundkit.Searcher.open(index, "one") as one:
         differ = sum(_answer(one.search(q, K)) != _answer(search(q, K)) for q in queries)
     started = time.perf_counter()
     for q in queries:
@@ -258,10 +257,10 @@ def _serve(index: Path, queries: list[str]) -> dict[str, float | int]:
     }
 
 
-def _df(many: ShardedRetriever, terms: list[str]) -> dict[str, int]:
+def _df(many: Searcher, terms: list[str]) -> dict[str, int]:
     """The gather's first step alone: every shard's statistics of ``terms``, reduced."""
-    shards = LocalShards(many._searchers)
-    return dict(reduce_statistics(shards.statistics(terms)).df)
+    scorers = many._local().scorers
+    return dict(reduce_statistics([s.statistics(terms) for s in scorers]).df)
 
 
 def main() -> None:

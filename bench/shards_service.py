@@ -89,7 +89,7 @@ def compare_service(
         many_url = stack.enter_context(served(index, "many"))
         out["service_start_s"] = round(time.perf_counter() - started, 1)
         client = stack.enter_context(httpx.Client(timeout=REQUEST_S))
-        one = stack.enter_context(groundkit.Retriever.open(index, "one"))
+        one = stack.enter_context(groundkit.Searcher.open(index, "one"))
         filtered = {"where": {"source_prefix": where.source_prefix}}
         for label, extra in (("", {}), ("filtered_", filtered)):
             differ = differ_library = compared = 0
@@ -126,7 +126,7 @@ def compare_service_ray(index: Path, queries: list[str], k: int) -> dict[str, An
         url = stack.enter_context(served(index, "one", "--ray-collection", "many"))
         out["service_ray_start_s"] = round(time.perf_counter() - started, 1)
         client = stack.enter_context(httpx.Client(timeout=REQUEST_S))
-        one = stack.enter_context(groundkit.Retriever.open(index, "one"))
+        one = stack.enter_context(groundkit.Searcher.open(index, "one"))
         differ = compared = 0
         seconds = 0.0
         for query in queries:

@@ -2,9 +2,9 @@
 
 >>> import groundkit
 >>> report = groundkit.ingest(groundkit.sample_corpus(), index_dir=".groundkit")
->>> with groundkit.Retriever.open(".groundkit") as retriever:
-...     response = retriever.search("how do I report a leak")
->>> retriever.verify(response.results[0]).verdict  # doctest: +SKIP
+>>> with groundkit.Searcher.open(".groundkit") as searcher:
+...     response = searcher.search("how do I report a leak")
+>>> searcher.verify(response.results[0]).verdict  # doctest: +SKIP
 'verified'
 
 This module only re-exports the public API, each name imported on first use (adr/0047), so
@@ -75,7 +75,6 @@ if TYPE_CHECKING:
         GroupOptions,
         HybridOptions,
         RerankOptions,
-        Retriever,
         Searcher,
         SearchFilter,
         SearchMode,
@@ -86,6 +85,9 @@ if TYPE_CHECKING:
         snippet,
         verify_citation,
         verify_collection,
+    )
+    from groundkit.retrieval import (
+        Retriever as Retriever,  # the former name of Searcher, not in __all__
     )
     from groundkit.retrieval.rerank import LogitReranker, Reranker
     from groundkit.retrieval.rerankers import register_reranker
@@ -179,7 +181,6 @@ __all__ = [
     "RerankerNotConfiguredError",
     "ResultGroup",
     "RetrievalError",
-    "Retriever",
     "SearchFilter",
     "SearchMode",
     "SearchRequest",

@@ -14,6 +14,7 @@ __all__ = [
     "check_collection",
     "collection_file",
     "collection_status",
+    "is_sharded",
     "open_reader",
     "open_store",
     "page_archive_dir",
@@ -22,6 +23,8 @@ __all__ = [
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILE_NAME = "collection.sqlite"
 PAGE_ARCHIVE = "snapshots"  # the folder's name since adr/0022: kept, collections hold it
+MANIFEST_FILE = "shards.json"
+"""The file that makes a collection's folder a sharded collection's (adr/0028)."""
 
 
 def collection_file(
@@ -41,6 +44,11 @@ def page_archive_dir(location: str | Path) -> Path:
     """The page archive: the folder of fetched URLs kept beside the collection file at
     ``location`` (adr/0022)."""
     return Path(location).parent / PAGE_ARCHIVE
+
+
+def is_sharded(index_dir: str | Path = DEFAULT_INDEX_DIR, name: str = DEFAULT_COLLECTION) -> bool:
+    """Whether collection ``name`` is a sharded one (its folder holds ``shards.json``)."""
+    return (collection_file(index_dir, name).parent / MANIFEST_FILE).is_file()
 
 
 def open_store(

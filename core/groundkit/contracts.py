@@ -256,6 +256,12 @@ class SearchResult:
             previous = end
         object.__setattr__(self, "highlights", spans)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its fields, its metadata as a dict (a read-only view does not pickle):
+        a result crosses processes as it is (``groundkit_ray``'s shards, adr/0063)."""
+        fields = (self.content, self.score, self.document_id, self.chunk_id, self.citation)
+        return (SearchResult, (*fields, dict(self.metadata), self.highlights))
+
     @classmethod
     def of_record(
         cls,

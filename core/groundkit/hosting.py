@@ -1,12 +1,13 @@
 """What a host of stored collections needs: the service (``groundkit_serve``) and a shard engine
-(``groundkit_ray``); public API (adr/0058).
+(``groundkit_ray``); public API (adr/0058, adr/0063).
 
-Locating and opening a collection or a sharded collection by name (``collection_file``,
-``open_reader``, ``ShardedRetriever``, ``load_manifest``, ``shards_dir``, ``shard_name``,
-``sharded_layout``), its status and audit (``collection_status``, ``verify_reader``,
-``verify_document_citation``, ``citation_for``, ``altered_since_stamp``), the per-shard
-searcher and statistics a remote shard serves (``ShardSearcher``, ``ShardStatistics``,
-``ShardHit``), the steps of a sharded build an engine schedules (``ingest_shard``,
+Opening a collection or a sharded collection by name is ``groundkit.Searcher.open``; here:
+locating them (``collection_file``, ``is_sharded``, ``load_manifest``, ``shards_dir``,
+``shard_name``, ``MANIFEST_FILE``, ``open_reader``), their status and audit
+(``collection_status``, ``verify_reader``, ``verify_document_citation``, ``citation_for``,
+``altered_since_stamp``), what serves a shard elsewhere (``CollectionScorer``, the scorer a
+replica holds; ``Step``, the calls it answers; ``sharded_searcher``, the one ``Searcher`` over
+any ``Transport``), the steps of a sharded build an engine schedules (``ingest_shard``,
 ``seal_shards``, ``shard_count``, ``corpus_source``, ``read_jsonl``, ``write_records``,
 ``recorded_analyzer``), and lookups by name (``resolve_embedder``, ``resolve_reranker``,
 ``shard_engine``). What a plugin implements is in ``groundkit.extend``.
@@ -22,18 +23,23 @@ from groundkit.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from groundkit.cli.options import positive_seconds, seconds_or_zero
-    from groundkit.collection import collection_file, collection_status, open_reader
+    from groundkit.collection import (
+        MANIFEST_FILE,
+        collection_file,
+        collection_status,
+        is_sharded,
+        open_reader,
+    )
     from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
     from groundkit.embedding.embedder_registry import resolve_embedder
     from groundkit.errors import ShardUnavailableError
-    from groundkit.identities import bind_analyzer
     from groundkit.retrieval.audit import verify_reader
     from groundkit.retrieval.citations import citation_for, verify_document_citation
-    from groundkit.retrieval.merge import ShardHit
+    from groundkit.retrieval.collection_scorer import CollectionScorer
     from groundkit.retrieval.rerankers import resolve_reranker
-    from groundkit.retrieval.shard_searcher import ShardSearcher
-    from groundkit.retrieval.shard_stats import ShardStatistics
-    from groundkit.retrieval.sharded_retriever import ShardedRetriever, sharded_layout
+    from groundkit.retrieval.searcher import sharded_searcher
+    from groundkit.retrieval.steps import Step
+    from groundkit.retrieval.transport import Transport
     from groundkit.shards.build import (
         ShardedIngestReport,
         ingest_shard,
@@ -43,23 +49,28 @@ if TYPE_CHECKING:
     )
     from groundkit.shards.corpus import corpus_source, read_jsonl, write_records
     from groundkit.shards.shard_engines import shard_engine
-    from groundkit.shards.shard_manifest import MANIFEST_FILE, load_manifest, shard_name, shards_dir
+    from groundkit.shards.shard_manifest import load_manifest, shard_name, shards_dir
     from groundkit.store.sqlite.stamp import altered_since_stamp
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.cli.options": ("positive_seconds", "seconds_or_zero"),
-    "groundkit.collection": ("collection_file", "collection_status", "open_reader"),
+    "groundkit.collection": (
+        "MANIFEST_FILE",
+        "collection_file",
+        "collection_status",
+        "is_sharded",
+        "open_reader",
+    ),
     "groundkit.config": ("DEFAULT_COLLECTION", "DEFAULT_INDEX_DIR"),
     "groundkit.embedding.embedder_registry": ("resolve_embedder",),
     "groundkit.errors": ("ShardUnavailableError",),
-    "groundkit.identities": ("bind_analyzer",),
     "groundkit.retrieval.audit": ("verify_reader",),
     "groundkit.retrieval.citations": ("citation_for", "verify_document_citation"),
-    "groundkit.retrieval.merge": ("ShardHit",),
+    "groundkit.retrieval.collection_scorer": ("CollectionScorer",),
     "groundkit.retrieval.rerankers": ("resolve_reranker",),
-    "groundkit.retrieval.shard_searcher": ("ShardSearcher",),
-    "groundkit.retrieval.shard_stats": ("ShardStatistics",),
-    "groundkit.retrieval.sharded_retriever": ("ShardedRetriever", "sharded_layout"),
+    "groundkit.retrieval.searcher": ("sharded_searcher",),
+    "groundkit.retrieval.steps": ("Step",),
+    "groundkit.retrieval.transport": ("Transport",),
     "groundkit.shards.build": (
         "ShardedIngestReport",
         "ingest_shard",
@@ -69,12 +80,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "groundkit.shards.corpus": ("corpus_source", "read_jsonl", "write_records"),
     "groundkit.shards.shard_engines": ("shard_engine",),
-    "groundkit.shards.shard_manifest": (
-        "MANIFEST_FILE",
-        "load_manifest",
-        "shard_name",
-        "shards_dir",
-    ),
+    "groundkit.shards.shard_manifest": ("load_manifest", "shard_name", "shards_dir"),
     "groundkit.store.sqlite.stamp": ("altered_since_stamp",),
 }
 
@@ -82,19 +88,18 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_INDEX_DIR",
     "MANIFEST_FILE",
-    "ShardHit",
-    "ShardSearcher",
-    "ShardStatistics",
+    "CollectionScorer",
     "ShardUnavailableError",
     "ShardedIngestReport",
-    "ShardedRetriever",
+    "Step",
+    "Transport",
     "altered_since_stamp",
-    "bind_analyzer",
     "citation_for",
     "collection_file",
     "collection_status",
     "corpus_source",
     "ingest_shard",
+    "is_sharded",
     "lazy_exports",
     "load_manifest",
     "open_reader",
@@ -108,7 +113,7 @@ __all__ = [
     "shard_count",
     "shard_engine",
     "shard_name",
-    "sharded_layout",
+    "sharded_searcher",
     "shards_dir",
     "verify_document_citation",
     "verify_reader",

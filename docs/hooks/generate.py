@@ -102,7 +102,7 @@ API_ORDER = [
     # the first program: ingest, search, read the results, check them
     "ingest",
     "sample_corpus",
-    "Retriever",
+    "Searcher",
     "SearchResponse",
     "SearchResult",
     "Citation",

@@ -16,29 +16,18 @@ from groundkit.hosting import lazy_exports as _lazy_exports
 if TYPE_CHECKING:
     from groundkit_ray._ray import import_ray
     from groundkit_ray.ray_data_build import build_on_ray, jsonl_to_folder
-    from groundkit_ray.serve_deployments import (
-        RayShards,
-        ShardedSearchTool,
-        ShardReplica,
-        serve_sharded,
-    )
+    from groundkit_ray.serve_deployments import RayTransport, ShardReplica, serve_sharded
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit_ray._ray": ("import_ray",),
     "groundkit_ray.ray_data_build": ("build_on_ray", "jsonl_to_folder"),
-    "groundkit_ray.serve_deployments": (
-        "RayShards",
-        "ShardReplica",
-        "ShardedSearchTool",
-        "serve_sharded",
-    ),
+    "groundkit_ray.serve_deployments": ("RayTransport", "ShardReplica", "serve_sharded"),
 }
 
 
 __all__ = [
-    "RayShards",
+    "RayTransport",
     "ShardReplica",
-    "ShardedSearchTool",
     "build_on_ray",
     "import_ray",
     "jsonl_to_folder",

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from groundkit import ConfigurationError, GroundkitError, Reranker
+from groundkit import ConfigurationError, GroundkitError, Reranker, Searcher
 from groundkit_serve.access import AccessLog
 from groundkit_serve.logs import JsonFormatter, configure_logging
 from groundkit_serve.mcp_server import build_mcp_server
@@ -32,7 +32,6 @@ from groundkit_serve.rest import rest_routes
 from groundkit_serve.runtime import Runtime
 from groundkit_serve.security import Guard
 from groundkit_serve.settings import ServeSettings
-from groundkit_serve.sharded import ShardedSearch
 from groundkit_serve.tools import Registry
 
 __all__ = ["PortInUseError", "announce", "create_app", "listen", "run_http", "run_stdio"]
@@ -54,7 +53,7 @@ def _transport_security(settings: ServeSettings) -> TransportSecuritySettings:
 
 
 def _parts(
-    settings: ServeSettings, reranker: Reranker | None, sharded: tuple[ShardedSearch, str] | None
+    settings: ServeSettings, reranker: Reranker | None, sharded: tuple[Searcher, str] | None
 ) -> tuple[Registry, MCPServer[Any]]:
     search, name = (None, "") if sharded is None else sharded
     registry = Registry(Runtime(settings, reranker=reranker), sharded=search, sharded_name=name)
@@ -65,7 +64,7 @@ def create_app(
     settings: ServeSettings,
     *,
     reranker: Reranker | None = None,
-    sharded: tuple[ShardedSearch, str] | None = None,
+    sharded: tuple[Searcher, str] | None = None,
 ) -> tuple[ASGIApp, Registry]:
     """The ASGI app: REST under /v1, MCP streamable HTTP at /mcp, all behind ``Guard``;
     ``sharded``: a sharded search held elsewhere (Ray Serve's) and its collection's name,
@@ -220,7 +219,7 @@ def run_http(
     settings: ServeSettings,
     *,
     reranker: Reranker | None = None,
-    sharded: tuple[ShardedSearch, str] | None = None,
+    sharded: tuple[Searcher, str] | None = None,
 ) -> None:
     """Serve REST and MCP over HTTP until interrupted (refuses an unsafe bind or a missing
     index folder first): in this process, or in ``settings.processes`` forked ones sharing
@@ -239,7 +238,7 @@ def run_http(
 def _serve(
     settings: ServeSettings,
     reranker: Reranker | None,
-    sharded: tuple[ShardedSearch, str] | None,
+    sharded: tuple[Searcher, str] | None,
     sock: socket.socket,
     *,
     announce_here: bool = False,
@@ -273,7 +272,7 @@ def run_stdio(
     settings: ServeSettings,
     *,
     reranker: Reranker | None = None,
-    sharded: tuple[ShardedSearch, str] | None = None,
+    sharded: tuple[Searcher, str] | None = None,
 ) -> None:
     """Serve MCP over stdin/stdout until the client closes it (logs go to stderr)."""
     settings.require_index_dir()

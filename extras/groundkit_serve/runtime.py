@@ -1,13 +1,13 @@
 """The long-lived side of the service: open read views per collection, refreshed as they change.
 
-Each collection has at most one current ``Retriever`` (a read view at one generation). A request
+Each collection has at most one current ``Searcher`` (a read view at one generation). A request
 leases it, uses it under its lock, and gives it back; one request's results therefore all come
 from one generation. When a probe finds a newer generation, one background thread builds the
 new read view (single-flight) while requests keep being answered from the old, complete one; the
 old one is closed when its last lease ends. An LRU cap bounds how many stay open. See adr/0020.
 
 A sharded collection (a folder with ``shards.json``, adr/0028) is served the same way: its
-read view is a ``ShardedRetriever`` over every shard, its generation the manifest's, and a
+``Searcher`` reads every shard, its generation is the manifest's, and a
 missing or out-of-step shard makes the request fail closed (``ShardUnavailableError``).
 """
 
@@ -30,13 +30,12 @@ from groundkit import (
     CorruptCollectionError,
     GroundkitError,
     Reranker,
-    Retriever,
+    Searcher,
     SearchRequest,
 )
 from groundkit.extend import CollectionReader
 from groundkit.hosting import (
     MANIFEST_FILE,
-    ShardedRetriever,
     ShardUnavailableError,
     altered_since_stamp,
     collection_file,
@@ -48,10 +47,7 @@ from groundkit.hosting import (
 from groundkit_serve.generations import GenerationCache
 from groundkit_serve.settings import ServeSettings
 
-__all__ = ["Lease", "ReadView", "Runtime"]
-
-ReadView = Retriever | ShardedRetriever
-"""What a lease holds: one collection's retriever, or a sharded collection's."""
+__all__ = ["Lease", "Runtime"]
 
 log = logging.getLogger("groundkit.serve")
 
@@ -90,7 +86,7 @@ def _quick_check(path: Path, name: str) -> None:
 
 @dataclass(eq=False)
 class _Entry:
-    retriever: ReadView
+    searcher: Searcher
     generation: int
     signature: Signature = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -103,14 +99,13 @@ class Lease:
     """A read view of one collection, held for one request."""
 
     collection: str
-    retriever: ReadView
+    searcher: Searcher
     generation: int
 
     @property
     def readers(self) -> tuple[CollectionReader, ...]:
         """The read view's stores: the collection's, or each shard's in shard order."""
-        found = self.retriever
-        return found.readers if isinstance(found, ShardedRetriever) else (found.reader,)
+        return self.searcher.readers
 
 
 def _refuse_altered(path: Path, what: str) -> None:
@@ -139,12 +134,12 @@ _WARM_QUERY = SearchRequest(query="warm", top_k=1, highlight=False, prefix=True,
 """One search that builds what a first prefix or fuzzy search would (the lexicon's tables)."""
 
 
-def _warm_expansion(retriever: ReadView) -> None:
+def _warm_expansion(searcher: Searcher) -> None:
     """Run the warm-up search, so that no client's first prefix or fuzzy query is the one that
     builds the lexicon's tables (seconds on a large collection); a failure is left to the
     first request that meets it."""
     try:
-        retriever.search(_WARM_QUERY)
+        searcher.search(_WARM_QUERY)
     except GroundkitError as exc:
         log.warning("warm-up search failed", extra={"error": exc.message})
 
@@ -225,7 +220,7 @@ class Runtime:
         entry = self._acquire(name)
         try:
             with entry.lock:
-                yield Lease(name, entry.retriever, entry.generation)
+                yield Lease(name, entry.searcher, entry.generation)
         finally:
             self._release(entry)
 
@@ -235,7 +230,7 @@ class Runtime:
         try:
             with self.lease(collection) as lease:  # opened on a request's path: warm it here
                 if lease.collection not in self.warmed:
-                    _warm_expansion(lease.retriever)
+                    _warm_expansion(lease.searcher)
                     with self._lock:
                         self.warmed.add(lease.collection)
         except GroundkitError as exc:
@@ -302,25 +297,21 @@ class Runtime:
     def _open(self, name: str, checked: bool = False, *, warm: bool = False) -> _Entry:
         """A new read view; ``warm``: off a request's path, so also run the warm-up search
         (a request that opens a collection pays only for what it uses)."""
-        retriever: ReadView
+        sharded = self.sharded(name)
         signature: Signature = None
-        if not self.sharded(name):
+        if not sharded:
             path = collection_file(self.settings.index_dir, name)
             signature = _signature(path)  # before opening: a change during it is seen later
             if checked:
                 _quick_check(path, name)
-        if self.sharded(name):
-            retriever = ShardedRetriever.open(
-                self.settings.index_dir, name, reranker=self._reranker
-            )
-        else:
-            retriever = Retriever.open(self.settings.index_dir, name, reranker=self._reranker)
-            retriever.warm()  # the vector store loads here, not in the first hybrid query
+        searcher = Searcher.open(self.settings.index_dir, name, reranker=self._reranker)
+        if not sharded:  # the vector store loads here, not in the first hybrid query
+            searcher.warm()
         if warm:
-            _warm_expansion(retriever)
+            _warm_expansion(searcher)
             with self._lock:
                 self.warmed.add(name)
-        return _Entry(retriever, retriever.generation, signature)
+        return _Entry(searcher, searcher.generation, signature)
 
     def _refresh(self, name: str, checked: bool = False) -> None:
         """Build the newer read view in the background and swap it in when complete;
@@ -358,13 +349,13 @@ class Runtime:
         for stale in retired:
             stale.retired = True
             if stale.users == 0:
-                stale.retriever.close()
+                stale.searcher.close()
 
     def _release(self, entry: _Entry) -> None:
         with self._lock:
             entry.users -= 1
             if entry.retired and entry.users == 0:
-                entry.retriever.close()
+                entry.searcher.close()
 
     def open_generations(self) -> dict[str, int]:
         with self._lock:
@@ -383,5 +374,5 @@ class Runtime:
             for entry in self._entries.values():
                 entry.retired = True
                 if entry.users == 0:
-                    entry.retriever.close()
+                    entry.searcher.close()
             self._entries.clear()

@@ -1,5 +1,6 @@
 """A search request turned into the library's search call and its reply: the same steps for
-any collection of the server, sharded or not, or held elsewhere (Ray Serve's)."""
+any collection of the server, sharded or not, or held elsewhere (Ray Serve's): each is a
+``groundkit.Searcher`` (adr/0063)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from groundkit import (
     GroupOptions,
     HybridOptions,
     RerankOptions,
+    Searcher,
     SearchFilter,
     SearchRequest,
     SearchResponse,
@@ -23,7 +25,7 @@ from groundkit_serve.models import (
 )
 from groundkit_serve.service_errors import ServiceError
 
-__all__ = ["search_reply", "search_request", "verification_out"]
+__all__ = ["run_search", "search_reply", "search_request", "verification_out"]
 
 
 def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
@@ -60,6 +62,14 @@ def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
         fuzzy=request.fuzzy,
         group=None if group is None else GroupOptions(passages=group.passages, depth=group.depth),
     )
+
+
+def run_search(
+    searcher: Searcher, wanted: SearchRequest, *, verify: bool
+) -> tuple[SearchResponse, list[Verification]]:
+    """``wanted`` run by ``searcher``, and each result's verdict when ``verify``."""
+    response = searcher.search(wanted)
+    return response, [searcher.verify(r) for r in response.results] if verify else []
 
 
 def verification_out(check: Verification) -> VerificationOut:

@@ -27,6 +27,7 @@ from groundkit import (
     CollectionVerification,
     Document,
     GroundkitError,
+    Searcher,
     Verification,
     __version__,
     deadline,
@@ -54,9 +55,8 @@ from groundkit_serve.models import (
     VerifyRequest,
 )
 from groundkit_serve.runtime import Lease, Runtime
-from groundkit_serve.searching import search_reply, search_request, verification_out
+from groundkit_serve.searching import run_search, search_reply, search_request, verification_out
 from groundkit_serve.service_errors import ServiceError, from_library, without_root
-from groundkit_serve.sharded import ShardedSearch, sharded_search
 from groundkit_serve.spec import ToolSpec
 from groundkit_serve.verifying import running_verifications, verify_in_child
 from groundkit_serve.work import Work, current_work, reset_work, set_work
@@ -107,7 +107,7 @@ class Registry:
     """The tools over one ``Runtime``; ``call`` is what transports use."""
 
     def __init__(
-        self, runtime: Runtime, *, sharded: ShardedSearch | None = None, sharded_name: str = ""
+        self, runtime: Runtime, *, sharded: Searcher | None = None, sharded_name: str = ""
     ) -> None:
         """``sharded``: a sharded search held elsewhere (Ray Serve's), searched as collection
         ``sharded_name`` by ``search``."""
@@ -307,12 +307,12 @@ class Registry:
     def search(self, request: SearchArguments) -> SearchReply:
         wanted = search_request(request, self.settings.max_top_k)
         if self._sharded is not None and request.collection == self._sharded_name:
-            return sharded_search(self._sharded, self._sharded_name, request, wanted)
+            response, checks = run_search(self._sharded, wanted, verify=request.verify)
+            return search_reply(response, self._sharded_name, self._sharded.generation, checks)
         if request.rerank is not None:
             self.runtime.reranker_required()
         with self.runtime.lease(request.collection) as lease:
-            response = lease.retriever.search(wanted)
-            checks = [lease.retriever.verify(r) for r in response.results] if request.verify else []
+            response, checks = run_search(lease.searcher, wanted, verify=request.verify)
         log.info(
             "search",
             extra={

@@ -18,14 +18,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from groundkit import CollectionVerification, GroundkitError
-from groundkit.hosting import (
-    MANIFEST_FILE,
-    ShardedRetriever,
-    open_reader,
-    shards_dir,
-    verify_reader,
-)
+from groundkit import CollectionVerification, GroundkitError, Searcher
+from groundkit.hosting import is_sharded, open_reader, verify_reader
 from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.work import CancelledError, Work
 
@@ -75,8 +69,8 @@ def _verify(index_dir: str, collection: str, send: Connection) -> tuple[int, Any
     def progress(done: int, total: int) -> None:
         send.send(("progress", done, total))
 
-    if (shards_dir(index_dir, collection) / MANIFEST_FILE).is_file():
-        with ShardedRetriever.open(index_dir, collection) as sharded:
+    if is_sharded(index_dir, collection):
+        with Searcher.open(index_dir, collection) as sharded:
             audits = [verify_reader(r, progress=progress) for r in sharded.readers]
             return sharded.generation, _summed(audits)
     with open_reader(index_dir, collection) as reader:

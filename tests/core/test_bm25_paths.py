@@ -18,7 +18,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.index.bm25 import BM25Index, LexicalHits, numpy_available
 from groundkit.index.lexical_plan import DEFAULT_PLAN, LexicalPlan
 from groundkit.index.ties import CachedTieKeys, TieKeys
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import MemoryStore
 from groundkit.store.protocols import CollectionReader
 
@@ -313,7 +313,7 @@ def test_a_warmed_retriever_scores_a_small_collection_through_numpy_alike() -> N
     after = index.top_k(["b", "c"], 3, reader.tie_keys)
     assert after.path.startswith("numpy") and pairs(after) == before
     assert BM25Index(reader, accelerator="python").accelerate() == "python"  # asked for
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("b c", mode="bm25").metadata["accelerator"] == "python"
         retriever.warm()
         assert retriever.search("b c", mode="bm25").metadata["accelerator"] == "numpy"

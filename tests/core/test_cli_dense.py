@@ -117,7 +117,7 @@ def test_a_writer_killed_mid_document_leaves_vectors_in_lockstep(tmp_path: Path)
         assert 0 < reader.status()["vectors"] == reader.chunk_count
     report = groundkit.ingest(corpus, index_dir=index)  # the manifest names the embedder
     assert report.ok and len(report.indexed) + len(report.unchanged) == 40
-    with groundkit.Retriever.open(index) as retriever:
+    with groundkit.Searcher.open(index) as retriever:
         assert retriever.search("pumps valves", mode="hybrid").total_results == 10
 
 

@@ -30,7 +30,7 @@ def test_cli_shard_build_search_status(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["search", "leak main", *common, "--json", "--verify"]) == 0
     found = json.loads(capsys.readouterr().out)
     groundkit.ingest(corpus, index_dir=index, collection="one")
-    with groundkit.Retriever.open(index, "one") as one:
+    with groundkit.Searcher.open(index, "one") as one:
         want = one.search("leak main")
     assert [(r["chunk_id"], r["score"]) for r in found["results"]] == [
         (r.chunk_id, r.score) for r in want.results

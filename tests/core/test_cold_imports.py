@@ -140,10 +140,10 @@ def test_the_ingest_function_and_the_ingestion_package_both_resolve_in_either_or
 
 def test_public_names_are_the_same_objects_as_their_homes() -> None:
     from groundkit.ingestion.collection_ingest import ingest
-    from groundkit.retrieval import Retriever
+    from groundkit.retrieval import Searcher
 
     assert groundkit.ingest is ingest
-    assert groundkit.Retriever is Retriever
+    assert groundkit.Searcher is Searcher
     assert sorted(groundkit.__all__) == sorted(set(groundkit.__all__))
 
 
@@ -151,12 +151,12 @@ def test_a_bm25_search_imports_no_ingest_extraction_evaluation_or_numpy(tmp_path
     index = small_collection(tmp_path)
     code = (
         "import groundkit\n"
-        f"with groundkit.Retriever.open({str(index)!r}) as retriever:\n"
+        f"with groundkit.Searcher.open({str(index)!r}) as retriever:\n"
         "    response = retriever.search('report a leak', mode='bm25')\n"
         "assert response.results and response.trace.accelerator == 'python'\n"
     )
     modules = imported_by(code, tmp_path)
-    assert "sqlite3" in modules and "groundkit.retrieval.retriever" in modules
+    assert "sqlite3" in modules and "groundkit.retrieval.searcher" in modules
     assert under(modules, NOT_FOR_SEARCH) == []
 
 
@@ -200,8 +200,8 @@ def test_a_sharded_search_imports_nothing_of_ingestion(tmp_path: Path) -> None:
         (folder / f"d{n}.md").write_text(f"# Doc {n}\n\nReport leak number {n} to the desk.\n")
     ingest_sharded(folder, shards=2, index_dir=tmp_path / "index", collection="big")
     code = (
-        "from groundkit.retrieval.sharded_retriever import ShardedRetriever\n"
-        f"with ShardedRetriever.open({str(tmp_path / 'index')!r}, 'big') as retriever:\n"
+        "from groundkit.retrieval.searcher import Searcher\n"
+        f"with Searcher.open({str(tmp_path / 'index')!r}, 'big') as retriever:\n"
         "    assert retriever.search('report a leak', mode='bm25').results\n"
     )
     modules = imported_by(code, tmp_path)

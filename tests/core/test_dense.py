@@ -26,7 +26,7 @@ from groundkit.errors import (
 from groundkit.index import bm25 as bm25_module
 from groundkit.ingestion import Indexer
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.retrieval import HybridOptions, Retriever
+from groundkit.retrieval import HybridOptions, Searcher
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.floor import FLOOR_FILE, FloorRecord, write_floor
 from groundkit.retrieval.rerank import LogitReranker, Reranker
@@ -252,7 +252,7 @@ def test_dense_and_hybrid_search_report_their_stage(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     dense_collection(store, write_corpus)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert isinstance(retriever.embedder, HashEmbedder)  # resolved from the manifest
         dense = retriever.search("pump station", mode="dense", top_k=2)
         hybrid = retriever.search("pump station", mode="hybrid", top_k=2)
@@ -269,7 +269,7 @@ def test_same_dense_ranking_on_both_stores(write_corpus: WriteCorpus, tmp_path: 
     rankings = []
     for store in (MemoryStore(), SqliteStore(tmp_path / "c.sqlite")):
         dense_collection(store, write_corpus)
-        with Retriever(store.reader()) as retriever:
+        with Searcher.of(store.reader()) as retriever:
             for mode in ("dense", "hybrid"):
                 response = retriever.search("water pressure meter", mode=mode, top_k=3)
                 rankings.append((mode, [(r.chunk_id, r.score) for r in response.results]))
@@ -366,7 +366,7 @@ def test_opening_with_another_embedder_is_refused_before_reading_the_corpus(
 
     monkeypatch.setattr(bm25_module.BM25Index, "__init__", corpus_work)
     with pytest.raises(IndexIdentityError, match="bound to embedding") as info:
-        Retriever(store.reader(), embedder=HashEmbedder(128))
+        Searcher.of(store.reader(), embedder=HashEmbedder(128))
     assert '"dimensions":256' in info.value.expected and '"dimensions":128' in info.value.found
 
 
@@ -393,7 +393,7 @@ def test_without_a_resolvable_embedder_dense_names_how_to_pass_one(
     Indexer(store, embedder=Unregistered()).ingest(write_corpus(DOCS))
     with pytest.raises(ConfigurationError, match="no registered embedder"):
         Indexer(store)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("pump", mode="bm25").total_results >= 1  # bm25 still works
         # hybrid, the default of a semantic collection (adr/0025), needs the embedder: bm25, said
         fallback = retriever.search("pump")
@@ -401,9 +401,9 @@ def test_without_a_resolvable_embedder_dense_names_how_to_pass_one(
             fallback.metadata["mode"] == "bm25"
             and "not available" in fallback.metadata["mode_note"]
         )
-        with pytest.raises(ConfigurationError, match=r"Retriever.open\(\.\.\., embedder=\.\.\.\)"):
+        with pytest.raises(ConfigurationError, match=r"Searcher.open\(\.\.\., embedder=\.\.\.\)"):
             retriever.search("pump", mode="dense")
-    with Retriever(store.reader(), embedder=Unregistered()) as retriever:
+    with Searcher.of(store.reader(), embedder=Unregistered()) as retriever:
         assert retriever.search("pump", mode="dense").total_results == 3
         default = retriever.search("pump").metadata
         assert (default["mode"], default["stage"], default["mode_source"]) == (
@@ -422,7 +422,7 @@ def test_dense_on_a_lexical_collection_raises_configuration_error(
 ) -> None:
     Indexer(store).ingest(write_corpus(DOCS))
     with (
-        Retriever(store.reader(), embedder=HashEmbedder()) as retriever,
+        Searcher.of(store.reader(), embedder=HashEmbedder()) as retriever,
         pytest.raises(ConfigurationError, match=r"no dense side.*--embedder minilm"),
     ):
         retriever.search("pump", mode=mode)
@@ -432,7 +432,7 @@ def test_dense_on_a_lexical_collection_raises_configuration_error(
 def test_unknown_modes_raise(store: CollectionStore, write_corpus: WriteCorpus, mode: str) -> None:
     dense_collection(store, write_corpus)
     with (
-        Retriever(store.reader()) as retriever,
+        Searcher.of(store.reader()) as retriever,
         pytest.raises(RetrievalError, match="unknown search mode"),
     ):
         retriever.search("pump", mode=mode)
@@ -457,7 +457,7 @@ def test_an_empty_dense_side_raises_storage_error(
 ) -> None:
     dense_collection(store, write_corpus)
     _tamper(store, "DELETE FROM vectors", lambda state: state.vectors.clear())
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("pump").total_results >= 1
         with pytest.raises(StorageError, match="holds no vectors"):
             retriever.search("pump", mode=mode)
@@ -475,7 +475,7 @@ def test_a_missing_vector_raises_storage_error(
     with store.reader() as reader:
         assert any("vector" in problem for problem in reader.integrity_problems())
     with (
-        Retriever(store.reader()) as retriever,
+        Searcher.of(store.reader()) as retriever,
         pytest.raises(StorageError, match="lacks vectors for 1 chunk"),
     ):
         retriever.search("pump", mode="dense")
@@ -495,7 +495,7 @@ def test_an_orphaned_vector_fails_closed(
     with store.reader() as reader:
         assert any("vectors without a chunk" in p for p in reader.integrity_problems())
     with (
-        Retriever(store.reader()) as retriever,
+        Searcher.of(store.reader()) as retriever,
         pytest.raises(RetrievalError, match="belong to no chunk") as info,
     ):
         retriever.search("pump station", mode=mode)
@@ -514,7 +514,7 @@ def test_a_hit_whose_document_is_gone_fails_closed(
 
     _tamper(store, "DELETE FROM documents WHERE source = 'pumps.md'", drop)
     with (
-        Retriever(store.reader()) as retriever,
+        Searcher.of(store.reader()) as retriever,
         pytest.raises(RetrievalError, match="no chunk or document record") as info,
     ):
         retriever.search("pump station lifts water", mode=mode, top_k=3)
@@ -526,13 +526,13 @@ def test_documents_ingested_after_open_are_invisible_to_both_legs(
     store: CollectionStore, write_corpus: WriteCorpus, mode: str
 ) -> None:
     root = dense_collection(store, write_corpus)
-    retriever = Retriever(store.reader())
+    retriever = Searcher.of(store.reader())
     (root / "late.md").write_text("The pump station has a second pump.\n")
     Indexer(store, embedder=HashEmbedder()).ingest(root)
     sources = {r.source for r in retriever.search("pump station", mode=mode, top_k=10).results}
     assert "late.md" not in sources and "pumps.md" in sources
     retriever.close()
-    with Retriever(store.reader()) as fresh:
+    with Searcher.of(store.reader()) as fresh:
         sources = {r.source for r in fresh.search("pump station", mode=mode, top_k=10).results}
     assert "late.md" in sources
 
@@ -544,7 +544,7 @@ def test_hybrid_abstains_when_neither_leg_has_evidence(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     dense_collection(store, write_corpus)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         response = retriever.search("zebra quantum xylophone", mode="hybrid")
         assert response.results == () and response.metadata["abstained"] is True
         assert response.metadata["min_similarity"] == HashEmbedder().similarity_floor
@@ -569,7 +569,7 @@ def test_a_recorded_floor_is_used_and_bound_to_the_embedding_identity(
     store.close()
     identity = HashEmbedder().identity
     write_floor(str(path), FloorRecord(-1.0, identity, {"note": "test"}))
-    with Retriever(SqliteReader(path)) as retriever:
+    with Searcher.of(SqliteReader(path)) as retriever:
         response = retriever.search("zebra quantum xylophone", mode="dense")
         assert response.total_results == 3 and response.metadata["floor_source"] == "collection"
         assert response.metadata["min_similarity"] == -1.0
@@ -578,13 +578,13 @@ def test_a_recorded_floor_is_used_and_bound_to_the_embedding_identity(
     other = HashEmbedder(identity.dimensions * 2).identity
     write_floor(str(path), FloorRecord(0.5, other))
     with (
-        Retriever(SqliteReader(path)) as retriever,
+        Searcher.of(SqliteReader(path)) as retriever,
         pytest.raises(ConfigurationError, match="holds a floor for embedding"),
     ):
         retriever.search("pump", mode="dense")
     (path.parent / FLOOR_FILE).write_text("{", encoding="utf-8")
     with (
-        Retriever(SqliteReader(path)) as retriever,
+        Searcher.of(SqliteReader(path)) as retriever,
         pytest.raises(ConfigurationError, match="unreadable"),
     ):
         retriever.search("pump", mode="hybrid")
@@ -599,7 +599,7 @@ def test_hybrid_answers_from_either_leg_alone(
     table = {"pump": [1.0, 0.0], "reservoir": [1.0, 0.1]}
     embedder = Unregistered(table)
     Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
-    with Retriever(store.reader(), embedder=embedder) as retriever:
+    with Searcher.of(store.reader(), embedder=embedder) as retriever:
         paraphrase = retriever.search("reservoir", mode="hybrid")
         # its best neighbour reaches the floor: the dense leg keeps its whole list (adr/0049)
         assert paraphrase.metadata["legs"] == {"bm25": 0, "dense": 3}
@@ -631,7 +631,7 @@ def test_bad_hybrid_settings_raise(
     store: CollectionStore, write_corpus: WriteCorpus, kwargs: dict[str, Any], match: str
 ) -> None:
     dense_collection(store, write_corpus)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         with pytest.raises(ConfigurationError, match=match):
             retriever.search("pump", mode="hybrid", top_k=5, hybrid=HybridOptions(**kwargs))
         with pytest.raises(ConfigurationError, match="in mode 'bm25' use score_threshold"):
@@ -642,7 +642,7 @@ def test_hybrid_weights_and_rrf_k_shape_the_fusion(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     dense_collection(store, write_corpus)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         options = HybridOptions(rrf_k=1, weights=(2.0, 0.0))
         response = retriever.search("pump", mode="hybrid", hybrid=options, top_k=1)
     assert response.results[0].score == 2.0 / (1 + 1)
@@ -672,7 +672,7 @@ def test_a_version_1_file_is_read_as_lexical_and_upgraded_by_a_writer(
     db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
-    with Retriever(SqliteReader(path)) as retriever:
+    with Searcher.of(SqliteReader(path)) as retriever:
         assert retriever.search("pump").total_results >= 1
         assert retriever.reader.integrity_problems() == []
         assert retriever.reader.status()["schema_version"] == 1  # the file's, not the code's
@@ -726,14 +726,14 @@ def test_warm_loads_the_vector_store_at_open_not_in_the_first_dense_search(
     monkeypatch.setattr(dense, "load_vector_store", counting)
     index = tmp_path / "index"
     ingest(sample_corpus(), index_dir=index, embedder=get_embedder("hash"))
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         assert retriever.warm() is True and loads == ["exact"]
         retriever.search("report a leak", mode="hybrid")
         retriever.search("report a leak", mode="dense")
         assert loads == ["exact"]  # the searches found it loaded
     lexical = tmp_path / "lexical"
     ingest(sample_corpus(), index_dir=lexical)
-    with Retriever.open(lexical) as retriever:
+    with Searcher.open(lexical) as retriever:
         assert retriever.warm() is False  # no dense side: nothing to warm
 
 
@@ -744,10 +744,10 @@ def test_a_word_the_collection_lacks_lowers_the_lexical_share(
     so "tariff pizza" has half the evidence of "tariff" (adr/0049)."""
     embedder = Unregistered({"pump": [1.0, 0.0]})
     Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
-    with Retriever(store.reader(), embedder=embedder) as retriever:
+    with Searcher.of(store.reader(), embedder=embedder) as retriever:
         alone = retriever.search("tariff", mode="hybrid").metadata
         diluted = retriever.search("tariff pizza", mode="hybrid").metadata
-        idf = retriever._shard._lexical.term_idf
+        idf = retriever._local().scorers[0]._lexical.term_idf
         assert diluted["lexical_share"] == pytest.approx(
             alone["lexical_share"] * idf("tariff") / (idf("tariff") + idf("pizza"))
         )
@@ -769,13 +769,13 @@ def test_calibrate_records_a_lexical_share_that_hybrid_search_then_uses(
     store = SqliteStore(tmp_path / "index" / "default" / "collection.sqlite")
     Indexer(store, embedder=embedder).ingest(write_corpus(DOCS))
     reader = store.reader()
-    with Retriever(reader, embedder=embedder) as retriever:
+    with Searcher.of(reader, embedder=embedder) as retriever:
         result = calibrate(retriever, ["pump station", "tariff"], ["zebra", "tariff pizza"])
         assert len(result.on_shares) == 1 and len(result.off_shares) == 2  # under the floor
         assert result.off_shares[1] < result.lexical_share <= result.on_shares[0]  # type: ignore[operator]
         assert result.hybrid_rates() == (0.0, 0.0)
         write_floor(reader.location, result.record())
-    with Retriever(store.reader(), embedder=embedder) as retriever:
+    with Searcher.of(store.reader(), embedder=embedder) as retriever:
         answered = retriever.search("tariff", mode="hybrid")
         refused = retriever.search("tariff pizza", mode="hybrid")
         assert answered.results and answered.metadata["fusion"]["lexical_share_source"] == (
@@ -805,7 +805,7 @@ def test_a_registered_embedder_is_made_only_for_a_search_that_embeds(
     Indexer(store, embedder=Unregistered({"pump": [1.0, 0.0]})).ingest(write_corpus(DOCS))
     monkeypatch.setitem(embedder_registry.EMBEDDERS._own, "tiny", EmbedderEntry(
         "acme", "tiny", factory))  # fmt: skip
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("pump", mode="bm25").results and made == []
         assert retriever.search("pump").metadata["mode"] == "hybrid"
         assert made == [Unregistered.identity]
@@ -831,7 +831,7 @@ def test_a_claimed_embedder_that_cannot_be_made_leaves_bm25_with_the_reason(
     Indexer(store, embedder=Unregistered()).ingest(write_corpus(DOCS))
     monkeypatch.setitem(embedder_registry.EMBEDDERS._own, "tiny", EmbedderEntry(
         "acme", "tiny", factory))  # fmt: skip
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         for _ in range(2):
             fallback = retriever.search("pump").metadata
             assert fallback["mode"] == "bm25" and "not available" in fallback["mode_note"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
@@ -139,7 +139,7 @@ def test_bm25_runs_match_one_deep_search_when_documents_have_many_chunks(tmp_pat
     from groundkit.config import ChunkerSettings
     from groundkit.evaluation.beir import BeirDataset
     from groundkit.evaluation.run import build_collection, evaluate
-    from groundkit.retrieval import Retriever
+    from groundkit.retrieval import Searcher
     from groundkit.store import MemoryStore
 
     root = write_dataset(tmp_path / "tiny")
@@ -152,7 +152,7 @@ def test_bm25_runs_match_one_deep_search_when_documents_have_many_chunks(tmp_pat
     chunker = ChunkerSettings(target_chars=64, overlap_chars=0)
     sources = build_collection(dataset, store, tmp_path / "work", chunker=chunker)
     result = evaluate(dataset, store, sources, top_k=3, cutoffs=(1, 3))
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         hits = retriever.search("which pumps move water", top_k=30, highlight=False).results
     assert len(hits) > 4  # the first 4 hits are chunks of fewer than 3 documents
     assert len({sources[h.source] for h in hits[:4]}) < 3
@@ -208,7 +208,7 @@ def test_eval_scores_the_mode_search_uses_by_default_and_says_which(
     semantic = evaluate_dataset(dataset, embedder=Meaningful(), index_dir=index, min_similarity=-1)
     assert semantic.mode == "hybrid" and semantic.to_dict()["mode"] == "hybrid"
     if kept:
-        with Retriever.open(tmp_path / "index", "beir-tiny", embedder=Meaningful()) as retriever:
+        with Searcher.open(tmp_path / "index", "beir-tiny", embedder=Meaningful()) as retriever:
             assert retriever.default_mode == semantic.mode  # the mode search picks
     assert evaluate_dataset(write_dataset(tmp_path / "lexical")).mode == "bm25"
     asked = evaluate_dataset(dataset, embedder=Meaningful(), mode="bm25")

@@ -18,7 +18,7 @@ from groundkit.errors import ConfigurationError, InvalidQueryError, SearchTimeou
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon, edit_distance
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.expansion import MAX_EXPANDED_TERMS, MAX_WORD_LETTERS
 from groundkit.store import CollectionStore, MemoryStore
 
@@ -141,10 +141,10 @@ DJANGO_LIKE = {
 
 
 @pytest.fixture
-def django_like(write_corpus: WriteCorpus) -> Retriever:
+def django_like(write_corpus: WriteCorpus) -> Searcher:
     store = MemoryStore("django")
     Indexer(store).ingest(write_corpus(DJANGO_LIKE))
-    return Retriever(store.reader())
+    return Searcher.of(store.reader())
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def django_like(write_corpus: WriteCorpus) -> Retriever:
     ],
 )
 def test_a_typo_or_a_begun_word_finds_its_page_only_when_asked(
-    django_like: Retriever, query: str, option: str, expected: str
+    django_like: Searcher, query: str, option: str, expected: str
 ) -> None:
     assert not django_like.search(query, 3, "bm25").results
     response = django_like.search(query, 3, "bm25", **{option: True})
@@ -181,14 +181,14 @@ def test_a_typo_or_a_begun_word_finds_its_page_only_when_asked(
     ],
 )
 def test_with_both_on_as_the_page_searches_typos_and_begun_words_find_their_page(
-    django_like: Retriever, query: str, expected: str
+    django_like: Searcher, query: str, expected: str
 ) -> None:
     response = django_like.search(query, 3, "bm25", prefix=True, fuzzy=True)
     assert response.results[0].source == expected
 
 
 def test_a_last_word_that_begins_no_indexed_word_is_corrected_not_backtracked(
-    django_like: Retriever,
+    django_like: Searcher,
 ) -> None:
     # "middl" (the form's "middle") begins "middlware" too: backtracking to it found the form
     response = django_like.search("middlware", 3, "bm25", prefix=True, fuzzy=True)
@@ -197,13 +197,13 @@ def test_a_last_word_that_begins_no_indexed_word_is_corrected_not_backtracked(
     assert list(begun.metadata["expansions"]) == ["prefix"]  # a begun word is still completed
 
 
-def test_expanded_words_are_highlighted_in_the_cited_text(django_like: Retriever) -> None:
+def test_expanded_words_are_highlighted_in_the_cited_text(django_like: Searcher) -> None:
     result = django_like.search("paginaton", 1, "bm25", fuzzy=True).results[0]
     marked = {result.content[start:end] for start, end in result.highlights}
     assert {"Pagination", "paginated", "paginates", "pagination"} <= marked
 
 
-def test_a_complete_common_word_is_not_corrected(django_like: Retriever) -> None:
+def test_a_complete_common_word_is_not_corrected(django_like: Searcher) -> None:
     plain = django_like.search("form", 5, "bm25")
     expanded = django_like.search("form", 5, "bm25", fuzzy=True)
     assert "expansions" not in expanded.metadata
@@ -224,7 +224,7 @@ def test_a_last_word_that_is_a_word_itself_also_completes_the_exact_word_first(
 ) -> None:
     store = MemoryStore("comma")
     Indexer(store).ingest(write_corpus(COMMA))
-    retriever = Retriever(store.reader())
+    retriever = Searcher.of(store.reader())
     exact = retriever.search("comma", 5, "bm25")
     assert {r.source for r in exact.results} == {"csv.txt", "commas.txt"}
     typed = retriever.search("comma", 5, "bm25", prefix=True)
@@ -244,7 +244,7 @@ def test_two_typos_are_measured_on_the_word_not_its_stem(write_corpus: WriteCorp
             }
         )
     )
-    retriever = Retriever(store.reader())
+    retriever = Searcher.of(store.reader())
     for query, source, term in [
         ("dfsplayng", "display.txt", "displai"),  # two edits from displaying, four from displai
         ("agkgregatino", "sum.txt", "aggreg"),
@@ -265,13 +265,13 @@ def test_the_surface_words_are_the_plain_words_of_the_text() -> None:
     assert lexicon.near_words("xables", 1) == {}  # the first letter is kept
 
 
-def test_an_expansion_weighs_less_than_the_exact_word(django_like: Retriever) -> None:
+def test_an_expansion_weighs_less_than_the_exact_word(django_like: Searcher) -> None:
     exact = django_like.search("middleware", 1, "bm25").results[0]
     typo = django_like.search("middlware", 1, "bm25", fuzzy=True).results[0]
     assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score * 0.75)
 
 
-def test_prefix_and_fuzzy_are_refused_where_they_cannot_apply(django_like: Retriever) -> None:
+def test_prefix_and_fuzzy_are_refused_where_they_cannot_apply(django_like: Searcher) -> None:
     with pytest.raises(ConfigurationError, match="mode 'dense' has no BM25"):
         django_like.search("middlware", mode="dense", fuzzy=True)
     with pytest.raises(ConfigurationError, match="prefix must be true or false"):
@@ -294,7 +294,7 @@ def test_cli_search_says_what_each_word_also_matched(
     assert "middlewar" in payload["metadata"]["expansions"]["prefix"]["middlew"]
 
 
-def test_expansion_past_its_limits_is_refused_before_any_work(django_like: Retriever) -> None:
+def test_expansion_past_its_limits_is_refused_before_any_work(django_like: Searcher) -> None:
     long = "m" * (MAX_WORD_LETTERS + 1)
     assert not django_like.search(long, 3, "bm25").results  # a plain search is not bounded so
     for option in ("prefix", "fuzzy"):
@@ -307,7 +307,7 @@ def test_expansion_past_its_limits_is_refused_before_any_work(django_like: Retri
 
 
 def test_a_search_stops_at_its_deadline(
-    django_like: Retriever, monkeypatch: pytest.MonkeyPatch
+    django_like: Searcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from groundkit import deadlines as deadline_module
 
@@ -330,7 +330,7 @@ HOSTILE = st.text(
 )
 @given(HOSTILE, st.booleans(), st.booleans())
 def test_any_query_is_answered_or_refused_with_a_bounded_expansion(
-    django_like: Retriever, query: str, prefix: bool, fuzzy: bool
+    django_like: Searcher, query: str, prefix: bool, fuzzy: bool
 ) -> None:
     try:
         response = django_like.search(query or "x", 3, "bm25", prefix=prefix, fuzzy=fuzzy)
@@ -354,7 +354,7 @@ def test_a_last_word_whose_stem_alone_begins_terms_is_corrected(write_corpus: Wr
             }
         )
     )
-    retriever = Retriever(store.reader())
+    retriever = Searcher.of(store.reader())
     both = retriever.search("twitch muscue", 3, "bm25", prefix=True, fuzzy=True)
     assert both.metadata["expansions"] == {"fuzzy": {"muscue": ["muscl"]}}
     assert both.results[0].source == "fibres.txt"

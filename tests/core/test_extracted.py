@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.extract import ExtractorIdentity, extractor_for_source, register_extractor
 from groundkit.extract.html import HtmlExtractor, html_to_text
 from groundkit.retrieval.citations import verify_citation
@@ -76,7 +76,7 @@ def test_html_is_ingested_cited_and_verified(tmp_path: Path) -> None:
     index = tmp_path / "index"
     report = groundkit.ingest(corpus, index_dir=index)
     assert report.indexed == ["pumps.html"] and report.ok
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         results = retriever.search("bleed valve priming").results
         top = results[0]
         assert top.citation.source_class == "extracted"
@@ -102,7 +102,7 @@ def test_a_changed_extractor_version_makes_citations_unresolvable(
     corpus.mkdir()
     (corpus / "pumps.html").write_text(PAGE, encoding="utf-8")
     groundkit.ingest(corpus, index_dir=tmp_path / "index")
-    with Retriever.open(tmp_path / "index") as retriever:
+    with Searcher.open(tmp_path / "index") as retriever:
         top = retriever.search("impeller").results[0]
         root = retriever.document_of(top).root
     monkeypatch.setattr("groundkit.extract.html.VERSION", "999")
@@ -136,7 +136,7 @@ def test_a_registered_extractor_reads_its_extension(tmp_path: Path) -> None:
         settings = groundkit.IngestSettings(extensions=(".up",))
         report = groundkit.ingest(tmp_path / "c", index_dir=tmp_path / "i", settings=settings)
         assert report.indexed == ["a.up"]
-        with Retriever.open(tmp_path / "i") as retriever:
+        with Searcher.open(tmp_path / "i") as retriever:
             top = retriever.search("quiet").results[0]
             assert top.content == "QUIET WORDS" and retriever.verify(top).ok
     finally:
@@ -186,7 +186,7 @@ def test_a_mixed_folder_cites_pdf_pages_and_verifies(
         "notes.md",
         "pumps.html",
     ]
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         results = retriever.search("cavitation damage").results
         top = results[0]
         assert top.source == "manual.pdf" and top.citation.source_class == "extracted"
@@ -216,7 +216,7 @@ def test_a_pdf_citation_is_unresolvable_once_pypdf_is_gone(
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "m.pdf").write_bytes(make_pdf([["alpha beta"], ["gamma delta"]]))
     groundkit.ingest(tmp_path / "c", index_dir=tmp_path / "i")
-    with Retriever.open(tmp_path / "i") as retriever:
+    with Searcher.open(tmp_path / "i") as retriever:
         top = retriever.search("gamma").results[0]
         root = retriever.document_of(top).root
     assert top.citation.start_page == 2

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import groundkit
-from groundkit import ConfigurationError, GroupOptions, Retriever, SearchRequest
+from groundkit import ConfigurationError, GroupOptions, Searcher, SearchRequest
 from groundkit.cli import ExitCode, main
 
 QUERIES = ["leak", "water pressure", "report a burst main", "bill payment", "chlorine", "the"]
@@ -54,7 +54,7 @@ def test_groups_are_the_ranked_passages_grouped(
     if depth is not None and depth < k:
         depth = k
     options = GroupOptions(passages=per_page, depth=depth)
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         got = retriever.search(SearchRequest(query, k, mode, group=options))  # type: ignore[arg-type]
         flat = retriever.search(
             SearchRequest(query, options.depth_for(k), mode)  # type: ignore[arg-type]
@@ -74,7 +74,7 @@ def test_groups_are_the_ranked_passages_grouped(
 
 
 def test_grouped_passages_verify_and_serialize(index: Path) -> None:
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         got = retriever.search("water pressure leak", top_k=3, mode="bm25", group=True)
         assert got.groups is not None and len(got.groups) == 3
         assert all(retriever.verify(r).ok for r in got.results)
@@ -89,7 +89,7 @@ def test_grouped_passages_verify_and_serialize(index: Path) -> None:
 
 
 def test_an_ungrouped_search_has_no_groups(index: Path) -> None:
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         got = retriever.search("leak", mode="bm25")
     assert got.groups is None
     assert "groups" not in got.to_dict() and "group" not in got.metadata
@@ -112,7 +112,7 @@ def test_bad_group_options_are_refused_when_made(
 
 
 def test_a_request_with_group_keywords_too_is_refused(index: Path) -> None:
-    with Retriever.open(index) as retriever, pytest.raises(ConfigurationError, match="not both"):
+    with Searcher.open(index) as retriever, pytest.raises(ConfigurationError, match="not both"):
         retriever.search(SearchRequest("leak"), group=True)
 
 

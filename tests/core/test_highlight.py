@@ -14,7 +14,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.tokenize import token_spans, tokenize, wanted_token_spans
 from groundkit.cli import main
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever, highlight_spans, snippet
+from groundkit.retrieval import Searcher, highlight_spans, snippet
 from groundkit.store import MemoryStore
 
 ANALYZER = Analyzer()
@@ -118,7 +118,7 @@ def test_search_results_carry_highlights_in_their_cited_text(write_corpus: Write
     )
     store = MemoryStore("t")
     Indexer(store).ingest(root)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         for query, expected in (
             ("pump", {"Pumps", "pumping", "pumped", "pump"}),  # the heading is in the chunk
             ("strasse café", {"Straße", "Café"}),

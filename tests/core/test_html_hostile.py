@@ -33,7 +33,7 @@ def test_a_codec_that_is_no_character_set_is_refused_by_name_and_the_batch_goes_
         assert sorted(r.source for r in report.refused) == sorted(f"{c}.html" for c in CODECS)
         for refusal in report.refused:
             assert refusal.source.removesuffix(".html") in refusal.message
-    with groundkit.Retriever.open(tmp_path / "index") as retriever:
+    with groundkit.Searcher.open(tmp_path / "index") as retriever:
         assert retriever.search("hydrants").results[0].citation.source == "good.html"
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import WriteCorpus
 from groundkit.config import IngestSettings
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import CollectionStore
 
 TEXTS = {
@@ -37,7 +37,7 @@ def test_texts_are_stored_as_the_files_holding_them(
     with SqliteStore(tmp_path / "files.sqlite") as files:
         Indexer(files).ingest(root)
         assert _contents(files) == stored
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         top = retriever.search("chlorine dosing").results[0]
         assert top.source == "sub/b.md" and retriever.verify(top).ok
 

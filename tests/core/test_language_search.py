@@ -14,7 +14,7 @@ from groundkit.cli import ExitCode, main
 from groundkit.collection import open_reader
 from groundkit.errors import IndexIdentityError
 from groundkit.ingestion import ingest
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.request import SearchFilter
 from groundkit.store.static_export import export_static
 
@@ -32,7 +32,7 @@ def _rank_one_hits(
     report = ingest(root, index_dir=index, collection=language, analyzer=analyzer)
     assert len(report.indexed) == len(corpus)
     hits = 0
-    with Retriever.open(index, language) as retriever:
+    with Searcher.open(index, language) as retriever:
         for name, _, query in corpus:
             results = retriever.search(query, top_k=1).results
             hits += bool(results) and results[0].source == name
@@ -90,8 +90,8 @@ def test_a_search_with_another_language_is_refused(tmp_path: Path) -> None:
         texts=[("a.txt", GERMAN[0][1])],
     )
     with pytest.raises(IndexIdentityError, match=r"snowball-german.*not.*snowball-french"):
-        Retriever.open(index, analyzer=Analyzer.for_language("fr"))
-    with Retriever.open(index) as retriever:  # the collection's own: German
+        Searcher.open(index, analyzer=Analyzer.for_language("fr"))
+    with Searcher.open(index) as retriever:  # the collection's own: German
         assert retriever.search("Pakete installiert").results[0].source == "a.txt"
 
 
@@ -140,7 +140,7 @@ def test_a_mixed_collection_ranks_each_document_with_its_own_language(
     assert len(report.indexed) == 20 and not report.refused
     wanted = [(f"de/{n.removesuffix('.txt')}.html", q) for n, _, q in GERMAN]
     wanted += [(f"fr/{n.removesuffix('.txt')}.md", q) for n, _, q in FRENCH]
-    with Retriever.open(index) as retriever:  # the collection's own analysis, both languages
+    with Searcher.open(index) as retriever:  # the collection's own analysis, both languages
         assert retriever.analyzer.identity["languages"] == ["de", "fr"]
         firsts = [retriever.search(query, top_k=1).results[0] for _, query in wanted]
         french = retriever.search("Installation", where=SearchFilter(metadata={"language": "fr"}))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.cli import main
 from groundkit.contracts import Document
 from groundkit.store import CollectionStore
@@ -81,7 +81,7 @@ def test_remove_a_file_a_folder_or_a_root(docs: Path, tmp_path: Path) -> None:
     groundkit.ingest(docs, index_dir=index)
     report = groundkit.remove_sources(docs / "sub" / "valves.md", index_dir=index)
     assert report.removed == [f"{docs.resolve()}/sub/valves.md"]
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         assert retriever.search("gate valves").results == ()
     shutil.rmtree(docs)  # the files need not exist to be removed
     report = groundkit.remove_sources(docs, index_dir=index)
@@ -119,7 +119,7 @@ def test_a_moved_folder_is_relocated_and_verifies(
     assert code == 0 and "relocated 3 documents" in out
     assert [r.root for r in groundkit.list_sources(index)] == [str(moved.resolve())]
     assert groundkit.verify_collection(index).ok
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         top = retriever.search("water meters").results[0]
         assert top.citation.source_class == "extracted" and retriever.verify(top).ok
     assert groundkit.ingest(moved, index_dir=index).unchanged == [

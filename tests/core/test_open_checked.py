@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.retrieval.citations import verify_citation
 from groundkit.source_files import read_bytes, read_text
 
@@ -49,7 +49,7 @@ def test_a_file_swapped_for_an_escaping_symlink_is_not_read(
     assert report.indexed == []
     [refusal] = report.refused
     assert (refusal.source, refusal.reason) == ("a.md", "path_escape")
-    with groundkit.Retriever.open(tmp_path / "index") as retriever:
+    with groundkit.Searcher.open(tmp_path / "index") as retriever:
         assert retriever.search("secret").results == ()
 
 
@@ -149,7 +149,7 @@ def test_verify_does_not_follow_a_swapped_file(tmp_path: Path) -> None:
     corpus.mkdir()
     (corpus / "a.md").write_text(SECRET, encoding="utf-8")
     groundkit.ingest(corpus, index_dir=tmp_path / "index")
-    with Retriever.open(tmp_path / "index") as retriever:
+    with Searcher.open(tmp_path / "index") as retriever:
         top = retriever.search("secret").results[0]
     (corpus / "a.md").unlink()
     (corpus / "a.md").symlink_to(outside)

@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.ingestion.fetch import address_refusal, fetch
 
 pytestmark = pytest.mark.skipif(sys.platform == "emscripten", reason="Pyodide has no sockets")
@@ -122,7 +122,7 @@ def test_a_url_is_snapshotted_cited_and_verified_offline(server: str, tmp_path: 
     snapshot = index / "default" / "snapshots" / name
     assert snapshot.read_bytes() == PAGE and name.startswith("sha256-") and name.endswith(".html")
     assert report.classes == {name: "snapshot"}
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         top = retriever.search("dry-barrel hydrants frost").results[0]
         assert top.citation.source_class == "snapshot" and top.citation.extractor is not None
         assert top.metadata["heading_path"] == ["Hydrants", "Winter"]
@@ -297,7 +297,7 @@ def test_a_pdf_url_is_cited_with_pages_and_verified_offline(
     index = tmp_path / "index"
     report = groundkit.ingest(f"{server}/manual.pdf", index_dir=index, allow_addresses=ALLOW)
     assert report.ok and report.indexed[0].endswith(".pdf")
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         top = retriever.search("flushing schedule").results[0]
         assert top.citation.source_class == "snapshot"
         assert (top.citation.start_page, top.citation.end_page) == (2, 2)

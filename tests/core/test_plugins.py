@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import groundkit
-from groundkit import ConfigurationError, Retriever, plugins
+from groundkit import ConfigurationError, Searcher, plugins
 from groundkit.cli.app import COMMAND_REGISTRY, main
 from groundkit.embedding import embedder_registry
 from groundkit.extract import extractor_registry
@@ -108,7 +108,7 @@ def test_a_plugins_entry_point_provides_an_embedder_a_reranker_and_a_command(
     assert "ghost" in embedder_registry.available_embedders()
     assert rerankers.resolve_reranker("ghostly") is not None
     groundkit.ingest(groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=embedder)
-    with Retriever.open(tmp_path) as retriever:  # the collection finds its embedder again
+    with Searcher.open(tmp_path) as retriever:  # the collection finds its embedder again
         assert retriever.search("pay my bill", mode="dense").results
     assert main(["hello", "--collection", "greetings"]) == 0
     assert capsys.readouterr().out.strip() == "hello from greetings"
@@ -188,7 +188,7 @@ def test_a_collection_of_an_unprovided_embedder_still_answers_bm25(tmp_path: Pat
     groundkit.ingest(
         groundkit.sample_corpus() / "billing", index_dir=tmp_path, embedder=Unprovided()
     )
-    with Retriever.open(tmp_path) as retriever:
+    with Searcher.open(tmp_path) as retriever:
         assert retriever.search("pay my bill").results
         with pytest.raises(ConfigurationError, match="no registered embedder"):
             retriever.search("pay my bill", mode="dense")
@@ -204,7 +204,7 @@ def test_the_recorded_vector_store_is_the_default(tmp_path: Path) -> None:
     assert vector_registry.recorded_vector_store(location) is None
     vector_registry.record_vector_store(location, "exact")
     assert vector_registry.recorded_vector_store(location) is None  # exact: the default
-    with Retriever.open(tmp_path) as retriever:
+    with Searcher.open(tmp_path) as retriever:
         response = retriever.search("pay my bill", mode="dense")
         assert response.metadata["vector_store"] == "exact"
     (tmp_path / "default" / vector_registry.RECORD_FILE).write_text("[1]", encoding="utf-8")

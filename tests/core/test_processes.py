@@ -87,12 +87,12 @@ def test_a_reader_process_keeps_working_while_a_writer_ingests(tmp_path: Path) -
     stop, ready = tmp_path / "stop", tmp_path / "ready"
     reader = """
         import json, sys, time, pathlib
-        from groundkit import Retriever
+        from groundkit import Searcher
         stop, ready, index = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
         generations, searches, deadline = [], 0, time.monotonic() + 90
         while time.monotonic() < deadline:
             done = stop.exists()  # one more search after the writer finished
-            with Retriever.open(index) as r:
+            with Searcher.open(index) as r:
                 response = r.search("pumps valves", top_k=5)
                 assert response.results, "no results"
                 assert all(r.verify(x).ok for x in response.results)

@@ -18,7 +18,7 @@ import pytest
 import groundkit
 from groundkit.collection import check_collection, collection_file
 from groundkit.errors import CollectionNotFoundError
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 
 pytestmark = [
     pytest.mark.subprocess,
@@ -105,7 +105,7 @@ def _chunks(index: Path) -> dict[str, tuple[str, ...]]:
 
 
 def _answers(index: Path) -> list[list[tuple[str, float]]]:
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         return [
             [(r.chunk_id, r.score) for r in retriever.search(q, top_k=20).results] for q in QUERIES
         ]

@@ -17,7 +17,7 @@ from conftest import WriteCorpus
 from groundkit.cli import ExitCode, main
 from groundkit.collection import check_collection, collection_file, open_reader, open_store
 from groundkit.errors import CorruptCollectionError, ReadOnlyCollectionError
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store.sqlite.checks import WRITE_CHECK
 
 WORDS = [
@@ -237,7 +237,7 @@ def test_check_collection_reports_nothing_for_a_sound_collection(
 ) -> None:
     _, index = built
     assert check_collection(index, "default") == []
-    with open_reader(index, "default") as reader, Retriever(reader) as retriever:
+    with open_reader(index, "default") as reader, Searcher.of(reader) as retriever:
         assert retriever.search("pump").results
 
 

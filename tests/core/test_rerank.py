@@ -13,7 +13,7 @@ from conftest import WriteCorpus
 from groundkit.contracts import Citation, SearchResult
 from groundkit.errors import ConfigurationError, RerankerNotConfiguredError, RetrievalError
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import RerankOptions, Retriever
+from groundkit.retrieval import RerankOptions, Searcher
 from groundkit.retrieval.rerank import LogitReranker, rerank_by_logits, sigmoid
 from groundkit.store import CollectionStore
 
@@ -97,7 +97,7 @@ def test_search_with_rerank_but_no_reranker_raises(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     Indexer(store).ingest(write_corpus(DOCS))
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         with pytest.raises(RerankerNotConfiguredError, match="no reranker"):
             retriever.search("pump", rerank=True)
         assert isinstance(RerankerNotConfiguredError("x"), ConfigurationError)
@@ -113,7 +113,7 @@ def test_search_with_a_reranker_reorders_the_candidates(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     Indexer(store).ingest(write_corpus(DOCS))
-    with Retriever(store.reader(), reranker=LogitReranker(by_length)) as retriever:
+    with Searcher.of(store.reader(), reranker=LogitReranker(by_length)) as retriever:
         plain = retriever.search("pump station", top_k=2)
         reranked = retriever.search("pump station", top_k=1, rerank=RerankOptions(depth=2))
     assert plain.results[0].source == "pumps.md"
@@ -134,7 +134,7 @@ def test_a_reranker_answer_outside_its_candidates_is_refused(
 ) -> None:
     Indexer(store).ingest(write_corpus(DOCS))
     with (
-        Retriever(store.reader(), reranker=Inventing()) as retriever,
+        Searcher.of(store.reader(), reranker=Inventing()) as retriever,
         pytest.raises(RetrievalError, match="not among its candidates"),
     ):
         retriever.search("pump", rerank=True)

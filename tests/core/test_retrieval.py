@@ -1,4 +1,4 @@
-"""Retriever: exact Lucene BM25, tie-breaks, validation, read views, failing closed."""
+"""Searcher: exact Lucene BM25, tie-breaks, validation, read views, failing closed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from groundkit.config import MAX_QUERY_CHARS, MAX_TOP_K, BM25Params
 from groundkit.contracts import Chunk, Document, chunk_id_for, content_hash, document_id_for
 from groundkit.errors import CorruptCollectionError, IndexIdentityError, RetrievalError
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import CollectionStore, IndexedChunk, MemoryStore
 from groundkit.store.sqlite import SqliteReader, SqliteStore
 
@@ -69,7 +69,7 @@ def test_top_k_is_exact_against_brute_force(
     load(store, docs)
     params = BM25Params(k1=1.2, b=0.75)
     expected = brute_force(docs, query, params)
-    with Retriever(store.reader(), bm25=params) as retriever:
+    with Searcher.of(store.reader(), bm25=params) as retriever:
         response = retriever.search(" ".join(query), top_k=k)
     got = [(r.content, r.score) for r in response.results]
     assert len(got) == min(k, len(expected))
@@ -84,7 +84,7 @@ def test_top_k_is_exact_against_brute_force(
 def test_lucene_idf_and_saturation_by_hand() -> None:
     store = MemoryStore()
     load(store, [["alpha beta"], ["beta beta gamma delta"], ["gamma"]])
-    with Retriever(store.reader(), bm25=BM25Params(k1=0.9, b=0.4)) as retriever:
+    with Searcher.of(store.reader(), bm25=BM25Params(k1=0.9, b=0.4)) as retriever:
         response = retriever.search("beta")
     # N=3, df=2: idf = ln(1 + 1.5/2.5); avgdl = 7/3
     idf = math.log(1 + 1.5 / 2.5)
@@ -107,7 +107,7 @@ def test_ties_break_on_content_hash_then_chunk_index_whatever_the_ingest_order()
     for order in (["x.txt", "y.txt", "z.txt"], ["z.txt", "y.txt", "x.txt"]):
         store = MemoryStore()
         load(store, [named[source] for source in order], sources=order)
-        with Retriever(store.reader()) as retriever:
+        with Searcher.of(store.reader()) as retriever:
             results = retriever.search("same", top_k=4).results
         assert len({r.score for r in results}) == 1
         got = [
@@ -121,7 +121,7 @@ def test_tie_at_the_cut_is_resolved_exactly() -> None:
     store = MemoryStore()
     passages = [["alpha beta"]] + [["alpha gamma"]] * 1 + [["alpha delta"], ["alpha eps"]]
     load(store, passages)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         everything = retriever.search("alpha", top_k=10).results
         for k in range(1, 5):
             assert retriever.search("alpha", top_k=k).results == everything[:k]
@@ -133,7 +133,7 @@ def test_results_carry_resolvable_citations(write_corpus: WriteCorpus, tmp_path:
     )
     store = SqliteStore(tmp_path / "c.sqlite")
     Indexer(store).ingest(root)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         response = retriever.search("pump")
         assert response.metadata["stage"] == "bm25"
         result = response.results[0]
@@ -162,17 +162,17 @@ def test_invalid_requests_raise_retrieval_error(
 ) -> None:
     store = MemoryStore()
     load(store, [["pump station"]])
-    with Retriever(store.reader()) as retriever, pytest.raises(RetrievalError, match=match):
+    with Searcher.of(store.reader()) as retriever, pytest.raises(RetrievalError, match=match):
         retriever.search(query, top_k=top_k, mode=mode)  # type: ignore[arg-type]
 
 
 def test_unknown_words_and_only_stopwords_return_nothing() -> None:
     store = MemoryStore()
     load(store, [["pump station"]])
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("zzz unknown").results == ()
     stemmed = MemoryStore()
-    with Retriever(stemmed.reader(), analyzer=Analyzer()) as retriever:
+    with Searcher.of(stemmed.reader(), analyzer=Analyzer()) as retriever:
         response = retriever.search("the of and")
     assert response.results == () and response.metadata["query_terms"] == 0
 
@@ -180,7 +180,7 @@ def test_unknown_words_and_only_stopwords_return_nothing() -> None:
 def test_score_threshold_lets_a_query_return_nothing() -> None:
     store = MemoryStore()
     load(store, [["pump station alpha"], ["valve beta"], ["gamma"]])
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.search("alpha").total_results == 1
         assert retriever.search("alpha", score_threshold=100.0).total_results == 0
         assert retriever.search("alpha", score_threshold=0.0).total_results == 1
@@ -189,7 +189,7 @@ def test_score_threshold_lets_a_query_return_nothing() -> None:
 def test_documents_ingested_after_open_are_invisible(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "c.sqlite")
     load(store, [["alpha"]])
-    retriever = Retriever(store.reader())
+    retriever = Searcher.of(store.reader())
     load_more = [["alpha"], ["alpha alpha"]]
     for n, passages in enumerate(load_more):
         text = "\n".join(passages)
@@ -204,7 +204,7 @@ def test_documents_ingested_after_open_are_invisible(tmp_path: Path) -> None:
     assert retriever.search("alpha").total_results == 1
     assert retriever.generation == 1
     retriever.close()
-    with Retriever(store.reader()) as fresh:
+    with Searcher.of(store.reader()) as fresh:
         assert fresh.search("alpha").total_results == 3
     store.close()
 
@@ -221,7 +221,7 @@ def test_a_hit_without_a_document_record_fails_closed(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(CorruptCollectionError, match="chunks without a document"):
         SqliteStore(path)  # a writer never opens a file `check` rejects
-    with Retriever(SqliteReader(path)) as retriever:
+    with Searcher.of(SqliteReader(path)) as retriever:
         assert retriever.search("beta").total_results == 1
         with pytest.raises(RetrievalError, match="no chunk or document record") as info:
             retriever.search("alpha")
@@ -232,8 +232,8 @@ def test_searching_with_another_analyzer_is_refused() -> None:
     store = MemoryStore()
     load(store, [["alpha"]])
     with pytest.raises(IndexIdentityError):
-        Retriever(store.reader(), analyzer=Analyzer())
-    with Retriever(store.reader()) as retriever:
+        Searcher.of(store.reader(), analyzer=Analyzer())
+    with Searcher.of(store.reader()) as retriever:
         assert retriever.analyzer == PLAIN
 
 
@@ -242,7 +242,7 @@ def test_same_corpus_same_ranking_on_both_stores(tmp_path: Path) -> None:
     rankings = []
     for store in (MemoryStore(), SqliteStore(tmp_path / "c.sqlite")):
         load(store, docs)
-        with Retriever(store.reader()) as retriever:
+        with Searcher.of(store.reader()) as retriever:
             response = retriever.search("alpha delta", top_k=10)
         rankings.append([(r.chunk_id, r.score) for r in response.results])
         store.close()

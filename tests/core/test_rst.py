@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.chunking import chunk_text, kind_for
 from groundkit.chunking.rst import looks_like_rst, rst_blocks
 from groundkit.config import ChunkerSettings
@@ -150,7 +150,7 @@ def test_django_like_docs_ingest_with_heading_paths(tmp_path: Path) -> None:
     corpus.mkdir(parents=True)
     (corpus / "urls.txt").write_text(DJANGO_LIKE, encoding="utf-8")
     groundkit.ingest(tmp_path / "docs", index_dir=tmp_path / "index")
-    with Retriever.open(tmp_path / "index") as retriever:
+    with Searcher.open(tmp_path / "index") as retriever:
         top = retriever.search("error-handling view").results[0]
         assert top.metadata["heading_path"] == ["URL dispatcher", "Error handling"]
         assert retriever.verify(top).ok

@@ -14,7 +14,7 @@ from groundkit import (
     ConfigurationError,
     HybridOptions,
     InvalidQueryError,
-    Retriever,
+    Searcher,
     SearchFilter,
     SearchRequest,
 )
@@ -33,7 +33,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def unfiltered_then_kept(
-    retriever: Retriever, query: str, mode: str, where: SearchFilter, k: int
+    retriever: Searcher, query: str, mode: str, where: SearchFilter, k: int
 ) -> list[tuple[str, float]]:
     """The filter's reference: rank everything, keep the admitted chunks, cut at ``k``; in
     dense mode, nothing when the best admitted chunk is under the floor (judged per query)."""
@@ -68,7 +68,7 @@ def test_a_filter_ranks_exactly_the_admitted_chunks(
     index: Path, query: str, prefix: str, k: int, mode: str
 ) -> None:
     where = SearchFilter(source_prefix=prefix)
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         got = retriever.search(query, top_k=k, mode=mode, where=where)  # type: ignore[arg-type]
         want = unfiltered_then_kept(retriever, query, mode, where, k)
     assert [(r.chunk_id, r.score) for r in got.results] == want
@@ -77,7 +77,7 @@ def test_a_filter_ranks_exactly_the_admitted_chunks(
 
 
 def test_a_metadata_filter_matches_list_fields_by_membership(index: Path) -> None:
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         some = retriever.search("leak", top_k=5).results[0]
         heading = some.metadata["heading_path"][0]
         where = SearchFilter(metadata={"heading_path": heading})
@@ -92,7 +92,7 @@ def test_a_metadata_filter_matches_list_fields_by_membership(index: Path) -> Non
 
 def test_a_search_request_equals_its_keywords(index: Path) -> None:
     """The keyword form is a convenience that builds the same ``SearchRequest``."""
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         options = HybridOptions(rrf_k=10, depth=40, weights=(1.0, 0.5))
         typed = retriever.search(
             SearchRequest("who fixes a burst main", mode="hybrid", hybrid=options)
@@ -156,14 +156,14 @@ def test_a_request_without_a_mode_is_checked_against_the_collections_default(
     index: Path,
 ) -> None:
     request = SearchRequest("leak", hybrid=HybridOptions())  # fine until the mode is known
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         assert retriever.default_mode == "bm25"
         with pytest.raises(ConfigurationError, match="hybrid' only"):
             retriever.search(request)
 
 
 def test_the_trace_names_the_path_that_ran(index: Path) -> None:
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         plain = retriever.search("leak")
         filtered = retriever.search("leak", where=SearchFilter(source_prefix="billing/"))
     assert plain.trace is not None and plain.trace.path == plain.metadata["path"]
@@ -177,7 +177,7 @@ def test_the_trace_names_the_path_that_ran(index: Path) -> None:
 def test_an_invalid_request_is_a_usage_error(
     index: Path, top_k: int, threshold: float | None
 ) -> None:
-    with Retriever.open(index) as retriever, pytest.raises(InvalidQueryError):
+    with Searcher.open(index) as retriever, pytest.raises(InvalidQueryError):
         retriever.search("leak", top_k=top_k, score_threshold=threshold)
     assert issubclass(InvalidQueryError, ConfigurationError)
 

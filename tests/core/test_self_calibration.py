@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.analysis.question_words import QUESTION_WORDS, content_terms
 from groundkit.cli import ExitCode, main
 from groundkit.embedding import HashEmbedder
@@ -63,25 +63,25 @@ def test_the_shipped_off_topic_set_is_general_and_multilingual() -> None:
 
 
 def test_pseudo_queries_and_the_calibration_are_deterministic(sample: Path) -> None:
-    with Retriever.open(sample) as retriever:
+    with Searcher.open(sample) as retriever:
         first, second = pseudo_on_topic(retriever), pseudo_on_topic(retriever)
         assert first == second and len(first) > 100
         assert self_calibrate(retriever).to_dict() == self_calibrate(retriever).to_dict()
 
 
 def test_without_a_record_bm25_never_abstains(sample: Path) -> None:
-    with Retriever.open(sample) as retriever:
+    with Searcher.open(sample) as retriever:
         response = retriever.search("what is the best way to clean a tap", mode="bm25")
     assert response.results  # off-topic, yet "clean" and "tap" match the sample's words
     assert "lexical_bar" not in response.metadata and "abstained" not in response.metadata
 
 
 def test_a_separating_bar_makes_bm25_say_nothing_here(collection: Path) -> None:
-    with Retriever.open(collection) as retriever:
+    with Searcher.open(collection) as retriever:
         result = self_calibrate(retriever)
         assert result.separates
         write_lexical_bar(retriever.reader.location, result.lexical_bar())
-    with Retriever.open(collection) as retriever:
+    with Searcher.open(collection) as retriever:
         for query in ON_TOPIC:
             got = retriever.search(query, mode="bm25")
             assert got.results and got.metadata["abstained"] is False
@@ -97,17 +97,17 @@ def test_a_separating_bar_makes_bm25_say_nothing_here(collection: Path) -> None:
 
 
 def test_a_bar_that_does_not_separate_is_recorded_but_not_applied(collection: Path) -> None:
-    with Retriever.open(collection) as retriever:
+    with Searcher.open(collection) as retriever:
         bar = LexicalBar(0.99, False, retriever.generation, {"source": "self"})
         write_lexical_bar(retriever.reader.location, bar)
-    with Retriever.open(collection) as retriever:
+    with Searcher.open(collection) as retriever:
         got = retriever.search(ON_TOPIC[0], mode="bm25")
     assert got.results and got.metadata["abstained"] is False
     assert got.metadata["lexical_bar"] == {"min_lexical_share": None, "source": "self-calibrated"}
 
 
 def test_an_unreadable_record_is_refused_with_the_fix(collection: Path) -> None:
-    with Retriever.open(collection) as retriever:
+    with Searcher.open(collection) as retriever:
         location = retriever.reader.location
     (Path(location).parent / LEXICAL_BAR_FILE).write_text("{not json", encoding="utf-8")
     with pytest.raises(ConfigurationError, match="calibrate --self"):
@@ -149,7 +149,7 @@ def test_ingest_calibrate_records_the_collections_own_bar(
     args = ["ingest", str(groundkit.sample_corpus()), "--index-dir", str(index), "--json"]
     assert main([*args, "--calibrate"]) == ExitCode.OK
     report = json.loads(capsys.readouterr().out)
-    with Retriever.open(index) as retriever:
+    with Searcher.open(index) as retriever:
         bar = read_lexical_bar(retriever.reader.location)
         assert bar is not None and bar.to_dict() == report["calibration"]["bm25"]
         assert bar.generation == retriever.generation
@@ -170,7 +170,7 @@ def test_the_off_topic_bar_is_the_lowest_that_lets_at_most_the_allowed_through(
 
 
 def test_the_sample_bar_answers_the_allowed_share_of_the_shipped_questions(sample: Path) -> None:
-    with Retriever.open(sample) as retriever:
+    with Searcher.open(sample) as retriever:
         result = self_calibrate(retriever)
     allowed = math.floor(OFF_TOPIC_ANSWERED * result.off_topic)
     answered = sum(share >= result.bm25_share for share in result.bm25_off)
@@ -191,7 +191,7 @@ class Meaningful(HashEmbedder):  # a stand-in for a semantic model (MiniLM): hyb
 
 def test_hybrid_floor_and_share_let_through_the_allowed_share_together(tmp_path: Path) -> None:
     groundkit.ingest(groundkit.sample_corpus(), index_dir=tmp_path, embedder=Meaningful())
-    with Retriever.open(tmp_path, embedder=Meaningful()) as retriever:
+    with Searcher.open(tmp_path, embedder=Meaningful()) as retriever:
         result = self_calibrate(retriever)
         assert result.floor is not None
         record_self_calibration(retriever, result)
@@ -199,7 +199,7 @@ def test_hybrid_floor_and_share_let_through_the_allowed_share_together(tmp_path:
     measured = result.floor.measured or {}
     assert measured["false_answer"] <= allowed // 2 / result.off_topic
     assert measured["hybrid_false_answer"] <= allowed / result.off_topic
-    with Retriever.open(tmp_path, embedder=Meaningful()) as retriever:
+    with Searcher.open(tmp_path, embedder=Meaningful()) as retriever:
         found = [retriever.search(q, mode="hybrid").metadata for q in off_topic_questions()]
     assert all(meta["floor_source"] == "self-calibrated" for meta in found)
     answered = sum(not meta["abstained"] for meta in found)

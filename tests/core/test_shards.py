@@ -17,7 +17,7 @@ from groundkit.errors import (
     ConfigurationError,
     ShardUnavailableError,
 )
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.shards import (
     ShardHit,
     ShardStatistics,
@@ -71,8 +71,8 @@ def test_shard_search_is_bit_identical_to_one_collection(
         groundkit.ingest(corpus, index_dir=index, collection="one", settings=SETTINGS)
         ingest_sharded(corpus, shards=shards, index_dir=index, collection="many", settings=SETTINGS)
         with (
-            groundkit.Retriever.open(index, "one") as one,
-            ShardedRetriever.open(index, "many", accelerator=accelerator) as many,
+            groundkit.Searcher.open(index, "one") as one,
+            Searcher.open(index, "many", accelerator=accelerator) as many,
         ):
             for query, k in searches:
                 assert _answer(many.search(query, k)) == _answer(one.search(query, k))
@@ -98,8 +98,8 @@ def test_shard_hybrid_and_dense_match_one_collection(tmp_path: Path) -> None:
         corpus, shards=3, index_dir=index, collection="many", settings=SETTINGS, embedder=hashing
     )
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         for query in ["leak meter", "water zone pump", "absent"]:
             for mode in ("dense", "hybrid"):
@@ -123,11 +123,11 @@ def test_shard_incremental_ingest_updates_the_global_statistics(tmp_path: Path) 
     assert report.manifest.generation == 2
     groundkit.ingest(corpus, index_dir=index, collection="one")
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
-        assert many.manifest.chunk_count == one.reader.chunk_count
-        assert many.manifest.total_length == one.reader.total_length
+        assert load_manifest(index, "many").chunk_count == one.reader.chunk_count
+        assert load_manifest(index, "many").total_length == one.reader.total_length
         for query in ["valve", "leak main", "pump zone valve"]:
             assert _answer(many.search(query, 10)) == _answer(one.search(query, 10))
 
@@ -138,7 +138,7 @@ def test_shard_missing_fails_closed(tmp_path: Path) -> None:
     ingest_sharded(corpus, shards=3, index_dir=index, collection="many")
     (index / "many" / "shard-0001" / "collection.sqlite").unlink()
     with pytest.raises(ShardUnavailableError, match="shard-0001"):
-        ShardedRetriever.open(index, "many")
+        Searcher.open(index, "many")
 
 
 def test_shard_changed_outside_a_sharded_ingest_is_refused(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_shard_changed_outside_a_sharded_ingest_is_refused(tmp_path: Path) -> No
     (other / "x.txt").write_text("pump pump", encoding="utf-8")
     groundkit.ingest(other, index_dir=index / "many", collection="shard-0000")
     with pytest.raises(ShardUnavailableError, match="generation"):
-        ShardedRetriever.open(index, "many")
+        Searcher.open(index, "many")
 
 
 def test_shard_manifest_errors(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_shard_merge_breaks_ties_by_content_key() -> None:
 
 
 def test_shard_verify_gives_one_collections_verdicts(tmp_path: Path) -> None:
-    """``verify`` of a sharded result (``ShardedSearch.verify``, the one the service and Ray's
+    """``verify`` of a sharded result (``Searcher.verify``, the one the service and Ray's
     tool use) re-reads the source through the shard holding it: one collection's verdicts,
     verified, drifted and unresolvable alike."""
     texts = ["pump valve leak\n\nmeter pipe", "water main leak", "leak rate zone", "leak flow"]
@@ -209,11 +209,11 @@ def test_shard_verify_gives_one_collections_verdicts(tmp_path: Path) -> None:
     groundkit.ingest(corpus, index_dir=index, collection="one", settings=SETTINGS)
     ingest_sharded(corpus, shards=3, index_dir=index, collection="many", settings=SETTINGS)
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
 
-        def verdicts(retriever: groundkit.Retriever | ShardedRetriever) -> list[tuple[str, str]]:
+        def verdicts(retriever: Searcher) -> list[tuple[str, str]]:
             results = retriever.search("leak", 10).results
             return [(r.citation.source, retriever.verify(r).verdict) for r in results]
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import groundkit
 from groundkit.config import ChunkerSettings, IngestSettings
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.request import SearchFilter
 from groundkit.retrieval.rerank import LogitReranker
 from groundkit.shards import ingest_sharded
@@ -98,8 +98,8 @@ def test_shard_filters_and_rerank_match_one_collection(
             embedder=hashing,
         )
         with (
-            groundkit.Retriever.open(index, "one", reranker=reranker) as one,
-            ShardedRetriever.open(index, "many", reranker=reranker) as many,
+            groundkit.Searcher.open(index, "one", reranker=reranker) as one,
+            Searcher.open(index, "many", reranker=reranker) as many,
         ):
             for query, k, mode, where, rerank in searches:
                 got = many.search(query, k, mode, where=where, rerank=rerank)  # type: ignore[arg-type]
@@ -119,8 +119,8 @@ def test_shard_filter_admits_only_matching_chunks(tmp_path: Path) -> None:
     ingest_sharded(corpus, shards=3, index_dir=index, collection="many", settings=SETTINGS)
     where = SearchFilter(metadata={"heading_path": "Pumps"})
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         got = many.search("leak", 10, "bm25", where=where)
         assert got.results and all("Pumps" in r.metadata["heading_path"] for r in got.results)

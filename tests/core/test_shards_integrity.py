@@ -14,7 +14,7 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.cli import main
 from groundkit.collection import collection_file
 from groundkit.errors import ShardMismatchError
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.shards import ingest_sharded, load_manifest, shard_of
 from groundkit.shards.build import ingest_shard, seal_shards
 
@@ -52,7 +52,7 @@ def test_a_shard_reingested_with_another_analyzer_is_refused(
     ingest_shard(corpus, 0, 2, index_dir=index, collection="many", analyzer=other)
     assert load_manifest(index, "many").shards[0].generation == generation  # same step count
     with pytest.raises(ShardMismatchError, match="analyzer identity"):
-        ShardedRetriever.open(index, "many")
+        Searcher.open(index, "many")
     code, err = _search_exit(index, capsys)
     assert code == 6 and "analyzer identity" in err
 
@@ -113,7 +113,7 @@ def test_a_shard_copied_over_another_is_refused(
     folder = index / "many"
     shutil.copyfile(collection_file(folder, "shard-0000"), collection_file(folder, "shard-0001"))
     with pytest.raises(ShardMismatchError, match="content stamp"):
-        ShardedRetriever.open(index, "many")
+        Searcher.open(index, "many")
     code, err = _search_exit(index, capsys)
     assert code == 6 and "content stamp" in err
     with pytest.raises(ShardMismatchError, match="routing puts"):  # nor is it sealed so
@@ -122,12 +122,12 @@ def test_a_shard_copied_over_another_is_refused(
 
 def test_a_sound_sharded_collection_opens_and_reseals(tmp_path: Path) -> None:
     corpus, index = _built(tmp_path, TEXTS, shards=3)
-    with ShardedRetriever.open(index, "many") as retriever:
+    with Searcher.open(index, "many") as retriever:
         assert retriever.search("pump", 5).results
     (corpus / "doc00.txt").write_text("running pumps again", encoding="utf-8")
     again = ingest_sharded(corpus, index_dir=index, collection="many").manifest
     assert again.generation == 2 and load_manifest(index, "many") == again
-    with ShardedRetriever.open(index, "many") as retriever:
+    with Searcher.open(index, "many") as retriever:
         assert retriever.search("pump", 5).results
 
 
@@ -155,4 +155,4 @@ def test_a_shard_reingested_without_the_embedding_is_refused(tmp_path: Path) -> 
     collection_file(index / "many", f"shard-{holding:04d}").unlink()
     ingest_shard(corpus, holding, 2, index_dir=index, collection="many")  # lexical only
     with pytest.raises(ShardMismatchError, match="embedding identity"):
-        ShardedRetriever.open(index, "many", embedder=hashing)
+        Searcher.open(index, "many", embedder=hashing)

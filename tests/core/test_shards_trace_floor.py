@@ -13,7 +13,7 @@ import pytest
 import groundkit
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.shards import ingest_sharded, load_manifest
 
@@ -40,8 +40,8 @@ def _trace(response: groundkit.SearchResponse) -> dict[str, Any]:
 def test_shard_trace_equals_one_collections(tmp_path: Path) -> None:
     index = _index(tmp_path, groundkit.get_embedder("hash"))
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         for query in ["report a leak", "pay my bill", "zebra quantum"]:
             for mode in (None, "bm25", "dense", "hybrid"):
@@ -70,16 +70,16 @@ class Unregistered:
 def test_shard_mode_note_when_the_embedder_is_missing(tmp_path: Path) -> None:
     index = _index(tmp_path, Unregistered())
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         got, want = many.search("report a leak", 5), one.search("report a leak", 5)
         assert got.metadata["mode"] == "bm25" and "not available" in got.metadata["mode_note"]
         assert _trace(got) == _trace(want)
         assert "mode_note" not in many.search("report a leak", 5, "bm25").metadata
     with (
-        groundkit.Retriever.open(index, "one", embedder=Unregistered()) as one,
-        ShardedRetriever.open(index, "many", embedder=Unregistered()) as many,
+        groundkit.Searcher.open(index, "one", embedder=Unregistered()) as one,
+        Searcher.open(index, "many", embedder=Unregistered()) as many,
     ):
         got, want = many.search("report a leak", 5), one.search("report a leak", 5)
         assert got.metadata["mode"] == "hybrid" and "mode_note" not in got.metadata
@@ -94,7 +94,7 @@ def _floor(index: Path, collection: str, floor: float) -> None:
 def test_shard_floor_is_one_for_all_shards_or_refused(tmp_path: Path) -> None:
     index = _index(tmp_path, groundkit.get_embedder("hash"))
     _floor(index, "many/shard-0001", -1.0)  # one shard calibrated, the others not
-    with ShardedRetriever.open(index, "many") as many:
+    with Searcher.open(index, "many") as many:
         for mode in ("dense", "hybrid"):
             with pytest.raises(ConfigurationError, match="different similarity floors") as raised:
                 many.search("zebra quantum", 5, mode)
@@ -105,8 +105,8 @@ def test_shard_floor_is_one_for_all_shards_or_refused(tmp_path: Path) -> None:
     for shard in ("many/shard-0000", "many/shard-0002", "one"):
         _floor(index, shard, -1.0)
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "many") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "many") as many,
     ):
         got, want = (
             many.search("zebra quantum", 5, "dense"),

@@ -115,7 +115,7 @@ def test_wheel_is_a_pure_python_wheel_of_the_package(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         assert "groundkit/__init__.py" in names
-        assert "groundkit/retrieval/retriever.py" in names
+        assert "groundkit/retrieval/searcher.py" in names
         dist = f"groundkit-{groundkit.__version__}.dist-info"
         assert {f"{dist}/METADATA", f"{dist}/WHEEL", f"{dist}/RECORD"} <= set(names)
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

@@ -16,7 +16,7 @@ import groundkit
 from groundkit.collection import open_reader
 from groundkit.errors import StorageError
 from groundkit.index.lexicon import Lexicon
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
 from groundkit.store.static import (
@@ -70,7 +70,7 @@ class Files:
         return (self.site / path).read_bytes()
 
 
-def answers(retriever: Retriever, mode: str) -> list[Any]:
+def answers(retriever: Searcher, mode: str) -> list[Any]:
     out = []
     for query, k, threshold in QUERIES:
         response = retriever.search(query, top_k=k, score_threshold=threshold, mode=mode)
@@ -90,7 +90,10 @@ def answers(retriever: Retriever, mode: str) -> list[Any]:
 @pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
 def test_same_answers_as_the_sqlite_collection(built: tuple[Path, Path], mode: str) -> None:
     index, site = built
-    with Retriever.open(index) as stored, Retriever(StaticReader(Files(site), index="index/")) as r:
+    with (
+        Searcher.open(index) as stored,
+        Searcher.of(StaticReader(Files(site), index="index/")) as r,
+    ):
         assert answers(r, mode) == answers(stored, mode)
 
 
@@ -140,7 +143,7 @@ def test_deferred_calls_name_every_file_they_need_then_answer_the_same(
     index, site = built
     files = Files(site)
     reader = StaticReader(files, index="index/")
-    retriever = Retriever(reader)
+    retriever = Searcher.of(reader)
 
     def put(paths: list[str]) -> None:  # fetched "in parallel" by the caller, as the page does
         for path in paths:
@@ -160,7 +163,7 @@ def test_deferred_calls_name_every_file_they_need_then_answer_the_same(
             put(needed.paths)
     assert files.paths == ["index/" + HEAD], "nothing was fetched one by one"
     assert rounds >= 1  # the chunk blocks and sources (and, for hybrid, the vectors first)
-    with Retriever.open(index) as stored:
+    with Searcher.open(index) as stored:
         want = stored.search("how do I report a leak", top_k=10, mode=mode)
     assert [(r.chunk_id, r.score.hex(), r.citation) for r in deferred.results] == [
         (r.chunk_id, r.score.hex(), r.citation) for r in want.results
@@ -237,7 +240,10 @@ def test_the_term_list_is_the_stores_and_a_prefix_reads_only_its_blocks(
 
 def test_expanded_searches_answer_as_over_the_sqlite_collection(built: tuple[Path, Path]) -> None:
     index, site = built
-    with Retriever.open(index) as stored, Retriever(StaticReader(Files(site), index="index/")) as r:
+    with (
+        Searcher.open(index) as stored,
+        Searcher.of(StaticReader(Files(site), index="index/")) as r,
+    ):
         for query, options in EXPANDING:
             want = stored.search(query, 5, "bm25", **options)
             got = r.search(query, 5, "bm25", **options)
@@ -261,7 +267,7 @@ def test_a_site_without_a_term_list_refuses_expansion(
         lambda p: pack(head) if p == "index/" + HEAD else files(p), index="index/"
     )
     with pytest.raises(StorageError, match="no term list"):
-        Retriever(reader).search("chlori", prefix=True)
+        Searcher.of(reader).search("chlori", prefix=True)
 
 
 def test_the_word_list_is_the_chunks_surface_words(
@@ -279,7 +285,7 @@ def test_the_word_list_is_the_chunks_surface_words(
     files = Files(site)
     old = StaticReader(lambda p: pack(head) if p == "index/" + HEAD else files(p), index="index/")
     with pytest.raises(StorageError, match="no word list"):
-        Retriever(old).search("chlorinne", fuzzy=True)
+        Searcher.of(old).search("chlorinne", fuzzy=True)
 
 
 def test_a_prefix_reads_one_or_two_postings_shards(built: tuple[Path, Path]) -> None:

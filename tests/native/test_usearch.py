@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import groundkit
-from groundkit import Retriever
+from groundkit import Searcher
 from groundkit.vectors.exact import ExactVectorStore
 from groundkit_native import usearch_store
 from groundkit_native.usearch_store import UsearchSettings, UsearchVectorStore
@@ -87,7 +87,7 @@ def _ingest(corpus: Path, index: Path, *extra: str) -> None:
 
 
 def _keys(index: Path, name: str = "default") -> list[int]:
-    with Retriever.open(index, name, vector_store="exact") as r:
+    with Searcher.open(index, name, vector_store="exact") as r:
         return sorted(k for k, _ in r.reader.chunk_lengths())
 
 
@@ -98,7 +98,7 @@ def test_persisted_beside_the_collection_and_kept_in_lockstep(corpus: Path, tmp_
     record = json.loads((folder / usearch_store.RECORD).read_text())
     assert (record["metric"], record["dtype"], record["connectivity"]) == ("cos", "f32", 16)
     assert json.loads((folder / "vector-store.json").read_text()) == {"vector_store": "usearch"}
-    with Retriever.open(index) as r:
+    with Searcher.open(index) as r:
         assert record["generation"] == r.generation and record["count"] == len(_keys(index))
         response = r.search("burst main", mode="dense", top_k=5)
         assert response.metadata["vector_store"] == "usearch"
@@ -119,7 +119,7 @@ def test_same_answers_as_exact_and_refresh_after_a_crash(corpus: Path, tmp_path:
     queries = ["burst main", "pay my bill", "boil water notice", "who do I call"]
 
     def ranked(store: str) -> list[list[str]]:
-        with Retriever.open(index, vector_store=store) as r:
+        with Searcher.open(index, vector_store=store) as r:
             return [
                 [x.chunk_id for x in r.search(q, mode="dense", top_k=5).results] for q in queries
             ]
@@ -141,9 +141,9 @@ def test_large_indexes_are_memory_mapped(
     index = tmp_path / "idx"
     _ingest(corpus, index, "--embedder", "hash", "--vector-store", "usearch")
     monkeypatch.setattr(usearch_store, "VIEW_BYTES", 0)
-    with Retriever.open(index) as r:
+    with Searcher.open(index) as r:
         assert r.search("burst main", mode="hybrid", top_k=3).results
-        store = r._shard.dense._store
+        store = r._local().scorers[0].dense._store
         assert isinstance(store, UsearchVectorStore) and store.viewed
         store.add([10**9], [[0.0] * 255 + [1.0]])  # a viewed index is copied before a write
         assert not store.viewed and store.count() == len(_keys(index)) + 1

@@ -57,7 +57,7 @@ def run(
 
         opened = open_site(index_dir)
     else:
-        opened = groundkit.Retriever.open(index_dir)
+        opened = groundkit.Searcher.open(index_dir)
     with opened as retriever:
         for query, top_k, threshold in queries:
             response = retriever.search(query, top_k=top_k, score_threshold=threshold)

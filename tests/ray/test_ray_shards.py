@@ -14,7 +14,7 @@ import pytest
 
 import groundkit
 from groundkit.errors import ShardUnavailableError
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.request import SearchFilter
 from groundkit.retrieval.rerank import LogitReranker
 from groundkit.shards import load_manifest
@@ -70,10 +70,10 @@ def built(ray_local: Any, corpus: Path) -> Path:
 
 def test_ray_build_answers_as_one_collection(built: Path) -> None:
     with (
-        groundkit.Retriever.open(built, "one") as one,
-        ShardedRetriever.open(built, "many") as many,
+        groundkit.Searcher.open(built, "one") as one,
+        Searcher.open(built, "many") as many,
     ):
-        assert many.manifest.chunk_count == one.reader.chunk_count
+        assert load_manifest(built, "many").chunk_count == one.reader.chunk_count
         for query in QUERIES:
             for mode in ("bm25", "dense", "hybrid"):
                 assert _answer(many.search(query, 10, mode)) == _answer(one.search(query, 10, mode))
@@ -96,8 +96,8 @@ def test_ray_build_of_a_jsonl_corpus_and_incremental_update(ray_local: Any, tmp_
     assert (second.to_dict()["replaced"], second.manifest.generation) == (1, 2)
     groundkit.ingest(files, index_dir=index, collection="one")
     with (
-        groundkit.Retriever.open(index, "one") as one,
-        ShardedRetriever.open(index, "j") as many,
+        groundkit.Searcher.open(index, "one") as one,
+        Searcher.open(index, "j") as many,
     ):
         for query in ["pump", "leak meter", "t"]:
             assert _answer(many.search(query, 5)) == _answer(one.search(query, 5))
@@ -110,22 +110,22 @@ def test_ray_serve_scatter_gather_is_bit_identical_and_fails_closed(built: Path)
 
     reranker = LogitReranker(_logits)
     tool = serve_sharded("many", index_dir=built, name="many", timeout_s=20, reranker=reranker)
-    with groundkit.Retriever.open(built, "one", reranker=reranker) as one:
+    with groundkit.Searcher.open(built, "one", reranker=reranker) as one:
         for query in QUERIES:
             for mode in ("bm25", "hybrid"):
-                got = tool(query, 10, mode)
+                got = tool.search(query, 10, mode)
                 assert _answer(got) == _answer(one.search(query, 10, mode))
             for where in FILTERS:  # filtered in every replica, reranked after the merge
                 for rerank in (False, True):
-                    got = tool(query, 6, "hybrid", where=where, rerank=rerank)
+                    got = tool.search(query, 6, "hybrid", where=where, rerank=rerank)
                     want = one.search(query, 6, "hybrid", where=where, rerank=rerank)
                     assert _answer(got) == _answer(want)
                     assert got.metadata["filter"] == want.metadata["filter"]
-        burst = [tool(QUERIES[n % len(QUERIES)], 5) for n in range(40)]  # a bounded load run
+        burst = [tool.search(QUERIES[n % len(QUERIES)], 5) for n in range(40)]  # a bounded load run
         assert all(_answer(r) == _answer(one.search(r.query, 5)) for r in burst)
     serve.delete("many-shard-0001")
     with pytest.raises(ShardUnavailableError, match="shard-0001"):
-        tool("leak water", 10)
+        tool.search("leak water", 10)
     assert len(load_manifest(built, "many").shards) == 3
 
 
@@ -147,7 +147,7 @@ def test_ray_serve_behind_the_service_registry(built: Path, corpus: Path) -> Non
     changed = corpus / "part1" / "doc001.txt"
     text = changed.read_text(encoding="utf-8")
     try:
-        with groundkit.Retriever.open(built, "one") as one:
+        with groundkit.Searcher.open(built, "one") as one:
             for query in QUERIES[:3]:
                 for mode in ("bm25", "hybrid"):
                     got = anyio.run(call, query, mode)
@@ -185,7 +185,7 @@ def test_ray_serve_behind_groundkit_serve(built: Path, ray_local: Any) -> None:
     args = ("--index-dir", str(built), "--ray-collection", "many")
     server = start_server(*args, env={"RAY_ADDRESS": address}, timeout=180)
     try:
-        with groundkit.Retriever.open(built, "one") as one:
+        with groundkit.Searcher.open(built, "one") as one:
             for query in QUERIES[:3]:
                 body = {"query": query, "top_k": 6, "mode": "hybrid", "collection": "many",
                         "where": {"source_prefix": "part1/"}, "verify": True}  # fmt: skip

@@ -50,6 +50,6 @@ def test_a_server_sees_each_ingest_at_once(tmp_path: Path) -> None:
         (corpus / f"v{version}.md").write_text(f"version {version} here\n", encoding="utf-8")
         groundkit.ingest(corpus, index_dir=index)
         seen.append(runtime.probe("default"))
-    with groundkit.Retriever.open(index) as retriever:
+    with groundkit.Searcher.open(index) as retriever:
         assert seen[-1] == retriever.generation
     assert seen == sorted(set(seen))  # three commits, three generations, each seen at once

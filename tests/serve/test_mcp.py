@@ -46,7 +46,7 @@ def stdio(index_dir: Path, *extra: str) -> AbstractAsyncContextManager[Any]:
 
 
 def library_results(index_dir: Path) -> list[dict[str, Any]]:
-    with groundkit.Retriever.open(index_dir) as retriever:
+    with groundkit.Searcher.open(index_dir) as retriever:
         response = retriever.search("how do I report a leak", top_k=3)
     return [result.to_dict() for result in response.results]
 

@@ -82,7 +82,7 @@ def library(index_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
         if "group" in fields:
             fields["group"] = groundkit.GroupOptions(**fields["group"])
         request = groundkit.SearchRequest(**fields)
-        with groundkit.Retriever.open(index_dir, body.get("collection", "default")) as searcher:
+        with groundkit.Searcher.open(index_dir, body.get("collection", "default")) as searcher:
             return _answer(searcher.search(request).to_dict())
     except groundkit.GroundkitError as exc:
         return {"refused": exc.message}

@@ -27,7 +27,7 @@ def test_search_returns_the_librarys_cited_results(server: Server, index_dir: Pa
     reply = get(server, "/v1/search", params={"q": "how do I report a leak", "top_k": 5})
     assert reply.status_code == 200, reply.text
     body = reply.json()
-    with groundkit.Retriever.open(index_dir, "default") as retriever:
+    with groundkit.Searcher.open(index_dir, "default") as retriever:
         expected = retriever.search("how do I report a leak", top_k=5).to_dict()
     assert body["generation"] == expected["metadata"]["generation"]
     assert body["collection"] == "default"
@@ -50,7 +50,7 @@ def test_prefix_and_fuzzy_are_the_librarys(server: Server, index_dir: Path) -> N
         json={"query": "hydrent flushing", "fuzzy": True},
         timeout=TIMEOUT,
     ).json()
-    with groundkit.Retriever.open(index_dir, "default") as retriever:
+    with groundkit.Searcher.open(index_dir, "default") as retriever:
         want_begun = retriever.search("chlorine resid", prefix=True)
         want_typo = retriever.search("hydrent flushing", fuzzy=True)
     for got, want in ((begun, want_begun), (typo, want_typo)):
@@ -71,7 +71,7 @@ def test_grouping_by_page_is_the_librarys(server: Server, index_dir: Path) -> No
         json={"query": query, "top_k": 3, "group": {"passages": 2}, "verify": True},
         timeout=TIMEOUT,
     ).json()
-    with groundkit.Retriever.open(index_dir, "default") as retriever:
+    with groundkit.Searcher.open(index_dir, "default") as retriever:
         want = retriever.search(query, top_k=3, group=groundkit.GroupOptions(passages=2))
     assert body["groups"] == want.to_dict()["groups"] and len(body["groups"]) == 3
     assert [r["chunk_id"] for r in body["results"]] == [r.chunk_id for r in want.results]
@@ -91,7 +91,7 @@ def test_the_filter_is_the_librarys(server: Server, index_dir: Path) -> None:
         json={"query": query, "top_k": 3, "where": {"metadata": where}},
         timeout=TIMEOUT,
     ).json()
-    with groundkit.Retriever.open(index_dir, "default") as retriever:
+    with groundkit.Searcher.open(index_dir, "default") as retriever:
         by_prefix = retriever.search(query, where=SearchFilter(source_prefix="billing/"))
         by_metadata = retriever.search(query, top_k=3, where=SearchFilter(metadata=where))
     assert prefixed["results"] and all(
@@ -107,7 +107,7 @@ def test_hybrid_search_on_a_dense_collection(server: Server, index_dir: Path) ->
     params = {"query": "report a leak", "collection": "dense", "mode": "hybrid", "top_k": 4,
               "hybrid": {"rrf_k": 30, "weights": [1.0, 0.5]}}  # fmt: skip
     body = httpx.post(server.url + "/v1/search", json=params, timeout=TIMEOUT).json()
-    with groundkit.Retriever.open(index_dir, "dense") as retriever:
+    with groundkit.Searcher.open(index_dir, "dense") as retriever:
         expected = retriever.search(
             "report a leak",
             top_k=4,

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from serving import Server, start_server
 
 import groundkit
-from groundkit.retrieval import ShardedRetriever
+from groundkit.retrieval import Searcher
 from groundkit.shards import ingest_sharded
 from groundkit_serve import Registry, Runtime, ServeSettings, ServiceError
 from groundkit_serve.models import SearchArguments
@@ -29,8 +29,8 @@ def test_a_sharded_search_held_elsewhere_answers_as_one_collection(
     index = tmp_path / "index"
     ingest_sharded(corpus, shards=3, index_dir=index, collection="many")
     with (
-        ShardedRetriever.open(index, "many") as many,
-        groundkit.Retriever.open(index_dir, "default") as one,
+        Searcher.open(index, "many") as many,
+        groundkit.Searcher.open(index_dir, "default") as one,
     ):
         registry = Registry(
             Runtime(ServeSettings(index_dir=index_dir)), sharded=many, sharded_name="many"
@@ -114,7 +114,7 @@ def test_serve_shards_rest_answers_as_one_collection(
         {"top_k": 3, "where": {"metadata": {"heading_path": "Payment methods"}}},
         {"top_k": 2, "score_threshold": 1.0},
     ]
-    with groundkit.Retriever.open(sharded_index, "one") as one:
+    with groundkit.Searcher.open(sharded_index, "one") as one:
         for query in QUERIES:
             for options in searches:
                 reply = _post(sharded_server, {"query": query, **options})  # default: many
@@ -161,7 +161,7 @@ def test_serve_shards_fetch_verify_and_list(sharded_server: Server, sharded_inde
     ).json()
     assert (checked["checked"], checked["verified"]) == (1, 1), checked
     whole = httpx.post(sharded_server.url + "/v1/verify", json={}, timeout=60).json()
-    with groundkit.Retriever.open(sharded_index, "one") as one:
+    with groundkit.Searcher.open(sharded_index, "one") as one:
         assert whole["checked"] == one.reader.chunk_count
     assert whole["verified"] == whole["checked"] and not whole["failures"]
     listed = httpx.get(sharded_server.url + "/v1/collections", timeout=TIMEOUT).json()
@@ -173,7 +173,7 @@ def test_serve_shards_fetch_verify_and_list(sharded_server: Server, sharded_inde
 def test_serve_shards_mcp_answers_as_one_collection(
     sharded_server: Server, sharded_index: Path
 ) -> None:
-    with groundkit.Retriever.open(sharded_index, "one") as one:
+    with groundkit.Searcher.open(sharded_index, "one") as one:
         want = [r.to_dict() for r in one.search(QUERIES[0], 4, "bm25").results]
 
     async def main() -> None:

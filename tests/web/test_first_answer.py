@@ -145,7 +145,7 @@ def sample_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sample-site")
     sample = groundkit.sample_corpus()
     groundkit.ingest(sample, index_dir=root / "idx")
-    with groundkit.Retriever.open(root / "idx") as retriever:
+    with groundkit.Searcher.open(root / "idx") as retriever:
         return make_site(retriever.reader, sample, root / "site")
 
 
@@ -343,7 +343,7 @@ def test_the_first_answer_is_the_cores_on_unicode_sources(node: str, tmp_path: P
         (corpus / name).parent.mkdir(parents=True, exist_ok=True)
         (corpus / name).write_text(text, encoding="utf-8")
     groundkit.ingest(corpus, index_dir=tmp_path / "idx")
-    with groundkit.Retriever.open(tmp_path / "idx") as retriever:
+    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
         site = make_site(retriever.reader, corpus, tmp_path / "site")
     queries = [
         "water",
@@ -417,7 +417,7 @@ def test_the_first_answer_is_the_cores_on_language_sites(
         else Analyzer.for_language(tags, fold=fold)
     )
     groundkit.ingest(corpus, index_dir=tmp_path / "idx", analyzer=analyzer)
-    with groundkit.Retriever.open(tmp_path / "idx") as retriever:
+    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
         site = make_site(retriever.reader, corpus, tmp_path / "site")
     requests = [
         {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": fuzzy}

@@ -26,7 +26,7 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.retrieval import HybridOptions, Retriever
+from groundkit.retrieval import HybridOptions, Searcher
 from groundkit.retrieval.floor import FloorRecord
 
 __all__ = [
@@ -140,7 +140,7 @@ def choose_floor(on_topic: Sequence[float], off_topic: Sequence[float]) -> float
     return rounded if error(rounded) == best[0] else best[2]
 
 
-def best_similarities(retriever: Retriever, queries: Sequence[str]) -> list[float]:
+def best_similarities(retriever: Searcher, queries: Sequence[str]) -> list[float]:
     """Each query's best dense similarity in the collection (no floor applied)."""
     found: list[float] = []
     for query in queries:
@@ -152,7 +152,7 @@ def best_similarities(retriever: Retriever, queries: Sequence[str]) -> list[floa
 
 
 def calibrate(
-    retriever: Retriever, on_topic: Sequence[str], off_topic: Sequence[str]
+    retriever: Searcher, on_topic: Sequence[str], off_topic: Sequence[str]
 ) -> Calibration:
     """Measure both query sets on ``retriever``'s collection and choose its floor."""
     embedder = retriever.embedder
@@ -176,7 +176,7 @@ def calibrate(
     )
 
 
-def lexical_shares(retriever: Retriever, queries: Sequence[str], floor: float) -> list[float]:
+def lexical_shares(retriever: Searcher, queries: Sequence[str], floor: float) -> list[float]:
     """The BM25 share of each query without dense evidence at ``floor`` (adr/0049)."""
     options = HybridOptions(min_lexical_share=0.0)
     found: list[float] = []

@@ -23,7 +23,7 @@ from groundkit.errors import ConfigurationError
 from groundkit.evaluation import metrics
 from groundkit.evaluation.beir import BeirDataset
 from groundkit.ingestion import Indexer, IngestProgress, ingest
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.request import SearchMode
 from groundkit.store import CollectionStore, MemoryStore
 
@@ -136,9 +136,9 @@ def evaluate(
 ) -> EvaluationResult:
     """nDCG@10, recall@100, MRR@10, MAP@100 and latency over the dataset's judged queries.
 
-    ``mode``: default the collection's own, exactly as ``Retriever.search`` chooses it;
+    ``mode``: default the collection's own, exactly as ``Searcher.search`` chooses it;
     ``min_similarity``: the dense floor for modes dense and hybrid (default: the collection's);
-    ``search_options``: more keyword arguments of ``Retriever.search`` (``hybrid``, ``prefix``);
+    ``search_options``: more keyword arguments of ``Searcher.search`` (``hybrid``, ``prefix``);
     ``embedder``: the one the collection was built with, where no registered name reproduces
     it (a model folder).
     """
@@ -150,7 +150,7 @@ def evaluate(
     if min_similarity is not None:
         options["min_similarity"] = min_similarity
     reader = store.reader()
-    with Retriever(reader, bm25=bm25, embedder=embedder, vector_store=vector_store) as retriever:
+    with Searcher.of(reader, bm25=bm25, embedder=embedder, vector_store=vector_store) as retriever:
         mode = retriever.default_mode if mode is None else mode
         # A BM25 ranking at a smaller depth is a prefix of the deeper one (ties break on
         # content keys), so it is asked for first: one chunk per document needs no more.

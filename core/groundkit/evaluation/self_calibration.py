@@ -27,7 +27,7 @@ from groundkit.evaluation.floor_calibration import _summary
 from groundkit.retrieval import HybridOptions
 from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.retrieval.lexical_bar import LexicalBar, write_lexical_bar
-from groundkit.retrieval.retriever import Retriever
+from groundkit.retrieval.searcher import Searcher
 
 __all__ = [
     "MAX_RATE",
@@ -65,7 +65,7 @@ def _seed(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256(":".join(parts).encode("utf-8")).digest()[:8], "big")
 
 
-def pseudo_on_topic(retriever: Retriever, count: int = PSEUDO_QUERIES) -> list[str]:
+def pseudo_on_topic(retriever: Searcher, count: int = PSEUDO_QUERIES) -> list[str]:
     """Up to ``count`` queries the collection can answer, sampled deterministically: chunks
     ordered by id, evenly spaced; every other one gives its heading, the rest two to four of
     its words at places seeded by the chunk's id, and one word of another sampled chunk (a
@@ -161,7 +161,7 @@ def _allowed(off_topic: int, share: float = OFF_TOPIC_ANSWERED) -> int:
     return math.floor(share * off_topic)
 
 
-def self_calibrate(retriever: Retriever, count: int = PSEUDO_QUERIES) -> SelfCalibration:
+def self_calibrate(retriever: Searcher, count: int = PSEUDO_QUERIES) -> SelfCalibration:
     """Calibrate ``retriever``'s collection on its own pseudo queries (nothing is written)."""
     framing = retriever.question_terms()
     on_queries = [
@@ -192,7 +192,7 @@ Evidence = tuple[float, float]
 """A query's hybrid evidence: its best dense similarity and its BM25 share (adr/0049)."""
 
 
-def hybrid_evidence(retriever: Retriever, queries: Sequence[str]) -> list[Evidence]:
+def hybrid_evidence(retriever: Searcher, queries: Sequence[str]) -> list[Evidence]:
     """Each query's best dense similarity (no floor applied) and hybrid's lexical share."""
     options = HybridOptions(min_lexical_share=0.0)
     found: list[Evidence] = []
@@ -215,7 +215,7 @@ def hybrid_pair(off: Sequence[Evidence], allowed: int) -> Evidence:
     return floor, min(1.0, off_topic_bar(rest, allowed - passed))
 
 
-def _hybrid(retriever: Retriever, on_queries: list[str], off_queries: list[str]) -> FloorRecord:
+def _hybrid(retriever: Searcher, on_queries: list[str], off_queries: list[str]) -> FloorRecord:
     """The dense floor and hybrid's share, together letting through at most
     ``OFF_TOPIC_ANSWERED`` of the off-topic questions (``hybrid_pair``)."""
     assert retriever.embedder is not None
@@ -238,7 +238,7 @@ def _hybrid(retriever: Retriever, on_queries: list[str], off_queries: list[str])
     return FloorRecord(floor, retriever.embedder.identity, measured, share)
 
 
-def record_self_calibration(retriever: Retriever, result: SelfCalibration) -> list[Path]:
+def record_self_calibration(retriever: Searcher, result: SelfCalibration) -> list[Path]:
     """Record ``result`` beside ``retriever``'s collection file: ``lexical-bar.json``, and the
     floor and hybrid share in ``dense-floor.json`` where it has a semantic embedder."""
     location = retriever.reader.location

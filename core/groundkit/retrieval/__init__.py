@@ -1,4 +1,5 @@
-"""Search over a collection read view, and re-checking citations against their sources."""
+"""Search over a collection's read view (or a sharded collection's), and re-checking citations
+against their sources."""
 
 from __future__ import annotations
 
@@ -20,9 +21,7 @@ from groundkit.retrieval.request import (
     SearchMode,
     SearchRequest,
 )
-from groundkit.retrieval.retriever import Retriever
-from groundkit.retrieval.searcher import Searcher
-from groundkit.retrieval.sharded_retriever import ShardedRetriever, sharded_layout, sharded_searcher
+from groundkit.retrieval.searcher import Retriever, Searcher, sharded_layout, sharded_searcher
 
 __all__ = [
     "MODES",
@@ -35,7 +34,6 @@ __all__ = [
     "SearchMode",
     "SearchRequest",
     "Searcher",
-    "ShardedRetriever",
     "Snippet",
     "Verdict",
     "Verification",

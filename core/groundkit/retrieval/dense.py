@@ -133,7 +133,7 @@ class DenseLeg:
             raise ConfigurationError(
                 f"collection {self._location} is bound to embedding {self.manifest.to_json()} and "
                 f"no registered embedder reproduces it{self._problem}, so mode {mode!r} cannot "
-                "run; pass it (`--embedder DIR`, Retriever.open(..., embedder=...)), or search "
+                "run; pass it (`--embedder DIR`, Searcher.open(..., embedder=...)), or search "
                 "with mode 'bm25'",
                 subject=self._location,
             )

@@ -162,6 +162,11 @@ class SearchFilter:
                 )
         object.__setattr__(self, "metadata", MappingProxyType(items))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its fields, its metadata as a dict: a filter crosses processes with the
+        steps of a sharded search (adr/0063)."""
+        return (SearchFilter, (self.source_prefix, dict(self.metadata)))
+
     @property
     def needs_chunks(self) -> bool:
         """Whether deciding needs chunk records (metadata), not only the source path."""

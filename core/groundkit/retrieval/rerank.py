@@ -96,7 +96,7 @@ def rerank_candidates(reranker: Reranker | None, reranking: RerankOptions | None
     if reranker is None:
         raise RerankerNotConfiguredError(
             "rerank was asked for but this retriever has no reranker; pass one with "
-            "Retriever.open(..., reranker=...) (groundkit's extras provide cross-encoders), "
+            "Searcher.open(..., reranker=...) (groundkit's extras provide cross-encoders), "
             "or search without rerank",
             subject="reranker",
         )

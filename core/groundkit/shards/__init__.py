@@ -3,8 +3,8 @@
 BM25 statistics are reduced across shards and every shard scores with them, so a sharded
 search returns exactly the ranking and scores of one collection over the same corpus
 (adr/0028-sharded-collections-on-ray.md). Pure map and reduce functions; engines such as Ray
-(``groundkit_ray``) only schedule them. Opening one for search: ``groundkit.retrieval``'s
-``ShardedRetriever`` (a ``Searcher`` over these shards).
+(``groundkit_ray``) only schedule them. Opening one for search: ``groundkit.Searcher.open``
+(one ``Searcher`` over these shards, adr/0063).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from groundkit.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from groundkit.retrieval.gather import LocalShards, ShardGroup
+    from groundkit.retrieval.collection_scorer import CollectionScorer
     from groundkit.retrieval.merge import ShardHit, merge_hits
-    from groundkit.retrieval.shard_searcher import ShardSearcher
     from groundkit.retrieval.shard_stats import ShardStatistics, map_statistics, reduce_statistics
+    from groundkit.retrieval.transport import LocalTransport, Transport
     from groundkit.shards.build import (
         ShardedIngestReport,
         ingest_shard,
@@ -33,10 +33,10 @@ if TYPE_CHECKING:
     )
 
 _HOMES: dict[str, tuple[str, ...]] = {
-    "groundkit.retrieval.gather": ("LocalShards", "ShardGroup"),
+    "groundkit.retrieval.collection_scorer": ("CollectionScorer",),
     "groundkit.retrieval.merge": ("ShardHit", "merge_hits"),
-    "groundkit.retrieval.shard_searcher": ("ShardSearcher",),
     "groundkit.retrieval.shard_stats": ("ShardStatistics", "map_statistics", "reduce_statistics"),
+    "groundkit.retrieval.transport": ("LocalTransport", "Transport"),
     "groundkit.shards.build": (
         "ShardedIngestReport",
         "ingest_shard",
@@ -53,14 +53,14 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
-    "LocalShards",
-    "ShardGroup",
+    "CollectionScorer",
+    "LocalTransport",
     "ShardHit",
     "ShardManifest",
     "ShardRecord",
-    "ShardSearcher",
     "ShardStatistics",
     "ShardedIngestReport",
+    "Transport",
     "ingest_shard",
     "ingest_sharded",
     "load_manifest",

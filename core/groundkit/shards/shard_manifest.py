@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundkit.collection import collection_file
+from groundkit.collection import MANIFEST_FILE, collection_file
 from groundkit.config import DEFAULT_INDEX_DIR
 from groundkit.errors import CollectionNotFoundError, ShardMismatchError, ShardUnavailableError
 from groundkit.shards.routing import ROUTING
@@ -34,7 +34,6 @@ __all__ = [
     "shards_dir",
 ]
 
-MANIFEST_FILE = "shards.json"
 FORMAT = 2
 """2 added each shard's content stamp, the shard count and the seal (adr/0042)."""
 

@@ -18,7 +18,7 @@ import groundkit
 from groundkit.contracts import SearchResult, content_hash
 from groundkit.retrieval.citations import citation_root, source_text, verify_citation
 from groundkit.retrieval.display import display_spans, plain_text
-from groundkit.retrieval.retriever import Retriever
+from groundkit.retrieval.searcher import Searcher
 from groundkit.store.memory import MemoryStore
 from groundkit.store.static import FilesNeeded, StaticReader
 
@@ -46,7 +46,7 @@ class _State:
     """The worker's open collection and the last search's results."""
 
     def __init__(self) -> None:
-        self.retriever: Retriever | None = None
+        self.retriever: Searcher | None = None
         self.reader: StaticReader | None = None
         self.results: list[SearchResult] = []
         self.sources_root: str | None = None
@@ -54,7 +54,7 @@ class _State:
         self.fetched: list[list[Any]] = []
         self.given: Any = None  # the page's query embedder (page_semantic), when turned on
 
-    def searcher(self) -> Retriever:
+    def searcher(self) -> Searcher:
         if self.retriever is None:
             raise groundkit.ConfigurationError("no collection is open in this page")
         return self.retriever
@@ -123,7 +123,7 @@ def open_reader(
     _close()
     _state.given = None
     _state.reader = reader
-    _state.retriever = groundkit.Retriever(reader)
+    _state.retriever = groundkit.Searcher.of(reader)
     _state.sources_root, _state.stored_root = sources_root, stored_root
 
 
@@ -170,7 +170,7 @@ def index_folder(folder: str, embedder: str | None) -> str:
     store = MemoryStore("dropped")
     made = groundkit.get_embedder(embedder) if embedder else None
     report = groundkit.Indexer(store, embedder=made).ingest(folder)
-    _state.retriever = groundkit.Retriever(store.reader())
+    _state.retriever = groundkit.Searcher.of(store.reader())
     _state.sources_root = _state.stored_root = None
     info = json.loads(_info("dropped"))
     info["report"] = {

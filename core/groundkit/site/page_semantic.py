@@ -29,14 +29,14 @@ def enable(model_sha256: str, tokenizer_json: _Bytes, floor: float) -> None:
         tokenizer_json=tokenizer_json.to_bytes(),
         floor=floor,
     )
-    _state.retriever = groundkit.Retriever(reader, embedder=given)  # same reader, not closed
+    _state.retriever = groundkit.Searcher.of(reader, embedder=given)  # same reader, not closed
     _state.given = given
 
 
 def disable() -> None:
     """Back to the collection's own embedder (none in the page): the model could not start."""
     if _state.reader is not None:
-        _state.retriever = groundkit.Retriever(_state.reader)
+        _state.retriever = groundkit.Searcher.of(_state.reader)
     _state.given = None
 
 

@@ -10,7 +10,7 @@ from groundkit.cli.options import Parents, vector_store_option
 from groundkit.cli.render import emit_json
 from groundkit.embedding.embedder_registry import resolve_embedder
 from groundkit.errors import ConfigurationError
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.retrieval.floor import FloorRecord, check_floor, write_floor
 
 __all__ = ["NAME", "add_parser", "run"]
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             "give --queries and --off-topic to measure a floor, or --set X to record one"
         )
     chosen = None if args.set is None else check_floor(args.set)
-    with Retriever.open(
+    with Searcher.open(
         args.index_dir,
         args.collection,
         embedder=None if args.embedder is None else resolve_embedder(args.embedder),
@@ -153,7 +153,7 @@ def _run_self(args: argparse.Namespace) -> ExitCode:
     if args.queries is not None or args.off_topic is not None or args.set is not None:
         raise ConfigurationError("--self measures on the collection's own queries; leave out "
                                  "--queries, --off-topic and --set")  # fmt: skip
-    with Retriever.open(
+    with Searcher.open(
         args.index_dir,
         args.collection,
         embedder=None if args.embedder is None else resolve_embedder(args.embedder),

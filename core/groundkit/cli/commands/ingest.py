@@ -144,9 +144,9 @@ def add_parser(commands: Any, parents: Parents) -> None:
 def _calibrate(args: argparse.Namespace, embedder: Embedder | None) -> dict[str, Any]:
     """``--calibrate``: the collection's self-calibration, recorded (adr/0060)."""
     from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
-    from groundkit.retrieval import Retriever
+    from groundkit.retrieval import Searcher
 
-    with Retriever.open(args.index_dir, args.collection, embedder=embedder) as retriever:
+    with Searcher.open(args.index_dir, args.collection, embedder=embedder) as retriever:
         result = self_calibrate(retriever)
         written = record_self_calibration(retriever, result)
     return result.to_dict() | {"recorded": [str(path) for path in written]}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import (
@@ -16,7 +16,6 @@ from groundkit.cli.options import (
     vector_store_option,
 )
 from groundkit.cli.render import show_search
-from groundkit.collection import collection_file
 from groundkit.config import (
     DEFAULT_LEG_DEPTH,
     DEFAULT_RERANK_DEPTH,
@@ -26,8 +25,7 @@ from groundkit.config import (
     BM25Params,
 )
 from groundkit.embedding.embedder_registry import resolve_embedder
-from groundkit.errors import ConfigurationError
-from groundkit.retrieval import MODES, Retriever
+from groundkit.retrieval import MODES, Searcher
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
 from groundkit.retrieval.request import (
     GroupOptions,
@@ -38,9 +36,6 @@ from groundkit.retrieval.request import (
     SearchRequest,
 )
 from groundkit.retrieval.rerankers import resolve_reranker
-
-if TYPE_CHECKING:
-    from groundkit.retrieval import ShardedRetriever
 
 NAME = "search"
 
@@ -278,37 +273,19 @@ def search_request(args: argparse.Namespace) -> SearchRequest:
     )
 
 
-def _open(args: argparse.Namespace) -> Retriever | ShardedRetriever:
+def _open(args: argparse.Namespace) -> Searcher:
     """The collection ``--collection`` names, sharded (a folder with ``shards.json``) or not,
     opened with the flags' settings."""
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
     embedder = None if args.embedder is None else resolve_embedder(args.embedder)
-    bm25 = BM25Params(k1=args.k1, b=args.b)
-    analyzer = analyzer_from(args)
-    if (collection_file(args.index_dir, args.collection).parent / "shards.json").is_file():
-        from groundkit.retrieval import ShardedRetriever
-
-        if analyzer is not None:
-            raise ConfigurationError(
-                "a sharded collection searches with the analyzer its manifest records; drop "
-                "--stemmer/--language/--fold-diacritics"
-            )
-        return ShardedRetriever.open(
-            args.index_dir,
-            args.collection,
-            bm25=bm25,
-            embedder=embedder,
-            reranker=reranker,
-            vector_store=args.vector_store,
-        )
-    return Retriever.open(
+    return Searcher.open(
         args.index_dir,
         args.collection,
-        bm25=bm25,
+        bm25=BM25Params(k1=args.k1, b=args.b),
         embedder=embedder,
         reranker=reranker,
         vector_store=args.vector_store,
-        analyzer=analyzer,
+        analyzer=analyzer_from(args),
     )
 
 

@@ -1,10 +1,11 @@
-"""One shard, searched as part of its collection: the unit a replica serves.
+"""``CollectionScorer``: one collection's read view scored, the unit a ``Searcher`` searches.
 
-A ``ShardSearcher`` answers four calls, each small enough to cross a process boundary as
-plain data: its statistics for some terms (the map), its best lexical or dense hits scored
-with collection-wide statistics, and the records (with citations) of chunks the gather kept.
-A collection that is not sharded is one such shard, scored with its own statistics
-(``manifest`` None): ``Retriever`` searches it through the same ``Searcher``.
+It scores a collection of its own with its own statistics (``manifest`` None), or one shard of
+a sharded collection (itself an ordinary collection) with the statistics of the whole, which
+the ``Searcher`` reduced from every shard's (tantivy's ``SegmentReader`` under a ``Searcher``).
+Its answers are plain data, small enough to cross a process boundary: its statistics for some
+terms (the map), its best lexical or dense hits, and the records (with citations) of the
+chunks the merge kept (``retrieval/steps.py`` carries each call to it, adr/0063).
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ if TYPE_CHECKING:  # the sharded side is imported where a shard is opened: a sea
 
 from groundkit.retrieval.lexical_bar import read_lexical_bar
 
-__all__ = ["ShardSearcher"]
+__all__ = ["CollectionScorer"]
 
 
-class ShardSearcher:
-    """Scores one shard's snapshot with the statistics of the whole sharded collection, or
-    one collection's snapshot with its own (``manifest`` None)."""
+class CollectionScorer:
+    """Scores one collection's read view with its own statistics (``manifest`` None), or one
+    shard's with the statistics of the whole sharded collection."""
 
     def __init__(
         self,
@@ -107,13 +108,13 @@ class ShardSearcher:
         check_shard(reader, shard, manifest)
 
     @classmethod
-    def open(
+    def open_shard(
         cls,
         index_dir: str | Path,
         manifest: ShardManifest,
         shard: int,
         **options: object,
-    ) -> ShardSearcher:
+    ) -> CollectionScorer:
         """Open shard ``shard`` of ``manifest`` (``ShardUnavailableError`` when it is missing)."""
         from groundkit.shards.shard_manifest import shard_name, shards_dir
 
@@ -149,7 +150,7 @@ class ShardSearcher:
         return self._reader
 
     def warm(self) -> bool:
-        """Load what a first search would (``Retriever.warm``): numpy scoring where installed,
+        """Load what a first search would (``Searcher.warm``): numpy scoring where installed,
         the vector store and the embedder, the lexicon's typo tables; False where there is no
         usable dense side."""
         self._lexical.accelerate()
@@ -157,7 +158,7 @@ class ShardSearcher:
         return self._dense.warm()
 
     def expand(self, query: str, *, prefix: bool, fuzzy: bool) -> ExpandedQuery:
-        """``query``'s terms with its words' prefix and typo expansions, from this snapshot's
+        """``query``'s terms with its words' prefix and typo expansions, from this read view's
         lexicon (adr/0046)."""
         return expand_query(
             query, self.analyzer, self._lexicon, self._lexical, prefix=prefix, fuzzy=fuzzy
@@ -165,7 +166,7 @@ class ShardSearcher:
 
     @property
     def default_mode(self) -> SearchMode:
-        """As one collection's (``DenseLeg.default_mode``): every shard shares the embedding."""
+        """``DenseLeg.default_mode``: every shard of a sharded collection shares the embedding."""
         return self._dense.default_mode
 
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
@@ -210,7 +211,7 @@ class ShardSearcher:
         return map_statistics(reader.chunk_count, reader.total_length, self._own_df, terms)
 
     def _own_df(self, term: str) -> int:
-        """This snapshot's document frequency of ``term``; a blended term's (prefix and typo
+        """This read view's document frequency of ``term``; a blended term's (prefix and typo
         expansions, one collection only) is its most frequent member's, as BM25 scores it."""
         blended = blend_members(term)
         if blended is None:
@@ -235,7 +236,7 @@ class ShardSearcher:
             if self._df.setdefault(term, count) != count:
                 raise ShardUnavailableError(
                     f"shard {self.location}: document frequency of a term changed between "
-                    "queries; the shards' snapshots are out of step",
+                    "queries; the shards' read views are out of step",
                     subject=self.location,
                 )
         try:
@@ -292,11 +293,13 @@ class ShardSearcher:
         return join_results(self._records, ranked, self._missing)
 
     def document(self, document_id: str, source: str) -> Document:
-        """Document ``document_id`` of ``source`` (``RetrievalError`` if this shard lacks it)."""
+        """Document ``document_id`` of ``source`` (``RetrievalError`` if this read view lacks
+        it: written after it was opened, or removed)."""
         found = self._reader.documents([document_id]).get(document_id)
         if found is None:
             raise RetrievalError(
-                f"document {document_id} of {source} is not in shard {self.location}",
+                f"document {document_id} of {source} is not in {self.location} as opened; "
+                "search again",
                 subject=source,
                 verdict="unresolvable",
             )

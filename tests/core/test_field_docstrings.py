@@ -12,13 +12,16 @@ import textwrap
 import pytest
 
 import groundkit
+import groundkit.site
 
 
 def public_dataclasses() -> list[type]:
-    """The dataclasses among ``groundkit.__all__``, and the dataclasses their fields name that
-    live in groundkit (``SearchTrace`` through ``SearchResponse.trace``), sorted by name."""
+    """The dataclasses among ``groundkit.__all__`` and ``groundkit.site.__all__``, and the
+    dataclasses their fields name that live in groundkit (``SearchTrace`` through
+    ``SearchResponse.trace``), sorted by name."""
     found: dict[str, type] = {}
     pending = [getattr(groundkit, name) for name in groundkit.__all__]
+    pending += [getattr(groundkit.site, name) for name in groundkit.site.__all__]
     while pending:
         value = pending.pop()
         if not (inspect.isclass(value) and dataclasses.is_dataclass(value)):
@@ -58,6 +61,7 @@ def test_the_public_types_are_found() -> None:
     names = {cls.__name__ for cls in CLASSES}
     assert {"Citation", "SearchResult", "SearchResponse", "SearchRequest"} <= names
     assert {"Verification", "IngestReport"} <= names
+    assert {"SiteOptions", "SiteReport", "LinkSpec"} <= names
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)

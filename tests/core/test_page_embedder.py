@@ -19,7 +19,7 @@ from groundkit.embedding.hashing import HashEmbedder
 from groundkit.embedding.page import GivenQueryEmbedder, revision_parts
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.site import build_site
+from groundkit.site import SiteOptions, build_site
 from groundkit.site.semantic_assets import ORT_FILES
 
 TOKENIZER = (
@@ -140,8 +140,7 @@ def test_ort_dir_ships_the_model(tmp_path: Path, write_corpus: WriteCorpus) -> N
     report = build_site(
         write_corpus({"a.md": "Quokkas live on Rottnest."}),
         out,
-        embedder=embedder,
-        ort_dir=_ort(tmp_path),
+        SiteOptions(embedder=embedder, ort_dir=_ort(tmp_path)),
     )
     site = json.loads((out / "site.json").read_text("utf-8"))
     semantic = site["semantic"]
@@ -173,9 +172,7 @@ def test_ort_dir_with_precompress(tmp_path: Path, write_corpus: WriteCorpus) -> 
     report = build_site(
         write_corpus({"a.md": "Quokkas live on Rottnest."}),
         out,
-        embedder=embedder,
-        ort_dir=ort,
-        precompress_with="gzip",
+        SiteOptions(embedder=embedder, ort_dir=ort, precompress_with="gzip"),
     )
     shipped = out / "semantic"
     assert sorted(p.name for p in (shipped / "ort").glob("*.gz")) == sorted(
@@ -190,11 +187,14 @@ def test_ort_dir_with_precompress(tmp_path: Path, write_corpus: WriteCorpus) -> 
 def test_ort_dir_refusals(tmp_path: Path, write_corpus: WriteCorpus) -> None:
     corpus = write_corpus({"a.md": "Quokkas."})
     with pytest.raises(ConfigurationError, match="--embedder minilm"):
-        build_site(corpus, tmp_path / "s1", ort_dir=_ort(tmp_path))
+        build_site(corpus, tmp_path / "s1", SiteOptions(ort_dir=_ort(tmp_path)))
     with pytest.raises(ConfigurationError, match="--embedder minilm"):
-        build_site(corpus, tmp_path / "s2", embedder=HashEmbedder(), ort_dir=_ort(tmp_path))
+        options = SiteOptions(embedder=HashEmbedder(), ort_dir=_ort(tmp_path))
+        build_site(corpus, tmp_path / "s2", options)
     (tmp_path / "model.onnx").write_bytes(MODEL)
     embedder = _FileEmbedder(tmp_path / "model.onnx", TOKENIZER)
     with pytest.raises(ConfigurationError, match=r"onnxruntime-web 1\.20 or later"):
-        build_site(corpus, tmp_path / "s3", embedder=embedder, ort_dir=tmp_path / "nothing")
+        build_site(
+            corpus, tmp_path / "s3", SiteOptions(embedder=embedder, ort_dir=tmp_path / "nothing")
+        )
     assert not (tmp_path / "s3").exists()

@@ -15,7 +15,7 @@ import pytest
 import groundkit
 from conftest import WriteCorpus
 from groundkit.errors import ConfigurationError
-from groundkit.site import build_site
+from groundkit.site import SiteOptions, build_site
 
 CORPUS = {
     "guide/intro.md": "# Intro\n\nThe quokka lives on Rottnest Island.\n",
@@ -82,7 +82,7 @@ def test_force_refuses_to_replace_an_unrelated_sources_folder(
     (out / "sources").mkdir(parents=True)
     (out / "sources" / "thesis.tex").write_text("years of work")
     with pytest.raises(ConfigurationError, match="sources would be replaced"):
-        build_site(corpus, out, force=True)
+        build_site(corpus, out, SiteOptions(force=True))
     assert (out / "sources" / "thesis.tex").read_text() == "years of work"
     assert sorted(p.name for p in out.iterdir()) == ["sources"]
     assert _leftovers(out) == []
@@ -95,7 +95,7 @@ def test_a_rebuild_of_a_forced_site_keeps_the_folders_other_files(
     out = tmp_path / "mine"
     out.mkdir()
     (out / "keep.txt").write_text("not a site")
-    build_site(corpus, out, force=True)
+    build_site(corpus, out, SiteOptions(force=True))
     (out / "sources" / "stale.md").write_text("left from before")
     build_site(corpus, out)  # now a site: rebuilt in place, beside keep.txt
     assert (out / "keep.txt").read_text() == "not a site"

@@ -18,7 +18,7 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import verify_citation
-from groundkit.site import PYODIDE_FILES, build_site, build_wheel, open_site
+from groundkit.site import PYODIDE_FILES, SiteOptions, build_site, build_wheel, open_site
 from groundkit.site.layout import APP_DIR, APP_FILES
 from groundkit.site.page_files import page_html
 from groundkit.store.static import StaticReader
@@ -31,7 +31,7 @@ CORPUS = {
 
 def _site(tmp_path: Path, write_corpus: WriteCorpus, **kwargs: object) -> Path:
     out = tmp_path / "site"
-    build_site(write_corpus(CORPUS), out, **kwargs)  # type: ignore[arg-type]
+    build_site(write_corpus(CORPUS), out, SiteOptions(**kwargs))  # type: ignore[arg-type]
     return out
 
 
@@ -181,7 +181,7 @@ def test_refuses_a_foreign_non_empty_folder_unless_forced(
     with pytest.raises(ConfigurationError, match="not a groundkit site"):
         build_site(corpus, out)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
-    build_site(corpus, out, force=True)
+    build_site(corpus, out, SiteOptions(force=True))
     assert (out / "keep.txt").read_text() == "not a site"
     assert (out / "site.json").is_file()
 
@@ -286,12 +286,13 @@ def test_a_language_sites_wheel_carries_the_stemmers_it_was_built_with(tmp_path:
     from importlib.metadata import version
 
     from groundkit.analysis.analyzer import Analyzer
-    from groundkit.site import build_site
+    from groundkit.site import SiteOptions, build_site
 
     release = version("snowballstemmer")
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# Zähne\n\nDie Zähne putzen.\n", encoding="utf-8")
-    report = build_site(tmp_path / "docs", tmp_path / "site", analyzer=Analyzer.for_language("de"))
+    german = SiteOptions(analyzer=Analyzer.for_language("de"))
+    report = build_site(tmp_path / "docs", tmp_path / "site", german)
     assert report.wheel == f"groundkit-{groundkit.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(tmp_path / "site" / report.wheel) as archive:
         names = set(archive.namelist())
@@ -340,7 +341,7 @@ def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -
     rules = "".join(f".r{n} {{ color: var(--accent); }}\n" for n in range(40))  # gzip pays
     theme.write_text(":root { --accent: #8b1e3f; }\n" + rules, encoding="utf-8")
     out = tmp_path / "site"
-    build_site(groundkit.sample_corpus(), out, theme=theme, precompress_with="gzip")
+    build_site(groundkit.sample_corpus(), out, SiteOptions(theme=theme, precompress_with="gzip"))
     assert (out / "theme.css").read_text(encoding="utf-8") == theme.read_text(encoding="utf-8")
     assert gzip.decompress((out / "theme.css.gz").read_bytes()) == theme.read_bytes()
     page = (out / "index.html").read_text(encoding="utf-8")
@@ -349,4 +350,5 @@ def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -
     build_site(groundkit.sample_corpus(), plain)
     assert "--accent" not in (plain / "theme.css").read_text(encoding="utf-8").split("*/")[-1]
     with pytest.raises(ConfigurationError, match="no such CSS file"):
-        build_site(groundkit.sample_corpus(), tmp_path / "x", theme=tmp_path / "missing.css")
+        missing = SiteOptions(theme=tmp_path / "missing.css")
+        build_site(groundkit.sample_corpus(), tmp_path / "x", missing)

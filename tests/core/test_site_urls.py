@@ -14,7 +14,7 @@ import pytest
 from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
-from groundkit.site import build_site
+from groundkit.site import SiteOptions, build_site
 from groundkit.site.source_links import (
     LinkSpec,
     check_base_url,
@@ -175,7 +175,7 @@ def test_build_site_writes_links_json(tmp_path: Path, write_corpus: WriteCorpus)
         "drafts/deep/idea.txt": "A quokka idea.\n",
     }
     corpus = write_corpus({**CORPUS, **unrendered, "conf.py": SPHINX_CONF})
-    report = build_site(corpus, out, links=spec)
+    report = build_site(corpus, out, SiteOptions(links=spec))
     assert report.links == 3 and report.sources == 6
     site = json.loads((out / "site.json").read_text("utf-8"))
     assert site["links"] == {"url": "links.json", "rule": "sphinx-dirhtml", "pages": 3}
@@ -196,10 +196,10 @@ def test_sphinx_rules_refuse_without_a_readable_conf_py(
 ) -> None:
     spec = LinkSpec.from_options(base_url="/d/", url_rule="sphinx-html")
     with pytest.raises(ConfigurationError, match=r"holds no conf\.py"):
-        build_site(write_corpus(CORPUS), tmp_path / "site", links=spec)
+        build_site(write_corpus(CORPUS), tmp_path / "site", SiteOptions(links=spec))
     computed = write_corpus({**CORPUS, "conf.py": "source_suffix = ['.t' + 'xt']\n"})
     with pytest.raises(ConfigurationError, match="computes source_suffix"):
-        build_site(computed, tmp_path / "site2", links=spec)
+        build_site(computed, tmp_path / "site2", SiteOptions(links=spec))
     assert not (tmp_path / "site").exists() and not (tmp_path / "site2").exists()
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "PYODIDE_VERSION",
     "SITE_FORMAT",
     "SITE_JSON",
+    "SITE_SOURCES_ROOT",
     "SiteReport",
     "is_site",
     "site_entry",
@@ -70,6 +71,9 @@ APP_FILES = (
 LANGUAGES_DIR = "languages"
 """analysis.js's stemmers and stop words (adr/0054): a site carries those its analyzer names."""
 SITE_JSON = "site.json"
+SITE_SOURCES_ROOT = "sources/"
+"""The document root a site records (site.json and its index): its own copies' folder, relative
+to the site, rather than the builder's absolute path (issue 38.5)."""
 _SITE_ENTRIES = frozenset(
     (
         *APP_FILES,
@@ -91,20 +95,35 @@ class SiteReport:
     """What ``build_site`` wrote."""
 
     out: str
+    """The site's folder."""
     ingest: IngestReport
+    """What the ingest read, indexed and refused."""
     wheel: str
+    """The groundkit wheel's file name."""
     wheel_bytes: int
+    """Its size in bytes."""
     collection_bytes: int
+    """The size in bytes of the collection's static files (``index/``)."""
     sources: int
+    """Source files copied into ``sources/``."""
     sources_bytes: int
+    """Their size in bytes."""
     citations_verified: int
+    """Citations verified against the site's copies."""
     citations_failed: list[str] = field(default_factory=list)
+    """Why each other citation failed (the build exits 5 if any did)."""
     pyodide: str = DEFAULT_PYODIDE_URL
+    """Where the page loads Pyodide from."""
     pyodide_copied: bool = False
+    """Whether the runtime was copied into the site (``pyodide_dir``)."""
     snapshot_bytes: int | None = None
+    """The memory snapshot's size in bytes (None: no snapshot)."""
     semantic_bytes: int | None = None
+    """The size in bytes of the semantic search's files (None: none shipped)."""
     precompressed: str | None = None
-    links: int | None = None  # sources linked to a rendered page (with ``links``)
+    """'gzip' or 'brotli' where siblings were written (None: none)."""
+    links: int | None = None
+    """Sources linked to a rendered page (None: no ``links``)."""
     python_first: str | None = None
     """Why the page waits for Python before its first answer (None: the JS path answers)."""
 

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from groundkit.config import VERSION
 from groundkit.errors import ConfigurationError
-from groundkit.site.layout import PYODIDE_FILES, PYODIDE_VERSION, SITE_FORMAT, SITE_JSON
+from groundkit.site.layout import (
+    PYODIDE_FILES,
+    PYODIDE_VERSION,
+    SITE_FORMAT,
+    SITE_JSON,
+    SITE_SOURCES_ROOT,
+)
 
 __all__ = [
+    "PageRuntime",
     "checked_origin",
     "checked_pyodide_version",
     "page_html",
@@ -27,6 +35,24 @@ __all__ = [
 ]
 
 _HOST = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+@dataclass(frozen=True, slots=True)
+class PageRuntime:
+    """Where the page's Python comes from, as ``site.json`` names it."""
+
+    url: str
+    """The Pyodide runtime's folder: ``pyodide/`` (copied into the site) or a URL."""
+    version: str | None
+    """The copied runtime's version (None: the version the page pins)."""
+    snapshot: str | None
+    """The memory snapshot's path in the site (None: no snapshot)."""
+    stdlib_modules: int | None
+    """The standard-library modules a snapshot site ships (None: all of them)."""
+    wheel: str
+    """The groundkit wheel's file name."""
+    bundled: tuple[str, ...]
+    """The pure-Python distributions the wheel carries beside groundkit."""
 
 
 def checked_pyodide_version(pyodide_dir: Path) -> str:
@@ -93,17 +119,11 @@ def site_manifest(
     *,
     title: str,
     ui: dict[str, bool],
-    pyodide: str,
-    pyodide_version: str | None,
-    snapshot: str | None,
-    stdlib_modules: int | None,
-    wheel: str,
-    bundled: tuple[str, ...],
+    runtime: PageRuntime,
     collection: dict[str, Any],
     semantic: dict[str, Any] | None,
     links: dict[str, Any] | None,
     first_answer: bool,
-    sources_root: str,
     sources: list[str],
 ) -> dict[str, Any]:
     """``site.json``: what the app loads, and from where. ``wheel_bundles``: the packages the
@@ -115,18 +135,18 @@ def site_manifest(
         "title": title,
         "ui": ui,
         "pyodide": {
-            "url": pyodide,
-            "version": pyodide_version or PYODIDE_VERSION,
-            "snapshot": snapshot,
-            "stdlib_modules": stdlib_modules,
+            "url": runtime.url,
+            "version": runtime.version or PYODIDE_VERSION,
+            "snapshot": runtime.snapshot,
+            "stdlib_modules": runtime.stdlib_modules,
         },
-        "wheel": wheel,
-        "wheel_bundles": list(bundled),
+        "wheel": runtime.wheel,
+        "wheel_bundles": list(runtime.bundled),
         "collection": collection,
         "semantic": semantic,
         "links": links,
         "first_answer": first_answer,
-        "sources": {"url": "sources/", "root": sources_root, "files": sources},
+        "sources": {"url": "sources/", "root": SITE_SOURCES_ROOT, "files": sources},
     }
 
 

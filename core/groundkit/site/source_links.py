@@ -110,8 +110,11 @@ class LinkSpec:
     """How a site links results to rendered pages: a rule over a base URL, or a map."""
 
     base: str | None = None
+    """The URL the rule's paths are under (``--base-url``)."""
     rule: str | None = None
+    """How a source names its page (``--url-rule``; None: the same path)."""
     url_map: Mapping[str, str] | None = None
+    """Source -> URL, instead of a rule (``--url-map``)."""
     renders: Callable[[str], bool] | None = None
     """Which sources have a page (``sphinx-*``: read from conf.py, ``with_sources``); None:
     every source."""

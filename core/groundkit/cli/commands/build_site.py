@@ -56,15 +56,46 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="NAME",
         help=f"name of the collection inside the site (default: {DEFAULT_COLLECTION})",
     )
-    parser.add_argument("--title", default=None, help='page title (default: "Search")')
+    stemmer_option(parser, "stemmer (default: porter)")
+    exclude_options(parser)
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into DIR even if it is a non-empty folder that is not a groundkit site",
+    )
+    _page_flags(parser)
+    _link_flags(parser)
+    _runtime_flags(parser)
+    _semantic_flags(parser)
+
+
+def _page_flags(parser: argparse.ArgumentParser) -> None:
+    """What the page shows its visitors."""
+    page = parser.add_argument_group("the page")
+    page.add_argument("--title", default=None, help='page title (default: "Search")')
+    page.add_argument(
         "--theme",
         default=None,
         metavar="FILE.css",
         help="ship this CSS as the page's theme, loaded after its own: set its custom "
         "properties (--accent, --bg, --mark, ...; listed in the site's theme.css)",
     )
-    parser.add_argument(
+    page.add_argument(
+        "--debug-ui",
+        action="store_true",
+        help="also show the search-mode menu and each result's score (for the site's owner)",
+    )
+    page.add_argument(
+        "--allow-local-files",
+        action="store_true",
+        help="also offer visitors a panel that indexes their own files in the page",
+    )
+
+
+def _link_flags(parser: argparse.ArgumentParser) -> None:
+    """``LinkSpec.from_options``: each result linked to its source's rendered page."""
+    links = parser.add_argument_group("links to rendered pages (docs: how-to/browser-site)")
+    links.add_argument(
         "--base-url",
         default=None,
         metavar="URL",
@@ -72,7 +103,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "/path/), named by --url-rule; the page's source view stays, for checking the "
         "citation (docs: how-to/browser-site)",
     )
-    parser.add_argument(
+    links.add_argument(
         "--url-rule",
         choices=URL_RULES,
         default=None,
@@ -80,24 +111,19 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "URL/a/b/ (a/index.txt -> URL/a/), sphinx-html: URL/a/b.html, mkdocs: a/b.md -> "
         "URL/a/b/, each with the heading's #anchor where known; same (the default): URL/a/b.txt",
     )
-    parser.add_argument(
+    links.add_argument(
         "--url-map",
         default=None,
         metavar="FILE.json",
         help='link results by a JSON object of source -> URL ({"a/b.md": "/a/b/"}) instead; '
         "a source it names that the collection lacks is refused, one it leaves out is not linked",
     )
-    parser.add_argument(
-        "--debug-ui",
-        action="store_true",
-        help="also show the search-mode menu and each result's score (for the site's owner)",
-    )
-    parser.add_argument(
-        "--allow-local-files",
-        action="store_true",
-        help="also offer visitors a panel that indexes their own files in the page",
-    )
-    where = parser.add_mutually_exclusive_group()
+
+
+def _runtime_flags(parser: argparse.ArgumentParser) -> None:
+    """Where Pyodide comes from, its snapshot, and pre-compressed copies."""
+    runtime = parser.add_argument_group("the Python runtime (docs: how-to/browser-site)")
+    where = runtime.add_mutually_exclusive_group()
     where.add_argument(
         "--pyodide-url",
         default=None,
@@ -112,14 +138,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="copy the Pyodide runtime from this npm package folder (node_modules/pyodide) "
         "into the site, so it needs no other host",
     )
-    parser.add_argument(
-        "--embedder",
-        choices=available_embedders(),
-        default=None,
-        metavar="NAME",
-        help="also store vectors, for dense/hybrid search in the page",
-    )
-    parser.add_argument(
+    runtime.add_argument(
         "--snapshot",
         action="store_true",
         help="with --pyodide-dir: also ship Pyodide's memory snapshot with groundkit imported "
@@ -127,7 +146,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "the first result; 6.1 MB gzipped, and a standard library cut to what the page "
         "imports; docs: how-to/browser-site)",
     )
-    parser.add_argument(
+    runtime.add_argument(
         "--precompress",
         choices=("gzip", "brotli"),
         default=None,
@@ -136,7 +155,19 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "(nginx gzip_static/brotli_static, Caddy precompressed); with --snapshot the snapshot "
         "then ships plain for the host to compress (docs: how-to/browser-site)",
     )
-    parser.add_argument(
+
+
+def _semantic_flags(parser: argparse.ArgumentParser) -> None:
+    """Vectors, and the model that embeds a visitor's query in the page."""
+    semantic = parser.add_argument_group("semantic search (docs: how-to/browser-site)")
+    semantic.add_argument(
+        "--embedder",
+        choices=available_embedders(),
+        default=None,
+        metavar="NAME",
+        help="also store vectors, for dense/hybrid search in the page",
+    )
+    semantic.add_argument(
         "--ort-dir",
         default=None,
         metavar="DIR",
@@ -145,41 +176,37 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "semantic search, embedded in the page (fetched only then: about 38 MB; "
         "docs: how-to/browser-site)",
     )
-    stemmer_option(parser, "stemmer (default: porter)")
-    exclude_options(parser)
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="write into DIR even if it is a non-empty folder that is not a groundkit site",
-    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from groundkit.site import build_site
+    from groundkit.site import SiteOptions, build_site
     from groundkit.site.source_links import LinkSpec
 
     links = LinkSpec.from_options(
         base_url=args.base_url, url_rule=args.url_rule, url_map=args.url_map
     )
-    report = build_site(
-        source_path(args.path),
-        args.out,
+    options = SiteOptions(
         collection=args.collection_name,
-        title=args.title or ("groundkit sample" if args.path == SAMPLE_NAME else None),
-        pyodide_url=args.pyodide_url,
-        pyodide_dir=args.pyodide_dir,
         analyzer=analyzer_from(args),
         settings=IngestSettings(exclude=exclude_from(args)),
         embedder=None if args.embedder is None else get_embedder(args.embedder),
-        force=args.force,
+        title=args.title or ("groundkit sample" if args.path == SAMPLE_NAME else None),
+        theme=args.theme,
+        links=links,
+        debug_ui=args.debug_ui,
+        allow_local_files=args.allow_local_files,
+        pyodide_url=args.pyodide_url,
+        pyodide_dir=args.pyodide_dir,
         snapshot=args.snapshot,
         ort_dir=args.ort_dir,
         precompress_with=args.precompress,
+        force=args.force,
+    )
+    report = build_site(
+        source_path(args.path),
+        args.out,
+        options,
         progress=ProgressBar(sys.stderr, enabled=not args.json),
-        debug_ui=args.debug_ui,
-        allow_local_files=args.allow_local_files,
-        theme=args.theme,
-        links=links,
         notice=lambda line: print(f"groundkit: {line}", file=sys.stderr, flush=True),
     )
     if args.json:

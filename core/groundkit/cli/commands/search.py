@@ -50,6 +50,29 @@ def add_parser(commands: Any, parents: Parents) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("query", metavar="QUERY", help="what to search for")
+    _ranking_flags(parser)
+    _hybrid_flags(parser)
+    _filter_flags(parser)
+    _word_flags(parser)
+    _page_flags(parser)
+    _rerank_flags(parser)
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        metavar="NAME|DIR",
+        help="embedder for dense/hybrid queries (default: the registered one the collection "
+        "records); a collection built from a model folder needs that folder here, and any "
+        "other model is refused",
+    )
+    vector_store_option(parser, "vector store for dense/hybrid (default: the collection's)")
+    stemmer_option(parser, "expected stemmer (default: the collection's; another is refused)")
+    parser.add_argument(
+        "--verify", action="store_true", help="re-check each result's citation against its source"
+    )
+
+
+def _ranking_flags(parser: argparse.ArgumentParser) -> None:
+    """How many results, in which mode, scored how: the request's own fields."""
     parser.add_argument(
         "--top-k",
         type=int,
@@ -72,6 +95,20 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="drop results scoring below X (off by default)",
     )
     bm25_options(parser)
+    parser.add_argument(
+        "--min-similarity",
+        type=float,
+        default=None,
+        metavar="X",
+        help="dense/hybrid: the similarity under which a passage counts as unrelated, so a "
+        "query with nothing over it gets no dense results (default: the collection's floor "
+        "from `groundkit calibrate`, else the embedder's; -1 turns it off; "
+        "docs: explanation/hybrid-and-abstention)",
+    )
+
+
+def _hybrid_flags(parser: argparse.ArgumentParser) -> None:
+    """``HybridOptions``, one flag a field."""
     hybrid = parser.add_argument_group(
         "hybrid (--mode hybrid; docs: explanation/hybrid-and-abstention)"
     )
@@ -114,16 +151,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         f"{DEFAULT_MIN_LEXICAL_SHARE}; 0: any BM25 match answers; "
         "docs: explanation/hybrid-and-abstention)",
     )
-    parser.add_argument(
-        "--min-similarity",
-        type=float,
-        default=None,
-        metavar="X",
-        help="dense/hybrid: the similarity under which a passage counts as unrelated, so a "
-        "query with nothing over it gets no dense results (default: the collection's floor "
-        "from `groundkit calibrate`, else the embedder's; -1 turns it off; "
-        "docs: explanation/hybrid-and-abstention)",
-    )
+
+
+def _filter_flags(parser: argparse.ArgumentParser) -> None:
+    """``SearchFilter``: which chunks may answer."""
     narrow = parser.add_argument_group("filter (exact: --top-k counts only matching chunks)")
     narrow.add_argument(
         "--source-prefix",
@@ -140,6 +171,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="only chunks whose metadata KEY equals VALUE, or contains it when KEY holds a list "
         "(heading_path=Billing); repeat for more; true/false/numbers are typed",
     )
+
+
+def _word_flags(parser: argparse.ArgumentParser) -> None:
+    """``prefix`` and ``fuzzy``: what else a query word matches."""
     words = parser.add_argument_group(
         "word matching (bm25 and hybrid; docs: how-to/prefix-and-typos)"
     )
@@ -155,6 +190,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="a word found nowhere (or almost) also matches indexed words one typo away, two "
         "from nine letters (middlware finds middleware), at 3/4 the weight",
     )
+
+
+def _page_flags(parser: argparse.ArgumentParser) -> None:
+    """``GroupOptions``: results grouped by page."""
     pages = parser.add_argument_group("grouping by page (docs: explanation/search)")
     pages.add_argument(
         "--group",
@@ -175,36 +214,28 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="N",
         help="passages ranked to find the pages (default: max(100, 10 x --top-k)); implies --group",
     )
-    parser.add_argument(
+
+
+def _rerank_flags(parser: argparse.ArgumentParser) -> None:
+    """``RerankOptions`` and the reranker that runs it."""
+    rerank = parser.add_argument_group("rerank (docs: how-to/cross-encoder)")
+    rerank.add_argument(
         "--rerank", action="store_true", help="re-score the candidates with a reranker"
     )
-    parser.add_argument(
+    rerank.add_argument(
         "--reranker",
         default=None,
         metavar="NAME|DIR",
         help="a registered reranker, or an ONNX cross-encoder model folder (model.onnx, "
         "tokenizer.json); implies --rerank",
     )
-    parser.add_argument(
+    rerank.add_argument(
         "--rerank-depth",
         type=positive_int,
         default=None,
         metavar="N",
         help=f"candidates to rerank (default: max({DEFAULT_RERANK_DEPTH}, --top-k)); implies "
         "--rerank",
-    )
-    parser.add_argument(
-        "--embedder",
-        default=None,
-        metavar="NAME|DIR",
-        help="embedder for dense/hybrid queries (default: the registered one the collection "
-        "records); a collection built from a model folder needs that folder here, and any "
-        "other model is refused",
-    )
-    vector_store_option(parser, "vector store for dense/hybrid (default: the collection's)")
-    stemmer_option(parser, "expected stemmer (default: the collection's; another is refused)")
-    parser.add_argument(
-        "--verify", action="store_true", help="re-check each result's citation against its source"
     )
 
 

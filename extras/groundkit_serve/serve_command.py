@@ -63,6 +63,25 @@ def add_parser(commands: Any, parents: Parents) -> None:
     how = serve.add_mutually_exclusive_group(required=True)
     how.add_argument("--stdio", action="store_true", help="MCP over stdin/stdout")
     how.add_argument("--http", action="store_true", help="REST and MCP over HTTP")
+    _http_flags(serve)
+    _limit_flags(serve)
+    serve.add_argument(
+        "--connector",
+        action="store_true",
+        help="MCP tools in the two-tool connector shape (search -> ids, fetch -> text)",
+    )
+    serve.add_argument(
+        "--reranker",
+        metavar="NAME|DIR",
+        default=None,
+        help="a registered reranker, or an ONNX cross-encoder folder, for rerank requests",
+    )
+    serve.add_argument("--log-json", action="store_true", help="JSON log lines on stderr")
+    _ray_flags(serve)
+
+
+def _http_flags(serve: argparse.ArgumentParser) -> None:
+    """Where the HTTP server listens and whom it answers."""
     net = serve.add_argument_group("HTTP")
     net.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     net.add_argument("--port", type=_count, default=8765, help="port (default: 8765; 0: any)")
@@ -87,6 +106,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="ORIGIN",
         help="also accept requests from this Origin (scheme://host); repeatable",
     )
+
+
+def _limit_flags(serve: argparse.ArgumentParser) -> None:
+    """What one request, one verify and the whole server may take."""
     limits = serve.add_argument_group("limits")
     limits.add_argument("--max-top-k", type=_count, default=50, help="top_k cap (default: 50)")
     limits.add_argument(
@@ -141,18 +164,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="N",
         help="collections kept open at once, least recently used closed first (default: 8)",
     )
-    serve.add_argument(
-        "--connector",
-        action="store_true",
-        help="MCP tools in the two-tool connector shape (search -> ids, fetch -> text)",
-    )
-    serve.add_argument(
-        "--reranker",
-        metavar="NAME|DIR",
-        default=None,
-        help="a registered reranker, or an ONNX cross-encoder folder, for rerank requests",
-    )
-    serve.add_argument("--log-json", action="store_true", help="JSON log lines on stderr")
+
+
+def _ray_flags(serve: argparse.ArgumentParser) -> None:
+    """A sharded collection deployed on Ray Serve."""
     ray = serve.add_argument_group("Ray Serve (the ray extra)")
     ray.add_argument(
         "--ray-collection",

@@ -68,6 +68,22 @@ def add_parser(commands: Any, parents: Parents) -> None:
     stemmer_option(
         parser, "stemmer for a new collection (default: porter; an existing one keeps its own)"
     )
+    _file_flags(parser)
+    _chunk_flags(parser)
+    _vector_flags(parser)
+    _fetch_flags(parser)
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="after the ingest, the collection calibrates where it says nothing is here, on "
+        "its own pseudo queries (as `groundkit calibrate --self --write`; docs: "
+        "explanation/hybrid-and-abstention)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+
+def _file_flags(parser: argparse.ArgumentParser) -> None:
+    """``IngestSettings``: which files are read."""
     parser.add_argument(
         "--max-file-bytes",
         type=positive_int,
@@ -82,6 +98,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help=f"comma-separated file extensions to read (default: {','.join(DEFAULT_EXTENSIONS)})",
     )
     exclude_options(parser)
+
+
+def _chunk_flags(parser: argparse.ArgumentParser) -> None:
+    """``ChunkerSettings``."""
     defaults = ChunkerSettings()
     parser.add_argument(
         "--chunk-size",
@@ -97,6 +117,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="CHARS",
         help=f"overlap between pieces of a split block (default: {defaults.overlap_chars})",
     )
+
+
+def _vector_flags(parser: argparse.ArgumentParser) -> None:
+    """The embedder a new collection is bound to, and the vector store built after."""
     parser.add_argument(
         "--embedder",
         default=None,
@@ -113,6 +137,10 @@ def add_parser(commands: Any, parents: Parents) -> None:
         "build or refresh this vector store after the ingest and make it the collection's "
         "default for searches (default: refresh the recorded one, if any)",
     )
+
+
+def _fetch_flags(parser: argparse.ArgumentParser) -> None:
+    """What a URL PATH may be fetched from, and for how long."""
     parser.add_argument(
         "--allow-address",
         action="append",
@@ -131,14 +159,6 @@ def add_parser(commands: Any, parents: Parents) -> None:
         metavar="SECONDS",
         help="for a URL PATH: the whole fetch must finish within this (default: 30)",
     )
-    parser.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="after the ingest, the collection calibrates where it says nothing is here, on "
-        "its own pseudo queries (as `groundkit calibrate --self --write`; docs: "
-        "explanation/hybrid-and-abstention)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
 
 def _calibrate(args: argparse.Namespace, embedder: Embedder | None) -> dict[str, Any]:

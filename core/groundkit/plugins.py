@@ -118,7 +118,7 @@ class ExtractorEntry:
 class ShardBuild(Protocol):
     """Builds (or updates) a sharded collection, as ``groundkit shard build --engine NAME``."""
 
-    def __call__(
+    def __call__(  # noqa: PLR0913  the SPI hook: one keyword per `shard build` flag
         self,
         source: str | Path,
         *,

@@ -93,7 +93,7 @@ def jsonl_to_folder(jsonl: str | Path, folder: str | Path, *, workers: int = 2) 
     return sum(int(row["written"]) for row in done.take_all())
 
 
-def build_on_ray(
+def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settings
     source: str | Path,
     *,
     collection: str,

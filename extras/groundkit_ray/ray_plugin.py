@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
-def _build(
+def _build(  # noqa: PLR0913  ShardBuild's signature, as the SPI states it
     source: str | Path,
     *,
     collection: str,

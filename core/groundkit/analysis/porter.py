@@ -110,14 +110,19 @@ _STEP4: dict[str, tuple[str, ...]] = {  # keyed by the penultimate letter; remov
 _UNDOUBLE_PUBLISHED = frozenset("bdfgmnprt")
 
 
-def _step1ab(word: str, undouble: frozenset[str] | None) -> str:
-    """Plurals, -eed, -ed and -ing. ``undouble``: the letters whose doubling -ed/-ing leaves
-    undone (bb -> b); ``None`` for the reference's any double consonant but ll, ss and zz."""
+def _step1a(word: str) -> str:
+    """Plurals."""
     if word[-1] == "s":
         if word.endswith(("sses", "ies")):  # -sses -> -ss, -ies -> -i
-            word = word[:-2]
-        elif not word.endswith("ss"):
-            word = word[:-1]
+            return word[:-2]
+        if not word.endswith("ss"):
+            return word[:-1]
+    return word
+
+
+def _step1b(word: str, undouble: frozenset[str] | None) -> str:
+    """-eed, -ed and -ing. ``undouble``: the letters whose doubling -ed/-ing leaves undone
+    (bb -> b); ``None`` for the reference's any double consonant but ll, ss and zz."""
     if word.endswith("eed"):
         if _measure(word[:-3]) > 0:
             word = word[:-1]
@@ -193,7 +198,7 @@ def stem(word: str, *, published: bool = False) -> str:
         if len(word) <= 2:
             return word
         step2, undouble = _STEP2_REFERENCE, None
-    word = _step1ab(word, undouble)
+    word = _step1b(_step1a(word), undouble)
     if len(word) <= 1:  # nothing further can apply to a single character
         return word
     word = _step1c(word)

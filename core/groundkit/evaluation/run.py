@@ -120,7 +120,7 @@ def build_collection(
     return sources
 
 
-def evaluate(
+def evaluate(  # noqa: PLR0913  keyword-only, one per `groundkit evaluate` setting
     dataset: BeirDataset,
     store: CollectionStore,
     sources: dict[str, str],
@@ -188,7 +188,7 @@ def evaluate(
     return EvaluationResult(summary, per_query, mode)
 
 
-def evaluate_dataset(
+def evaluate_dataset(  # noqa: PLR0913  keyword-only, one per `groundkit evaluate` flag
     dataset_dir: str | Path,
     *,
     index_dir: str | Path | None = None,

@@ -27,7 +27,7 @@ def sample_corpus() -> Path:
     return Path(__file__).resolve().parent.parent / "sample"
 
 
-def ingest(
+def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `ingest` flag
     path: str | Path,
     *,
     index_dir: str | Path = DEFAULT_INDEX_DIR,

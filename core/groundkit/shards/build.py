@@ -107,7 +107,7 @@ def recorded_analyzer(
     return None if recorded is None else Analyzer.from_identity(recorded, subject=collection)
 
 
-def ingest_shard(
+def ingest_shard(  # noqa: PLR0913  ingest's keywords, and which shard of how many
     path: str | Path,
     shard: int,
     shards: int,
@@ -188,7 +188,7 @@ def seal_shards(index_dir: str | Path, collection: str, shards: int) -> ShardMan
     return manifest
 
 
-def ingest_sharded(
+def ingest_sharded(  # noqa: PLR0913  ingest's keywords, and how many shards
     path: str | Path,
     *,
     shards: int | None = None,

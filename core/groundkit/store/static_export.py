@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,39 @@ def _shard_count(postings: int) -> int:
     return shards
 
 
+@dataclass
+class _Chunks:
+    """The chunks read in key order: their rows, texts and owners, and the postings their text
+    gives."""
+
+    rows: list[list[Any]] = field(default_factory=list)
+    doc_of: list[int] = field(default_factory=list)
+    index_of: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    postings: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+class _Files:
+    """Writes the files under ``target``, counting them and their bytes by kind."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.count = 0
+        self.sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0, "texts": 0}
+
+    def write(self, name: str, data: bytes, kind: str) -> None:
+        path = self.target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.sizes[kind] += len(data)
+        self.count += 1
+
+    def blocks(self, items: list[Any], size: int, path: Callable[[int], str], kind: str) -> None:
+        """``items`` packed ``size`` a file, the n-th at ``path(n)``."""
+        for block in range(0, len(items), size):
+            self.write(path(block // size), pack(items[block : block + size]), kind)
+
+
 def export_static(
     reader: CollectionReader, out: str | Path, sources: str | Path, *, root: str | None = None
 ) -> StaticExport:
@@ -75,7 +109,6 @@ def export_static(
     its ``source`` path (the site's copies), from which the chunk text is sliced. ``root``
     replaces each document's recorded root (a site publishes no path of the builder's machine;
     a relative root is read under the site, ``citation_root``)."""
-    target = Path(out)
     identity = reader.analyzer_identity
     analyzer = (
         Analyzer() if identity is None else Analyzer.from_identity(identity, subject="export")
@@ -83,108 +116,29 @@ def export_static(
     documents = sorted(reader.iter_documents(), key=lambda d: (d.root, d.source))
     if root is not None:
         documents = [dataclasses.replace(d, root=root) for d in documents]
-    position = {d.document_id: i for i, d in enumerate(documents)}
     lengths = dict(reader.chunk_lengths())
     keys = sorted(lengths)
-    texts: dict[str, str] = {}
-    rows: list[list[Any]] = []
-    doc_of: list[int] = []
-    index_of: list[int] = []
-    postings: dict[str, list[tuple[int, int]]] = {}
-    chunk_texts: list[str] = []
-    max_bytes = IngestSettings().max_file_bytes
-    for at in range(0, len(keys), _BATCH):
-        batch = keys[at : at + _BATCH]
-        found = reader.chunks(batch)
-        for key in batch:
-            chunk = found.get(key)
-            if chunk is None or chunk.document_id not in position:
-                raise StorageError(f"chunk {key} has no record or document; verify the collection")
-            document = documents[position[chunk.document_id]]
-            text = texts.get(document.source)
-            if text is None:
-                texts.clear()  # documents' chunks come in key order, mostly one file at a time
-                if document.extractor is not None:
-                    # offsets index the extracted text (HTML, PDF), not the shipped file: each
-                    # chunk's own text is stored (the page cannot slice it from the bytes)
-                    text = ""
-                else:
-                    text = read_text(Path(sources), document.source, max_bytes=max_bytes)
-                texts[document.source] = text
-            start, end = chunk.start_offset, chunk.end_offset
-            own_id = chunk_id_for(document.document_id, chunk.chunk_index, start, end)
-            rows.append(
-                [
-                    start,
-                    end,
-                    chunk.start_line,
-                    chunk.end_line,
-                    dict(chunk.metadata),
-                    None if own_id == chunk.chunk_id else chunk.chunk_id,
-                    None if text[start:end] == chunk.text else chunk.text,
-                ]
-            )
-            doc_of.append(position[chunk.document_id])
-            index_of.append(chunk.chunk_index)
-            chunk_texts.append(chunk.text)
-            language = chunk.metadata.get("language")
-            terms = analyzer.document_terms(
-                chunk.text, language if isinstance(language, str) else None
-            )
-            if len(terms) != lengths[key]:
-                raise StorageError(
-                    f"chunk {chunk.chunk_id}: {len(terms)} terms, the store says {lengths[key]}; "
-                    "the collection was built with another analyzer: re-ingest it"
-                )
-            for term, tf in Counter(terms).items():
-                postings.setdefault(term, []).append((key, tf))
+    chunks = _read_chunks(reader, documents, Path(sources), analyzer, lengths)
+    postings = chunks.postings
     _check_postings(reader, postings)
-    shards = _shard_count(sum(len(p) for p in postings.values()))
-    # shards hold ranges of terms in code-point order, about equal in postings: the
-    # completions of a prefix are neighbours, so a prefix reads one or two shards (adr/0062)
-    per_shard = sum(len(p) for p in postings.values()) / shards
-    by_shard: dict[int, dict[str, list[list[int]]]] = {}
-    firsts: list[str] = []
-    filled = 0.0
-    for term in sorted(postings):
-        pairs = sorted(postings[term])
-        if not firsts or filled >= per_shard * len(firsts):
-            firsts.append(term)
-        filled += len(pairs)
-        ordered = [key for key, _ in pairs]
-        gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
-        by_shard.setdefault(len(firsts) - 1, {})[term] = [gaps, [tf for _, tf in pairs]]
-    sizes = {"postings": 0, "chunks": 0, "head": 0, "vectors": 0, "terms": 0, "texts": 0}
-    count = 0
-
-    def write(name: str, data: bytes, kind: str) -> None:
-        nonlocal count
-        path = target / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        sizes[kind] += len(data)
-        count += 1
-
+    by_shard, firsts = _shard_postings(postings)
+    files = _Files(Path(out))
     for shard, terms_of in sorted(by_shard.items()):
-        write(shard_path(shard), pack(terms_of), "postings")
-    for block in range(0, len(rows), BLOCK):
-        write(block_path(block // BLOCK), pack(rows[block : block + BLOCK]), "chunks")
+        files.write(shard_path(shard), pack(terms_of), "postings")
+    files.blocks(chunks.rows, BLOCK, block_path, "chunks")
     lexicon = sorted(postings)
-    for block in range(0, len(lexicon), TERMS_BLOCK):
-        write(terms_path(block // TERMS_BLOCK), pack(lexicon[block : block + TERMS_BLOCK]), "terms")
+    files.blocks(lexicon, TERMS_BLOCK, terms_path, "terms")
     # the rows again, each with its text: all the page's JS path reads of a result
-    passages = [[*row[:6], text] for row, text in zip(rows, chunk_texts, strict=True)]
-    for block in range(0, len(passages), TEXT_BLOCK):
-        write(texts_path(block // TEXT_BLOCK), pack(passages[block : block + TEXT_BLOCK]), "texts")
-    words = surface_words(chunk_texts)
-    for block in range(0, len(words), TERMS_BLOCK):
-        write(words_path(block // TERMS_BLOCK), pack(words[block : block + TERMS_BLOCK]), "terms")
+    passages = [[*row[:6], text] for row, text in zip(chunks.rows, chunks.texts, strict=True)]
+    files.blocks(passages, TEXT_BLOCK, texts_path, "texts")
+    words = surface_words(chunks.texts)
+    files.blocks(words, TERMS_BLOCK, words_path, "terms")
     vector_keys: list[int] | None = None
     embedding = reader.embedding_identity
     if embedding is not None:
         vectors = list(reader.vectors())
         vector_keys = [key for key, _ in vectors]
-        write("vectors.bin", zlib.compress(b"".join(v for _, v in vectors), 9), "vectors")
+        files.write("vectors.bin", zlib.compress(b"".join(v for _, v in vectors), 9), "vectors")
     held = sorted({len(pairs) for pairs in postings.values()})
     head = {
         "format": FORMAT,
@@ -204,13 +158,14 @@ def export_static(
         "documents": [_document_row(d) for d in documents],
         "keys": keys,
         "lengths": [lengths[key] for key in keys],
-        "document": doc_of,
-        "chunk_index": index_of,
+        "document": chunks.doc_of,
+        "chunk_index": chunks.index_of,
         "vector_keys": vector_keys,
     }
-    write(HEAD, pack(head), "head")
+    files.write(HEAD, pack(head), "head")
+    sizes = files.sizes
     return StaticExport(
-        files=count,
+        files=files.count,
         bytes=sum(sizes.values()),
         shards=len(firsts),
         postings_bytes=sizes["postings"],
@@ -220,6 +175,90 @@ def export_static(
         terms_bytes=sizes["terms"],
         texts_bytes=sizes["texts"],
     )
+
+
+def _read_chunks(
+    reader: CollectionReader,
+    documents: list[Document],
+    sources: Path,
+    analyzer: Analyzer,
+    lengths: dict[int, int],
+) -> _Chunks:
+    """Every chunk in key order, its text re-analyzed: a count of terms other than the
+    store's means another analyzer built the collection (``StorageError``)."""
+    position = {d.document_id: i for i, d in enumerate(documents)}
+    keys = sorted(lengths)
+    texts: dict[str, str] = {}
+    out = _Chunks()
+    max_bytes = IngestSettings().max_file_bytes
+    for at in range(0, len(keys), _BATCH):
+        batch = keys[at : at + _BATCH]
+        found = reader.chunks(batch)
+        for key in batch:
+            chunk = found.get(key)
+            if chunk is None or chunk.document_id not in position:
+                raise StorageError(f"chunk {key} has no record or document; verify the collection")
+            document = documents[position[chunk.document_id]]
+            text = texts.get(document.source)
+            if text is None:
+                texts.clear()  # documents' chunks come in key order, mostly one file at a time
+                if document.extractor is not None:
+                    # offsets index the extracted text (HTML, PDF), not the shipped file: each
+                    # chunk's own text is stored (the page cannot slice it from the bytes)
+                    text = ""
+                else:
+                    text = read_text(sources, document.source, max_bytes=max_bytes)
+                texts[document.source] = text
+            start, end = chunk.start_offset, chunk.end_offset
+            own_id = chunk_id_for(document.document_id, chunk.chunk_index, start, end)
+            out.rows.append(
+                [
+                    start,
+                    end,
+                    chunk.start_line,
+                    chunk.end_line,
+                    dict(chunk.metadata),
+                    None if own_id == chunk.chunk_id else chunk.chunk_id,
+                    None if text[start:end] == chunk.text else chunk.text,
+                ]
+            )
+            out.doc_of.append(position[chunk.document_id])
+            out.index_of.append(chunk.chunk_index)
+            out.texts.append(chunk.text)
+            language = chunk.metadata.get("language")
+            terms = analyzer.document_terms(
+                chunk.text, language if isinstance(language, str) else None
+            )
+            if len(terms) != lengths[key]:
+                raise StorageError(
+                    f"chunk {chunk.chunk_id}: {len(terms)} terms, the store says {lengths[key]}; "
+                    "the collection was built with another analyzer: re-ingest it"
+                )
+            for term, tf in Counter(terms).items():
+                out.postings.setdefault(term, []).append((key, tf))
+    return out
+
+
+def _shard_postings(
+    postings: dict[str, list[tuple[int, int]]],
+) -> tuple[dict[int, dict[str, list[list[int]]]], list[str]]:
+    """Each shard's terms with their gap-coded keys and frequencies, and each shard's first
+    term. Shards hold ranges of terms in code-point order, about equal in postings: the
+    completions of a prefix are neighbours, so a prefix reads one or two shards (adr/0062)."""
+    total = sum(len(p) for p in postings.values())
+    per_shard = total / _shard_count(total)
+    by_shard: dict[int, dict[str, list[list[int]]]] = {}
+    firsts: list[str] = []
+    filled = 0.0
+    for term in sorted(postings):
+        pairs = sorted(postings[term])
+        if not firsts or filled >= per_shard * len(firsts):
+            firsts.append(term)
+        filled += len(pairs)
+        ordered = [key for key, _ in pairs]
+        gaps = [b - a for a, b in zip([0, *ordered[:-1]], ordered, strict=True)]
+        by_shard.setdefault(len(firsts) - 1, {})[term] = [gaps, [tf for _, tf in pairs]]
+    return by_shard, firsts
 
 
 def _document_row(d: Document) -> list[Any]:

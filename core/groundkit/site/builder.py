@@ -166,10 +166,10 @@ def build_site(
     if not source.exists():
         raise ConfigurationError(f"{path}: no such file or folder", subject=str(path))
     check_out(source, target, options.force)
-    pyodide_version = _checked(options)
     if options.links is not None:
         folder = source if source.is_dir() else source.parent
         options = dataclasses.replace(options, links=options.links.with_sources(folder))
+    pyodide_version = _checked(options)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_builds(target)
     work = Path(

@@ -110,7 +110,7 @@ def start_without_proxy(serve: Any) -> None:
     serve.start(proxy_location=ProxyLocation.Disabled)
 
 
-def serve_sharded(
+def serve_sharded(  # noqa: PLR0913  Searcher.open's keywords, and the Serve deployment's
     collection: str,
     *,
     index_dir: str | Path = DEFAULT_INDEX_DIR,

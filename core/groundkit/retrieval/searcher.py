@@ -218,7 +218,7 @@ class Searcher:
         semantic embedder the shards have (adr/0025), else ``bm25``; asked once."""
         return self._execution.default_mode
 
-    def search(
+    def search(  # noqa: PLR0913  SearchRequest's keyword form, one keyword a field
         self,
         request: SearchRequest | str,
         top_k: int | None = None,

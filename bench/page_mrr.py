@@ -2,7 +2,8 @@
 against Pagefind over Django's Sphinx HTML.
 
     python bench/page_mrr.py --index-dir DIR [--collection NAME] [--mode bm25] \
-        [--judged SET.jsonl] [--keep-question-words] [--pagefind RESULTS.json] \
+        [--judged SET.jsonl] [--keep-question-words] [--prefix] [--fuzzy] \
+        [--pagefind RESULTS.json] \
         [--out bench/results/page_mrr_django.json]
 
 The judged set is bench/data/django-judged.jsonl (default): 20 questions, 20 keyword queries
@@ -47,6 +48,8 @@ def main() -> int:
     parser.add_argument("--mode", default="bm25")
     parser.add_argument("--judged", type=Path, default=JUDGED)
     parser.add_argument("--keep-question-words", action="store_true")
+    parser.add_argument("--prefix", action="store_true", help="as the page searches (with --fuzzy)")
+    parser.add_argument("--fuzzy", action="store_true")
     parser.add_argument("--pagefind")
     parser.add_argument("--out")
     args = parser.parse_args()
@@ -62,7 +65,13 @@ def main() -> int:
         analyzer = retriever.analyzer.identity
         for item in judged:
             request = groundkit.SearchRequest(
-                item["query"], 10, args.mode, highlight=False, group=groundkit.GroupOptions(1)
+                item["query"],
+                10,
+                args.mode,
+                highlight=False,
+                prefix=args.prefix,
+                fuzzy=args.fuzzy,
+                group=groundkit.GroupOptions(1),
             )
             response = retriever.search(request)
             pages = [group.source for group in response.groups or ()]
@@ -75,6 +84,7 @@ def main() -> int:
     report: dict[str, object] = {"mode": args.mode, "queries": len(rows)}
     report["judged"] = args.judged.name
     report["question_words"] = "kept" if args.keep_question_words else "left out"
+    report["options"] = {"prefix": args.prefix, "fuzzy": args.fuzzy}
     report["analyzer"] = analyzer
     report["groundkit"] = summary(rows, "groundkit")
     if peer is not None:

@@ -12,7 +12,7 @@ from conftest import WriteCorpus
 from groundkit.analysis.analyzer import HEADING_WEIGHT, Analyzer
 from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.ingestion import Indexer
-from groundkit.retrieval import Retriever
+from groundkit.retrieval import Searcher
 from groundkit.store import CollectionStore, MemoryStore
 from groundkit.store.static import HEAD, StaticReader, unpack
 from groundkit.store.static_export import export_static
@@ -55,7 +55,7 @@ def test_a_page_s_title_finds_its_chunks_that_never_name_it(
     store: CollectionStore, write_corpus: WriteCorpus
 ) -> None:
     Indexer(store).ingest(write_corpus(PAGES))
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         found = retriever.search("formsets", top_k=5, highlight=False).results
     assert found[0].source == "formsets.md"
     validation = [r for r in found if r.content.startswith("## Validation")]
@@ -105,7 +105,7 @@ def test_bm25_leaves_out_the_framing_words_of_a_question(
     store: CollectionStore, write_corpus: WriteCorpus, prefix: bool, fuzzy: bool
 ) -> None:
     Indexer(store).ingest(write_corpus(QUESTIONS))
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
 
         def scored(query: str) -> list[tuple[str, float]]:
             found = retriever.search(query, top_k=5, prefix=prefix, fuzzy=fuzzy).results
@@ -124,6 +124,6 @@ def test_the_static_head_ships_the_framing_terms(write_corpus: WriteCorpus, tmp_
     Indexer(store).ingest(root)
     export_static(store.reader(), tmp_path / "index", root)
     head = unpack((tmp_path / "index" / HEAD).read_bytes(), HEAD)
-    with Retriever(store.reader()) as retriever:
+    with Searcher.of(store.reader()) as retriever:
         assert head["question_terms"] == sorted(retriever.question_terms())
     assert {"how", "what", "do"} <= set(head["question_terms"])

@@ -2,11 +2,17 @@
 against Pagefind over Django's Sphinx HTML.
 
     python bench/page_mrr.py --index-dir DIR [--collection NAME] [--mode bm25] \
-        [--pagefind RESULTS.json] [--out bench/results/page_mrr_django.json]
+        [--judged SET.jsonl] [--keep-question-words] [--prefix] [--fuzzy] \
+        [--pagefind RESULTS.json] \
+        [--out bench/results/page_mrr_django.json]
 
-The judged set is bench/data/django-judged.jsonl: 20 questions, 20 keyword queries and 20 task
-phrases, each with the one page (a path under Django's docs/) that answers it, judged by
-reading the docs. RESULTS.json: {query: [page path, ...]} from bench/page_mrr_pagefind.mjs.
+The judged set is bench/data/django-judged.jsonl (default): 20 questions, 20 keyword queries
+and 20 task phrases, each with the one page (a path under Django's docs/) that answers it,
+judged by reading the docs; bench/data/django-judged-2.jsonl is a second one (10 + 10 + 10,
+written before adr/0065 measured anything). RESULTS.json: {query: [page path, ...]} from
+bench/page_mrr_pagefind.mjs. ``--keep-question-words`` searches with the question's framing
+words kept in the BM25 query (as before adr/0065; the abstention's evidence still leaves them
+out, as adr/0060 shipped it).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import sys
 from pathlib import Path
 
 import groundkit
+from groundkit.retrieval.execution import Execution
 
 JUDGED = Path(__file__).parent / "data" / "django-judged.jsonl"
 KINDS = ("question", "keywords", "task")
@@ -39,16 +46,32 @@ def main() -> int:
     parser.add_argument("--index-dir", required=True)
     parser.add_argument("--collection", default="default")
     parser.add_argument("--mode", default="bm25")
+    parser.add_argument("--judged", type=Path, default=JUDGED)
+    parser.add_argument("--keep-question-words", action="store_true")
+    parser.add_argument("--prefix", action="store_true", help="as the page searches (with --fuzzy)")
+    parser.add_argument("--fuzzy", action="store_true")
     parser.add_argument("--pagefind")
     parser.add_argument("--out")
     args = parser.parse_args()
-    judged = [json.loads(line) for line in JUDGED.read_text(encoding="utf-8").splitlines()]
+    if args.keep_question_words:  # in the query only: the evidence judges content words
+        terms_of = Execution._terms
+        Execution._terms = lambda self, request, mode, trace: terms_of(  # type: ignore[method-assign]
+            self, request, "hybrid" if mode == "bm25" else mode, trace
+        )
+    judged = [json.loads(line) for line in args.judged.read_text(encoding="utf-8").splitlines()]
     peer = json.loads(Path(args.pagefind).read_text("utf-8")) if args.pagefind else None
     rows: list[dict[str, object]] = []
     with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
+        analyzer = retriever.analyzer.identity
         for item in judged:
             request = groundkit.SearchRequest(
-                item["query"], 10, args.mode, highlight=False, group=groundkit.GroupOptions(1)
+                item["query"],
+                10,
+                args.mode,
+                highlight=False,
+                prefix=args.prefix,
+                fuzzy=args.fuzzy,
+                group=groundkit.GroupOptions(1),
             )
             response = retriever.search(request)
             pages = [group.source for group in response.groups or ()]
@@ -59,6 +82,10 @@ def main() -> int:
                 row["pagefind_top3"] = peer[item["query"]][:3]
             rows.append(row)
     report: dict[str, object] = {"mode": args.mode, "queries": len(rows)}
+    report["judged"] = args.judged.name
+    report["question_words"] = "kept" if args.keep_question_words else "left out"
+    report["options"] = {"prefix": args.prefix, "fuzzy": args.fuzzy}
+    report["analyzer"] = analyzer
     report["groundkit"] = summary(rows, "groundkit")
     if peer is not None:
         report["pagefind"] = summary(rows, "pagefind")

@@ -177,6 +177,8 @@ def test_the_first_answer_is_the_cores_on_the_sample(
         "Ünïcödé wörds — “quoted” ﬁle",
         "dfsplayng",
         "the of and",
+        "how do I",  # only a question's framing words: they stay (adr/0060)
+        "what is the resp",
         "???",
     ]
     requests += [{"query": q, "top_k": 5, "prefix": True, "fuzzy": True} for q in extra]
@@ -397,6 +399,8 @@ LANGUAGE_QUERIES = [
     "printmps",
     "straße",
     "täglich geputzt",
+    "wie blühen die Blumen im Garten?",  # framing words of each language (adr/0060)
+    "comment arroser le jardin",
 ]
 
 

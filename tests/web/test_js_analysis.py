@@ -75,6 +75,8 @@ def plain_identities() -> list[dict[str, Any] | None]:
         Analyzer(stemmer="porter", stopwords="none").identity,
         Analyzer(stemmer="none", stopwords="lucene-english").identity,
         Analyzer(fold=True).identity,
+        Analyzer(headings=0).identity,  # collections from before heading weight (adr/0065)
+        Analyzer(headings=2).identity,
     ]
 
 
@@ -85,6 +87,7 @@ def language_identities() -> list[dict[str, Any]]:
     out += [Analyzer(stemmer="snowball-german", stopwords="lucene-english").identity]
     out.append(Analyzer.for_languages("de,fr,en").identity)
     out.append(Analyzer.for_languages("el,ru,ar,hi", fold=True).identity)
+    out.append(Analyzer.for_languages("de,fr", headings=0).identity)
     return out
 
 
@@ -137,12 +140,12 @@ def check_same(
 
 
 def test_the_js_analysis_is_the_cores_without_languages(node: str) -> None:
-    assert check_same(node, plain_identities(), TEXTS) == (6, len(TEXTS))
+    assert check_same(node, plain_identities(), TEXTS) == (8, len(TEXTS))
 
 
 def test_the_js_analysis_is_the_cores_in_every_js_language(node: str, languages: None) -> None:
     identities: list[dict[str, Any] | None] = list(language_identities())
-    assert check_same(node, identities, TEXTS)[0] == len(js_capable.JS_LANGUAGES) + 8
+    assert check_same(node, identities, TEXTS)[0] == len(js_capable.JS_LANGUAGES) + 9
 
 
 GENERATED = st.text(
@@ -251,6 +254,10 @@ def test_the_js_refuses_what_it_cannot_reproduce(node: str, languages: None) -> 
         {**Analyzer().identity, "version": 3},
         {**Analyzer().identity, "stemmer": "lovins"},
         {**Analyzer().identity, "fold": "accents"},
+        {**Analyzer().identity, "headings": 0},
+        {**Analyzer().identity, "headings": 1.5},
+        {**Analyzer().identity, "headings": "1"},
+        {**Analyzer.for_languages("de,fr").identity, "headings": -1},
         {**Analyzer.for_languages("de,fr").identity, "languages": ["de", "xx"]},
         {**Analyzer.for_languages("de,fr").identity, "languages": ["fr", "de"]},
     ]

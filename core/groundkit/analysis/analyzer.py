@@ -8,7 +8,7 @@ would not match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +30,7 @@ from groundkit.memo import Memo
 __all__ = [
     "ANALYZER_NAME",
     "ANALYZER_VERSION",
+    "HEADING_WEIGHT",
     "PER_DOCUMENT",
     "STEMMERS",
     "Analyzer",
@@ -39,6 +40,9 @@ __all__ = [
 ANALYZER_NAME = "groundkit.standard"
 ANALYZER_VERSION = 2
 """Bumped whenever the terms produced for some text change."""
+HEADING_WEIGHT = 3
+"""How many times a new collection counts a chunk's heading path (page title and section
+headings) among the chunk's terms: BM25F's weight of a second field (adr/0065)."""
 
 STEMMERS: tuple[str, ...] = (
     "porter",
@@ -72,6 +76,9 @@ class Analyzer:
     """The stop-word set's name (``lucene-english``, ``none``): words never indexed."""
     fold: bool = False
     """Fold diacritics off each term (``zahne`` finds ``Zähne``)."""
+    headings: int = HEADING_WEIGHT
+    """Times a chunk's heading path counts among its terms (``chunk_terms``); 0: the chunk's
+    text alone, as every collection built before adr/0065 (their identity has no key)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
@@ -88,6 +95,7 @@ class Analyzer:
             raise ConfigurationError(
                 f"unknown stopword set {self.stopwords!r}; choose one of {', '.join(STOPWORD_SETS)}"
             )
+        _check_heading_weight(self.headings)
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_stop", STOPWORD_SETS[self.stopwords])
         object.__setattr__(self, "_stop_folded", self.stopwords in FOLDED_STOPWORD_SETS)
@@ -96,7 +104,9 @@ class Analyzer:
         object.__setattr__(self, "_elided", elided)
 
     @classmethod
-    def for_language(cls, tag: str, *, fold: bool = False) -> Analyzer:
+    def for_language(
+        cls, tag: str, *, fold: bool = False, headings: int = HEADING_WEIGHT
+    ) -> Analyzer:
         """The analyzer of a language (``de``, ``pt-BR``, ``german``): its Snowball stemmer and
         stop words: Snowball's list, else Lucene's, else none (Yiddish)."""
         algorithm = _resolve_language(tag)
@@ -105,19 +115,36 @@ class Analyzer:
             raise ConfigurationError(f"unknown language {tag!r}; choose one of {codes}")
         lists = (f"snowball-{algorithm}", f"lucene-{algorithm}")
         stopwords = next((name for name in lists if name in STOPWORD_SETS), "none")
-        return cls(stemmer=f"snowball-{algorithm}", stopwords=stopwords, fold=fold)
+        return cls(
+            stemmer=f"snowball-{algorithm}", stopwords=stopwords, fold=fold, headings=headings
+        )
 
     @classmethod
-    def for_languages(cls, tags: str, *, fold: bool = False) -> Analyzer:
+    def for_languages(
+        cls, tags: str, *, fold: bool = False, headings: int = HEADING_WEIGHT
+    ) -> Analyzer:
         """``for_language`` of one tag; of several (``de,fr,en``), per-document analysis: each
         document analyzed with its declared language, the first for those declaring none."""
         if "," not in tags:
-            return cls.for_language(tags, fold=fold)
-        return Multilingual.of(tuple(tag.strip() for tag in tags.split(",")), fold=fold)
+            return cls.for_language(tags, fold=fold, headings=headings)
+        codes = tuple(tag.strip() for tag in tags.split(","))
+        return Multilingual.of(codes, fold=fold, headings=headings)
 
     def document_terms(self, text: str, language: str | None) -> list[str]:
         """The index terms of a document's ``text``, which declares ``language`` (or None)."""
         return self.terms(text)
+
+    def chunk_terms(
+        self, text: str, heading_path: Sequence[str], language: str | None
+    ) -> list[str]:
+        """A chunk's postings: the terms of its ``text``, then those of each heading of its
+        ``heading_path`` ``headings`` times (a field weight that BM25 sees as term frequency
+        and length, so every reader of postings scores it alike: adr/0065)."""
+        terms = self.document_terms(text, language)
+        for _ in range(self.headings):
+            for heading in heading_path:
+                terms.extend(self.document_terms(heading, language))
+        return terms
 
     def accepts(self, declared: str) -> bool:
         """Whether a document declaring ``declared`` can be analyzed as its language says."""
@@ -155,6 +182,8 @@ class Analyzer:
         }
         if self.fold:  # absent when off: identities from before folding existed stay equal
             identity["fold"] = "diacritics"
+        if self.headings:  # absent when 0: identities from before heading weight stay equal
+            identity["headings"] = self.headings
         if self.stemmer.startswith("snowball-") and self.stemmer != "snowball-english":
             identity["release"] = stemmer_release()
         return identity
@@ -170,9 +199,12 @@ class Analyzer:
         if "languages" in identity:
             return Multilingual.from_stored(identity, subject=subject)
         stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
-        if stemmer in STEMMERS and stopwords in STOPWORD_SETS:
+        headings = _heading_weight(identity)
+        if stemmer in STEMMERS and stopwords in STOPWORD_SETS and headings is not None:
             fold = identity.get("fold") == "diacritics"
-            candidate = cls(stemmer=str(stemmer), stopwords=str(stopwords), fold=fold)
+            candidate = cls(
+                stemmer=str(stemmer), stopwords=str(stopwords), fold=fold, headings=headings
+            )
             if candidate.identity_json == stored:
                 return candidate
             built, have = identity.get("release"), candidate.identity.get("release")
@@ -258,7 +290,11 @@ class Multilingual(Analyzer):
     _parts: dict[str, Analyzer] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        known = {code: Analyzer.for_language(code, fold=self.fold) for code in self.codes}
+        _check_heading_weight(self.headings)
+        # the parts analyze text; the heading weight is the collection's, named once at the top
+        known = {
+            code: Analyzer.for_language(code, fold=self.fold, headings=0) for code in self.codes
+        }
         if len(self.codes) < 2 or len(known) != len(self.codes):
             raise ConfigurationError(
                 f"per-document analysis needs 2+ distinct languages: {self.codes}"
@@ -266,7 +302,9 @@ class Multilingual(Analyzer):
         object.__setattr__(self, "_parts", known)
 
     @classmethod
-    def of(cls, tags: tuple[str, ...], *, fold: bool = False) -> Multilingual:
+    def of(
+        cls, tags: tuple[str, ...], *, fold: bool = False, headings: int = HEADING_WEIGHT
+    ) -> Multilingual:
         """The analyzer of ``tags`` (``de``, ``pt-BR``, ``german``), kept as ISO codes."""
         codes = []
         for tag in tags:
@@ -275,15 +313,19 @@ class Multilingual(Analyzer):
                 choices = ", ".join(sorted(LANGUAGES))
                 raise ConfigurationError(f"unknown language {tag!r}; choose one of {choices}")
             codes.append(next(code for code, name in LANGUAGES.items() if name == algorithm))
-        return cls(codes=tuple(codes), fold=fold)
+        return cls(codes=tuple(codes), fold=fold, headings=headings)
 
     @classmethod
     def from_stored(cls, identity: Mapping[str, Any], *, subject: str) -> Multilingual:
         """The analyzer a per-document collection recorded, or ``IndexIdentityError``."""
         stored = codec.encode(dict(identity))
         codes = identity.get("languages")
-        if isinstance(codes, list) and all(code in LANGUAGES for code in codes):
-            candidate = cls(codes=tuple(codes), fold=identity.get("fold") == "diacritics")
+        headings = _heading_weight(identity)
+        known = isinstance(codes, list) and all(code in LANGUAGES for code in codes)
+        if known and headings is not None:
+            assert isinstance(codes, list)
+            fold = identity.get("fold") == "diacritics"
+            candidate = cls(codes=tuple(codes), fold=fold, headings=headings)
             if candidate.identity_json == stored:
                 return candidate
         raise IndexIdentityError(
@@ -306,6 +348,8 @@ class Multilingual(Analyzer):
         }
         if self.fold:
             identity["fold"] = "diacritics"
+        if self.headings:
+            identity["headings"] = self.headings
         return identity
 
     @property
@@ -354,3 +398,14 @@ class Multilingual(Analyzer):
             if own:
                 spans.update(self._parts[code].matched_spans(text, own))
         return sorted(spans)
+
+
+def _heading_weight(identity: Mapping[str, Any]) -> int | None:
+    """The heading weight an identity records (0 where it has none), None if not a weight."""
+    found = identity.get("headings", 0)
+    return found if type(found) is int and found >= 0 else None
+
+
+def _check_heading_weight(value: object) -> None:
+    if type(value) is not int or value < 0:
+        raise ConfigurationError(f"the heading weight must be a whole number >= 0, got {value!r}")

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundkit.analysis.analyzer import STEMMERS, Analyzer
+from groundkit.analysis.analyzer import HEADING_WEIGHT, STEMMERS, Analyzer
 from groundkit.analysis.languages import LANGUAGES
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_EXCLUDE, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.errors import ConfigurationError
@@ -152,7 +152,8 @@ def vector_store_option(parser: argparse.ArgumentParser, help_text: str) -> None
 
 
 def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
-    """``--stemmer``, ``--language`` and ``--fold-diacritics``: the analyzer's flags."""
+    """``--stemmer``, ``--language``, ``--fold-diacritics``, ``--heading-weight``: the
+    analyzer's flags."""
     parser.add_argument(
         "--stemmer",
         choices=STEMMERS,
@@ -173,6 +174,14 @@ def stemmer_option(parser: argparse.ArgumentParser, help_text: str) -> None:
         action="store_true",
         help="fold accents off every term, so zahne finds Zähne (part of the analyzer identity)",
     )
+    parser.add_argument(
+        "--heading-weight",
+        type=int,
+        default=None,
+        metavar="N",
+        help="times a chunk's page title and section headings count among its terms (default "
+        f"{HEADING_WEIGHT}; 0: the chunk's text only; part of the analyzer identity)",
+    )
 
 
 def bm25_options(parser: argparse.ArgumentParser) -> None:
@@ -182,17 +191,20 @@ def bm25_options(parser: argparse.ArgumentParser) -> None:
 
 
 def analyzer_from(args: argparse.Namespace) -> Analyzer | None:
-    """The analyzer ``--stemmer``/``--language``/``--fold-diacritics`` ask for, or None to keep
-    the collection's own (a collection built otherwise then refuses it)."""
+    """The analyzer ``--stemmer``/``--language``/``--fold-diacritics``/``--heading-weight``
+    ask for, or None to keep the collection's own (a collection built otherwise then refuses
+    it)."""
     fold = bool(getattr(args, "fold_diacritics", False))
     language = getattr(args, "language", None)
+    given = getattr(args, "heading_weight", None)
+    headings = HEADING_WEIGHT if given is None else given
     if language is not None:
         if args.stemmer is not None:
             raise ConfigurationError("give --language or --stemmer, not both")
-        return Analyzer.for_languages(language, fold=fold)
-    if args.stemmer is None and not fold:
+        return Analyzer.for_languages(language, fold=fold, headings=headings)
+    if args.stemmer is None and not fold and given is None:
         return None
-    return Analyzer(stemmer=args.stemmer or "porter", fold=fold)
+    return Analyzer(stemmer=args.stemmer or "porter", fold=fold, headings=headings)
 
 
 def source_path(given: str) -> Path:

@@ -395,7 +395,7 @@ class Indexer:
                 end_line=end_line,
                 metadata=metadata,
             )
-            terms = self.analyzer.document_terms(passage, language)
+            terms = self.analyzer.chunk_terms(passage, span.heading_path, language)
             chunks.append(IndexedChunk(chunk, Counter(terms), len(terms), vectors[index]))
         document = Document(
             document_id=document_id,

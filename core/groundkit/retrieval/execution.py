@@ -151,7 +151,7 @@ class Execution:
         if where is not None:
             admitted = self.every(Admitted(where))
             trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
-        terms, matched = self._terms(request, trace)
+        terms, matched = self._terms(request, mode, trace)
         mark = started
         # tie keys order a merge of several lists and a fusion; one list is in order already
         ties = self.layout.shards > 1 or mode == "hybrid"
@@ -205,11 +205,15 @@ class Execution:
             groups=None if sizes is None else group_results(results, sizes),
         )
 
-    def _terms(self, request: SearchRequest, trace: SearchTrace) -> tuple[list[str], set[str]]:
+    def _terms(
+        self, request: SearchRequest, mode: SearchMode, trace: SearchTrace
+    ) -> tuple[list[str], set[str]]:
         """The query's terms (with prefix and typo expansions when asked) and the terms
-        whose words the highlights mark."""
+        whose words the highlights mark. In bm25 mode a question's framing words ("how do
+        I") are left out where other words remain (adr/0060, adr/0065)."""
+        framing = self.question_terms() if mode == "bm25" else frozenset()
         if not (request.prefix or request.fuzzy):
-            terms = self.analyzer.terms(request.query)
+            terms = content_terms(self.analyzer.terms(request.query), framing)
             return terms, set(terms)
         if self._expand is None:
             raise ConfigurationError(
@@ -218,6 +222,7 @@ class Execution:
             )
         expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
         trace.expansions = expanded.trace()
+        expanded = expanded.without(framing)
         return expanded.terms, expanded.matched_terms
 
     def _lexical(

@@ -18,10 +18,11 @@ The figures and the choices are in adr/0046 and adr/0061.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.question_words import content_terms
 from groundkit.analysis.tokenize import MAX_SURFACE_WORD, tokens
 from groundkit.deadlines import check_deadline
 from groundkit.errors import InvalidQueryError
@@ -84,6 +85,15 @@ class ExpandedQuery:
         for expanded in (*self.prefix.values(), *self.fuzzy.values()):
             found.update(expanded)
         return found
+
+    def without(self, framing: frozenset[str]) -> ExpandedQuery:
+        """This query with ``content_terms``' rule applied to its analyzed terms (not to its
+        expansions): a question's framing terms left out unless they are all it has."""
+        if not framing:
+            return self
+        plain = [term for term in self.terms if blend_members(term) is None]
+        blended = [term for term in self.terms if blend_members(term) is not None]
+        return replace(self, terms=[*content_terms(plain, framing), *blended])
 
     def trace(self) -> dict[str, dict[str, list[str]]] | None:
         out = {kind: words for kind, words in (("prefix", self.prefix), ("fuzzy", self.fuzzy))}

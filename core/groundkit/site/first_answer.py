@@ -30,4 +30,7 @@ def first_answer_refusal(identity: Mapping[str, Any] | None, *, dense: bool = Fa
         return f"its CJK rule {identity.get('cjk')} has no JS copy"
     if identity.get("fold", "diacritics") != "diacritics":
         return f"its folding {identity.get('fold')} has no JS copy"
+    headings = identity.get("headings", 1)
+    if type(headings) is not int or headings < 1:  # adr/0065: postings only, read as they are
+        return f"its heading weight {headings} is not one the core writes"
     return analysis_refusal(identity)

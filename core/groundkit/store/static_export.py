@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from groundkit.analysis.analyzer import Analyzer
+from groundkit.analysis.question_words import question_terms
 from groundkit.analysis.tokenize import surface_words
 from groundkit.config import IngestSettings
 from groundkit.contracts import Document, chunk_id_for
@@ -155,6 +156,8 @@ def export_static(
         # every term's idf as this machine's log computes it: Pyodide's and a browser's log
         # may differ from it in the last bit, and the page must rank as this collection does
         "idf": [[df, bm25_idf(len(keys), df)] for df in held],
+        # the terms bm25 leaves out of a question (adr/0060), as this analyzer makes them
+        "question_terms": sorted(question_terms(analyzer.languages, analyzer.terms)),
         "documents": [_document_row(d) for d in documents],
         "keys": keys,
         "lengths": [lengths[key] for key in keys],
@@ -226,8 +229,11 @@ def _read_chunks(
             out.index_of.append(chunk.chunk_index)
             out.texts.append(chunk.text)
             language = chunk.metadata.get("language")
-            terms = analyzer.document_terms(
-                chunk.text, language if isinstance(language, str) else None
+            headings = chunk.metadata.get("heading_path")
+            terms = analyzer.chunk_terms(
+                chunk.text,
+                [h for h in headings if isinstance(h, str)] if isinstance(headings, list) else [],
+                language if isinstance(language, str) else None,
             )
             if len(terms) != lengths[key]:
                 raise StorageError(

@@ -223,10 +223,11 @@ const loadLanguage = (algorithm) => {
   return found;
 };
 
-// The identity Analyzer(stemmer, stopwords, fold).identity gives (key order aside).
-function singleIdentity(stemmer, stopwords, fold) {
+// The identity Analyzer(stemmer, stopwords, fold, headings).identity gives (key order aside).
+function singleIdentity(stemmer, stopwords, fold, headings = 0) {
   const identity = { name: NAME, version: VERSION, stemmer, stopwords, cjk: "bigram" };
   if (fold) identity.fold = "diacritics";
+  if (headings) identity.headings = headings;
   if (stemmer.startsWith("snowball-") && stemmer !== "snowball-english") identity.release = RELEASE;
   return identity;
 }
@@ -262,6 +263,10 @@ export function identityRefusal(identity) {
     return `its analyzer ${identity.name} ${identity.version} has no JS copy`;
   }
   if (identity.fold !== undefined && identity.fold !== "diacritics") return `its folding ${identity.fold} has no JS copy`;
+  // a heading weight (ADR 0065) changes postings only, which the page reads as they are
+  if (identity.headings !== undefined && !(Number.isInteger(identity.headings) && identity.headings > 0)) {
+    return `its heading weight ${identity.headings} is not one the core writes`;
+  }
   const fold = identity.fold === "diacritics";
   if (Object.hasOwn(identity, "languages")) {
     const codes = identity.languages;
@@ -285,7 +290,7 @@ export function identityRefusal(identity) {
     const algorithm = algorithmOfStopwords(stopwords);
     if (algorithm === null || !Object.values(LANGUAGES).includes(algorithm)) return `its stop words ${stopwords} are unknown to this copy`;
   }
-  if (!same(identity, singleIdentity(stemmer, stopwords, fold))) {
+  if (!same(identity, singleIdentity(stemmer, stopwords, fold, identity.headings))) {
     if (identity.release !== undefined && identity.release !== RELEASE) {
       return `it was stemmed by ${identity.release}; this page's stemmers are ${RELEASE}'s`;
     }
@@ -442,6 +447,7 @@ export async function analyzerFromIdentity(identity) {
   }
   const want = { name: NAME, version: VERSION, stemmer: PER_DOCUMENT, languages: codes, parts: identities, cjk: "bigram" };
   if (fold) want.fold = "diacritics";
+  if (identity.headings) want.headings = identity.headings;
   if (!same(identity, want)) return null;
   return new MultilingualAnalyzer(identity, codes, parts);
 }

@@ -569,6 +569,14 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
   return out;
 }
 
+// ExpandedQuery.without (question_words.content_terms): a question's framing terms ("how do I",
+// head.question_terms) are left out of its analyzed terms unless they are all it has; expansions stay.
+function contentTerms(terms, framing) {
+  const plain = terms.filter((t) => blendMembers(t) === null);
+  const kept = plain.filter((t) => !framing.has(t));
+  return [...(kept.length ? kept : plain), ...terms.filter((t) => blendMembers(t) !== null)];
+}
+
 async function completionWeight(own, completed, bm25) {
   const held = [];
   for (const term of own) {
@@ -760,6 +768,7 @@ export class FirstAnswer {
   static async open(fetchBytes) {
     const head = await inflateJson(await fetchBytes("index/collection.bin"));
     if (head.format !== 1 || head.embedding || head.word_blocks === undefined || !head.term_blocks || !head.idf) return null;
+    if (!Array.isArray(head.question_terms)) return null; // exported before adr/0065: the core answers
     const analyzer = await analyzerFromIdentity(head.analyzer);
     return analyzer === null ? null : new FirstAnswer(fetchBytes, head, analyzer);
   }
@@ -769,6 +778,7 @@ export class FirstAnswer {
     this.analyzer = analyzer;
     this.bm25 = new BM25(this.index);
     this.lexicon = new Lexicon(this.index);
+    this.framing = new Set(head.question_terms);
   }
 
   // The page runtime's search(query, "bm25", topK, ...) with prefix and typos on; null where
@@ -783,19 +793,26 @@ export class FirstAnswer {
       if (error instanceof QueryRefused) return { error: error.message };
       throw error;
     }
-    let hits = await this.bm25.topK(expanded.terms, group ? groupDepth(topK) : topK);
+    const scored = contentTerms(expanded.terms, this.framing);
+    let hits = await this.bm25.topK(scored, group ? groupDepth(topK) : topK);
     let sizes = null;
     if (group) [hits, sizes] = this.index.grouped(hits, topK, group);
     const chunks = await Promise.all(hits.map((hit) => this.index.chunk(hit.key)));
     const wanted = new Set(this.analyzer.terms(query));
+    const marked = new Set(scored.filter((t) => blendMembers(t) === null)); // the core's highlights
     const expansions = {};
     for (const kind of ["prefix", "fuzzy"]) {
       if (Object.keys(expanded[kind]).length) expansions[kind] = Object.fromEntries(Object.entries(expanded[kind]));
-      for (const terms of Object.values(expanded[kind])) for (const t of terms) wanted.add(t);
+      for (const terms of Object.values(expanded[kind])) {
+        for (const t of terms) {
+          wanted.add(t);
+          marked.add(t);
+        }
+      }
     }
     const results = hits.map((hit, i) => {
       const c = chunks[i];
-      const marks = highlightSpans(this.analyzer, wanted, c.text);
+      const marks = highlightSpans(this.analyzer, marked, c.text);
       const [display, where] = plainText(c.text);
       const headings = c.metadata.heading_path || [];
       return {

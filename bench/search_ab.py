@@ -30,8 +30,8 @@ out = {}
 for name in names:
     queries = [t for _, t in sorted(BeirDataset.load(f"{data}/{name}").queries.items())]
     # Searcher.of (adr/0063) after, Retriever(reader) before: the same search either way
-open_view = getattr(retrieval.Searcher, "of", None) or getattr(retrieval, "Retriever")
-with open_view(SqliteReader(f"{work}/{name}/collection.sqlite")) as retriever:
+    open_view = getattr(retrieval.Searcher, "of", None) or getattr(retrieval, "Retriever")
+    with open_view(SqliteReader(f"{work}/{name}/collection.sqlite")) as retriever:
         retriever.warm()
         for query in queries:
             retriever.search(query, 100, "bm25", highlight=False)

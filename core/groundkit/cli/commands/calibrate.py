@@ -88,12 +88,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             "give --queries and --off-topic to measure a floor, or --set X to record one"
         )
     chosen = None if args.set is None else check_floor(args.set)
-    with Searcher.open(
-        args.index_dir,
-        args.collection,
-        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
-        vector_store=args.vector_store,
-    ) as retriever:
+    with _open(args) as retriever:
         location = retriever.reader.location
         embedder = retriever.embedder
         if embedder is None:
@@ -153,12 +148,7 @@ def _run_self(args: argparse.Namespace) -> ExitCode:
     if args.queries is not None or args.off_topic is not None or args.set is not None:
         raise ConfigurationError("--self measures on the collection's own queries; leave out "
                                  "--queries, --off-topic and --set")  # fmt: skip
-    with Searcher.open(
-        args.index_dir,
-        args.collection,
-        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
-        vector_store=args.vector_store,
-    ) as retriever:
+    with _open(args) as retriever:
         result = self_calibrate(retriever)
         written = record_self_calibration(retriever, result) if args.write else []
     report = result.to_dict()
@@ -186,3 +176,13 @@ def _run_self(args: argparse.Namespace) -> ExitCode:
         )
     print(f"recorded in {', '.join(recorded)}" if recorded else "not recorded (add --write)")
     return ExitCode.OK
+
+
+def _open(args: argparse.Namespace) -> Searcher:
+    """The collection ``args`` name, with the embedder and vector store they ask for."""
+    return Searcher.open(
+        args.index_dir,
+        args.collection,
+        embedder=None if args.embedder is None else resolve_embedder(args.embedder),
+        vector_store=args.vector_store,
+    )

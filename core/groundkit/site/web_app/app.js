@@ -391,7 +391,6 @@ async function runSearch(event) {
     at += size;
   }
   if (n) await showSource(0, { scroll: false });
-  if (out.by === "js") bootWhenIdle(); // the first results are painted: Python may follow
 }
 
 /** One page of a grouped search: its title (linked to the page), its best passages beneath

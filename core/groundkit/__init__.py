@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundkit.config import (
+    DEFAULT_COLLECTION,
+    DEFAULT_INDEX_DIR,
     MAX_GROUP_PASSAGES,
     MAX_LEG_DEPTH,
     MAX_QUERY_CHARS,
@@ -39,6 +41,7 @@ from groundkit.errors import (
     RerankerNotConfiguredError,
     RetrievalError,
     SearchTimeoutError,
+    ShardUnavailableError,
     StorageError,
 )
 from groundkit.lazy import lazy_exports as _lazy_exports
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
         get_embedder,
         register_embedder,
     )
+    from groundkit.embedding.embedder_registry import resolve_embedder
     from groundkit.extract import Extraction, Extractor, ExtractorIdentity, register_extractor
     from groundkit.ingestion import (
         Indexer,
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
         SearchRequest,
         Snippet,
         Verification,
+        citation_for,
         resolve_citation,
         snippet,
         verify_citation,
@@ -89,8 +94,10 @@ if TYPE_CHECKING:
     from groundkit.retrieval import (
         Retriever as Retriever,  # the former name of Searcher, not in __all__
     )
+    from groundkit.retrieval.citations import verify_document_citation
     from groundkit.retrieval.rerank import LogitReranker, Reranker
-    from groundkit.retrieval.rerankers import register_reranker
+    from groundkit.retrieval.rerankers import register_reranker, resolve_reranker
+    from groundkit.stored_collection import StoredCollection, list_collections
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "groundkit.analysis.analyzer": ("Analyzer",),
@@ -105,6 +112,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "get_embedder",
         "register_embedder",
     ),
+    "groundkit.embedding.embedder_registry": ("resolve_embedder",),
     "groundkit.extract": ("Extraction", "Extractor", "ExtractorIdentity", "register_extractor"),
     "groundkit.ingestion": (
         "Indexer",
@@ -131,15 +139,20 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "Searcher",
         "Snippet",
         "Verification",
+        "citation_for",
         "resolve_citation",
         "snippet",
         "verify_citation",
         "verify_collection",
     ),
+    "groundkit.retrieval.citations": ("verify_document_citation",),
     "groundkit.retrieval.rerank": ("LogitReranker", "Reranker"),
-    "groundkit.retrieval.rerankers": ("register_reranker",),
+    "groundkit.retrieval.rerankers": ("register_reranker", "resolve_reranker"),
+    "groundkit.stored_collection": ("StoredCollection", "list_collections"),
 }
 __all__ = [
+    "DEFAULT_COLLECTION",
+    "DEFAULT_INDEX_DIR",
     "MAX_GROUP_PASSAGES",
     "MAX_LEG_DEPTH",
     "MAX_QUERY_CHARS",
@@ -189,15 +202,19 @@ __all__ = [
     "SearchTimeoutError",
     "SearchTrace",
     "Searcher",
+    "ShardUnavailableError",
     "Snippet",
     "SourceRoot",
     "StorageError",
+    "StoredCollection",
     "Verification",
     "__version__",
     "check_collection",
+    "citation_for",
     "deadline",
     "get_embedder",
     "ingest",
+    "list_collections",
     "list_sources",
     "register_embedder",
     "register_extractor",
@@ -205,10 +222,13 @@ __all__ = [
     "relocate_sources",
     "remove_sources",
     "resolve_citation",
+    "resolve_embedder",
+    "resolve_reranker",
     "sample_corpus",
     "snippet",
     "verify_citation",
     "verify_collection",
+    "verify_document_citation",
 ]
 
 

@@ -4,11 +4,12 @@ A plugin is a distribution that declares an entry point in the group ``groundkit
 whose target is ``register(registry: PluginRegistry) -> None``; through that one hook it
 records embedders, vector stores, rerankers, extractors (file formats), CLI commands and shard
 engines, and groundkit loads it the first time a name it does not know is asked for. Here are
-the hook's types, the protocols a plugin implements and the values they receive, the errors it
-raises and the helpers for its messages: at most 30 names, held by ``tests/core/
-test_plugins.py``. What a host of collections needs (the service, a shard engine) is public
-API in ``groundkit`` and ``groundkit.hosting``. Extras import ``groundkit``, this module and
-``groundkit.hosting`` only, a rule ``tox -e lint`` holds with an import-linter contract.
+the hook's types, the protocols a plugin implements and the values they receive (a shard
+engine's too: the ``ShardPlan`` it schedules, the ``Transport`` it implements and each ``Step``
+it carries), the registry's error and the helpers for its messages: at most 30 names, held by
+``tests/core/test_plugins.py``. A name ``groundkit`` exports (the other errors; a host's
+``StoredCollection``) is imported from there. Extras import ``groundkit`` and this module only,
+a rule ``tox -e lint`` and ``tests/core/test_extras_door.py`` hold (adr/0067).
 
 Like ``groundkit``, this module only re-exports, each name imported on first use (adr/0047).
 """
@@ -17,14 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundkit.errors import (
-    ConfigurationError,
-    GroundkitError,
-    IndexIdentityError,
-    IngestionError,
-    RetrievalError,
-    StorageError,
-)
+from groundkit.errors import ConfigurationError
 from groundkit.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -47,6 +41,10 @@ if TYPE_CHECKING:
     )
     from groundkit.retrieval.rerank import Reranker, rerank_by_logits
     from groundkit.retrieval.rerankers import RerankerFactory
+    from groundkit.retrieval.steps import Step
+    from groundkit.retrieval.transport import Transport
+    from groundkit.shards.build import ShardedIngestReport, ShardPlan
+    from groundkit.shards.shard_engines import shard_engine
     from groundkit.store.protocols import CollectionReader
     from groundkit.vectors import TieKeys, VectorStore
     from groundkit.vectors.store_registry import VectorStoreLoader
@@ -71,6 +69,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "groundkit.retrieval.rerank": ("Reranker", "rerank_by_logits"),
     "groundkit.retrieval.rerankers": ("RerankerFactory",),
+    "groundkit.retrieval.steps": ("Step",),
+    "groundkit.retrieval.transport": ("Transport",),
+    "groundkit.shards.build": ("ShardPlan", "ShardedIngestReport"),
+    "groundkit.shards.shard_engines": ("shard_engine",),
     "groundkit.store.protocols": ("CollectionReader",),
     "groundkit.vectors": ("TieKeys", "VectorStore"),
     "groundkit.vectors.store_registry": ("VectorStoreLoader",),
@@ -87,26 +89,26 @@ __all__ = [
     "Extraction",
     "Extractor",
     "ExtractorIdentity",
-    "GroundkitError",
-    "IndexIdentityError",
-    "IngestionError",
     "Parents",
     "PluginRegistry",
     "Reranker",
     "RerankerFactory",
-    "RetrievalError",
     "SearchResult",
     "ShardBuild",
     "ShardEngine",
+    "ShardPlan",
     "ShardServe",
-    "StorageError",
+    "ShardedIngestReport",
+    "Step",
     "TieKeys",
+    "Transport",
     "VectorStore",
     "VectorStoreLoader",
     "import_extra",
     "install_hint",
     "rerank_by_logits",
     "select_top_k",
+    "shard_engine",
 ]
 
 

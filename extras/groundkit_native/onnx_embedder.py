@@ -23,7 +23,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from groundkit.extend import ConfigurationError, EmbeddingIdentity, IndexIdentityError, install_hint
+from groundkit import IndexIdentityError
+from groundkit.extend import ConfigurationError, EmbeddingIdentity, install_hint
 from groundkit_native._runtime import (
     default_device,
     default_threads,

@@ -26,12 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groundkit import RetrievalError, StorageError
 from groundkit.extend import (
     CollectionReader,
     ConfigurationError,
     EmbeddingIdentity,
-    RetrievalError,
-    StorageError,
     TieKeys,
     install_hint,
     select_top_k,

@@ -9,9 +9,8 @@ imported on first use (adr/0053).
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
-
-from groundkit.hosting import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from groundkit_ray._ray import import_ray
@@ -36,4 +35,14 @@ __all__ = [
 
 
 if not TYPE_CHECKING:  # mypy sees the imports above, not a module that answers any name
-    __getattr__, __dir__ = _lazy_exports(__name__, _HOMES, __all__)
+
+    def __getattr__(name: str) -> object:
+        """``name`` imported from its module on first use, then kept here (adr/0047)."""
+        home = next((m for m, names in _HOMES.items() if name in names), None)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = globals()[name] = getattr(import_module(home), name)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))

@@ -4,7 +4,7 @@ The corpus (a folder, or a JSONL file first written out as one file per record, 
 is split by the content-derived routing; each shard's share is chunked, analyzed, embedded and
 written by one actor of a pool (``workers`` actors, each asking for a GPU when the cluster has
 GPUs and an embedder is used, so embedding runs there); the driver then reduces the shards'
-statistics into the manifest (``groundkit.shards.seal_shards``). The steps are the same pure
+statistics into the manifest. The steps are ``groundkit.extend.ShardPlan``'s, the same pure
 functions ``ingest_sharded`` runs in one process, so the result is the same collection.
 """
 
@@ -14,20 +14,8 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from groundkit import IngestSettings
-from groundkit.extend import ConfigurationError
-from groundkit.hosting import (
-    DEFAULT_INDEX_DIR,
-    ShardedIngestReport,
-    corpus_source,
-    ingest_shard,
-    read_jsonl,
-    recorded_analyzer,
-    resolve_embedder,
-    seal_shards,
-    shard_count,
-    write_records,
-)
+from groundkit import DEFAULT_INDEX_DIR, IngestSettings, resolve_embedder
+from groundkit.extend import ConfigurationError, ShardedIngestReport, ShardPlan
 from groundkit_ray._ray import require_initialized
 
 __all__ = ["build_on_ray", "jsonl_to_folder"]
@@ -37,34 +25,18 @@ class _ShardIngest:
     """An actor of the build's pool: ingests the shards it is handed, one batch row each."""
 
     def __init__(
-        self,
-        source: str,
-        shards: int,
-        index_dir: str,
-        collection: str,
-        settings: bytes,
-        embedder: str | None,
-        vector_store: str | None,
+        self, plan: bytes, settings: bytes, embedder: str | None, vector_store: str | None
     ) -> None:
-        self._source = source
-        self._shards = shards
-        self._index_dir = index_dir
-        self._collection = collection
+        self._plan: ShardPlan = pickle.loads(plan)
         self._settings: IngestSettings = pickle.loads(settings)
         self._embedder = None if embedder is None else resolve_embedder(embedder)
         self._vector_store = vector_store
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         reports = []
-        analyzer = recorded_analyzer(self._index_dir, self._collection, None)
         for shard in batch["shard"]:
-            report = ingest_shard(
-                self._source,
+            report = self._plan.ingest(
                 int(shard),
-                self._shards,
-                index_dir=self._index_dir,
-                collection=self._collection,
-                analyzer=analyzer,
                 settings=self._settings,
                 embedder=self._embedder,
                 vector_store=self._vector_store,
@@ -78,14 +50,14 @@ def jsonl_to_folder(jsonl: str | Path, folder: str | Path, *, workers: int = 2) 
     ``workers`` parallel tasks); returns the number of records."""
     ray = require_initialized()
     path, out = Path(jsonl), Path(folder)
-    records = list(read_jsonl(path))  # validated here, so a bad line names its number
+    records = list(ShardPlan.read_jsonl(path))  # validated here: a bad line names its number
     dataset = ray.data.from_items(records, override_num_blocks=max(1, workers))
 
     def write(batch: dict[str, Any]) -> dict[str, Any]:
         rows = [
             dict(zip(batch, values, strict=True)) for values in zip(*batch.values(), strict=True)
         ]
-        return {"written": [write_records(rows, out, str(path))]}
+        return {"written": [ShardPlan.write_records(rows, out, str(path))]}
 
     done = dataset.map_batches(
         write, batch_format="numpy", compute=ray.data.TaskPoolStrategy(size=max(1, workers))
@@ -116,10 +88,12 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
     ray = require_initialized(address)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigurationError(f"workers must be an integer >= 1, got {workers!r}")
-    count = shard_count(index_dir, collection, shards)
-    path = corpus_source(source, corpus_dir)
-    if path != Path(source):
-        jsonl_to_folder(source, path.resolve(), workers=workers)
+    plan = ShardPlan.make(
+        source, collection=collection, shards=shards, index_dir=index_dir, corpus_dir=corpus_dir
+    )
+    count, path = plan.shards, plan.corpus
+    if plan.jsonl is not None:
+        jsonl_to_folder(plan.jsonl, path.resolve(), workers=workers)
     if not path.exists():
         raise ConfigurationError(f"{path}: no such file or directory", subject=str(path))
     gpus = float(ray.cluster_resources().get("GPU", 0.0)) if embedder is not None else 0.0
@@ -130,10 +104,7 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
     done = dataset.map_batches(
         _ShardIngest,
         fn_constructor_kwargs={
-            "source": str(path.resolve()),
-            "shards": count,
-            "index_dir": str(Path(index_dir).resolve()),
-            "collection": collection,
+            "plan": pickle.dumps(plan.resolved()),
             "settings": pickle.dumps(settings or IngestSettings()),
             "embedder": embedder,
             "vector_store": vector_store,
@@ -145,7 +116,4 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
         num_gpus=per_actor,
     )
     rows = sorted(done.take_all(), key=lambda row: int(row["shard"]))
-    reports = [pickle.loads(row["report"]) for row in rows]
-    if len(reports) != count:
-        raise ConfigurationError(f"{len(reports)} of {count} shards reported; nothing was sealed")
-    return ShardedIngestReport(seal_shards(index_dir, collection, count), reports)
+    return plan.seal([pickle.loads(row["report"]) for row in rows])

@@ -14,8 +14,7 @@ from groundkit.extend import ShardEngine
 
 if TYPE_CHECKING:
     from groundkit import Reranker, Searcher
-    from groundkit.extend import PluginRegistry
-    from groundkit.hosting import ShardedIngestReport
+    from groundkit.extend import PluginRegistry, ShardedIngestReport
 
 __all__ = ["register"]
 

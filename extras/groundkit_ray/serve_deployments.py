@@ -1,11 +1,11 @@
 """Serving a sharded collection on Ray Serve: one deployment per shard, the search here.
 
 Each shard is a Serve deployment (``replicas`` copies) holding the shard's
-``CollectionScorer``; ``RayTransport`` sends each step of a search (``groundkit.hosting.Step``)
-to every shard at once and waits for all of them, and ``serve_sharded`` returns the one
-``groundkit.Searcher`` over it, so the answer is the single collection's, bit for bit. A shard
-that does not answer in time, or fails, makes the search fail closed
-(``ShardUnavailableError``): never a shorter list. adr/0028, adr/0063.
+scorer (``groundkit.StoredCollection.open_shard``); ``RayTransport`` sends each step of a search
+(``groundkit.extend.Step``) to every shard at once and waits for all of them, and
+``serve_sharded`` returns the one ``groundkit.Searcher`` over it, so the answer is the single
+collection's, bit for bit. A shard that does not answer in time, or fails, makes the search
+fail closed (``ShardUnavailableError``): never a shorter list. adr/0028, adr/0063, adr/0067.
 """
 
 from __future__ import annotations
@@ -14,18 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from groundkit import BM25Params, GroundkitError, Reranker, Searcher
-from groundkit.extend import ConfigurationError
-from groundkit.hosting import (
+from groundkit import (
     DEFAULT_INDEX_DIR,
-    CollectionScorer,
+    BM25Params,
+    GroundkitError,
+    Reranker,
+    Searcher,
     ShardUnavailableError,
-    Step,
-    load_manifest,
+    StoredCollection,
     resolve_embedder,
-    shard_name,
-    sharded_searcher,
 )
+from groundkit.extend import ConfigurationError, Step
 from groundkit_ray._ray import require_initialized
 
 __all__ = ["RayTransport", "ShardReplica", "serve_sharded"]
@@ -47,10 +46,7 @@ class ShardReplica:
         embedder: str | None,
         vector_store: str | None,
     ) -> None:
-        manifest = load_manifest(index_dir, collection)
-        self._scorer = CollectionScorer.open_shard(
-            index_dir,
-            manifest,
+        self._scorer = StoredCollection(index_dir, collection).open_shard(
             shard,
             bm25=BM25Params(k1=k1, b=b),
             embedder=None if embedder is None else resolve_embedder(embedder),
@@ -64,9 +60,17 @@ class ShardReplica:
 class RayTransport:
     """A ``Transport`` over Serve handles: every step sent, then every answer awaited."""
 
-    def __init__(self, handles: Sequence[Any], *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        handles: Sequence[Any],
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        names: Sequence[str] = (),
+    ) -> None:
+        """``names``: the shards' names, in shard order, for messages."""
         self._handles = list(handles)
         self._timeout_s = timeout_s
+        self._names = list(names)
 
     def send(self, calls: Sequence[tuple[int, Step[T]]]) -> list[T]:
         pending = [(shard, self._handle(shard).remote(step)) for shard, step in calls]
@@ -75,12 +79,15 @@ class RayTransport:
     def close(self) -> None:
         """Nothing to release here: the deployments outlive the searcher (``serve.delete``)."""
 
+    def _name(self, shard: int) -> str:
+        return self._names[shard] if 0 <= shard < len(self._names) else f"#{shard}"
+
     def _handle(self, shard: int) -> Any:
         if not 0 <= shard < len(self._handles):
             raise ShardUnavailableError(
-                f"shard {shard_name(shard)} has no deployment here ({len(self._handles)} "
+                f"shard {self._name(shard)} has no deployment here ({len(self._handles)} "
                 "deployed); a sharded search never answers from the other shards alone",
-                subject=shard_name(shard),
+                subject=self._name(shard),
             )
         return self._handles[shard]
 
@@ -94,9 +101,9 @@ class RayTransport:
             if isinstance(cause, GroundkitError):
                 raise cause from None
             raise ShardUnavailableError(
-                f"shard {shard_name(shard)} did not answer ({type(exc).__name__}: "
+                f"shard {self._name(shard)} did not answer ({type(exc).__name__}: "
                 f"{str(exc)[:200]}); a sharded search never answers from the other shards alone",
-                subject=shard_name(shard),
+                subject=self._name(shard),
             ) from None
 
 
@@ -132,7 +139,8 @@ def serve_sharded(  # noqa: PLR0913  Searcher.open's keywords, and the Serve dep
 
     if replicas < 1:
         raise ConfigurationError(f"replicas must be >= 1, got {replicas!r}")
-    manifest = load_manifest(index_dir, collection)
+    stored = StoredCollection(index_dir, collection)
+    names = stored.shard_names()  # CollectionNotFoundError if it is not a sharded collection
     params = bm25 or BM25Params()
     folder = str(Path(index_dir).resolve())
     start_without_proxy(serve)
@@ -141,10 +149,10 @@ def serve_sharded(  # noqa: PLR0913  Searcher.open's keywords, and the Serve dep
     )
     handles = []
     app = name or collection
-    for shard in range(len(manifest.shards)):
-        bound = deployment.options(name=f"{app}-{shard_name(shard)}").bind(
+    for shard, shard_name in enumerate(names):
+        bound = deployment.options(name=f"{app}-{shard_name}").bind(
             folder, collection, shard, params.k1, params.b, embedder, vector_store
         )
-        handles.append(serve.run(bound, name=f"{app}-{shard_name(shard)}", route_prefix=None))
-    transport = RayTransport(handles, timeout_s=timeout_s)
-    return sharded_searcher(manifest, transport, bm25=params, reranker=reranker)
+        handles.append(serve.run(bound, name=f"{app}-{shard_name}", route_prefix=None))
+    transport = RayTransport(handles, timeout_s=timeout_s, names=names)
+    return stored.searcher_over(transport, bm25=params, reranker=reranker)

@@ -9,14 +9,14 @@ old one is closed when its last lease ends. An LRU cap bounds how many stay open
 A sharded collection (a folder with ``shards.json``, adr/0028) is served the same way: its
 ``Searcher`` reads every shard, its generation is the manifest's, and a
 missing or out-of-step shard makes the request fail closed (``ShardUnavailableError``).
+What changed on disk is ``groundkit.StoredCollection``'s to say: its generation, refused when
+a file changed outside groundkit, and its file's state (adr/0056, adr/0057, adr/0067).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import os
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -27,24 +27,14 @@ from pathlib import Path
 
 from groundkit import (
     ConfigurationError,
-    CorruptCollectionError,
     GroundkitError,
     Reranker,
     Searcher,
     SearchRequest,
+    StoredCollection,
+    list_collections,
 )
 from groundkit.extend import CollectionReader
-from groundkit.hosting import (
-    MANIFEST_FILE,
-    ShardUnavailableError,
-    altered_since_stamp,
-    collection_file,
-    load_manifest,
-    open_reader,
-    shard_name,
-    shards_dir,
-)
-from groundkit_serve.generations import GenerationCache
 from groundkit_serve.settings import ServeSettings
 
 __all__ = ["Lease", "Runtime"]
@@ -52,43 +42,11 @@ __all__ = ["Lease", "Runtime"]
 log = logging.getLogger("groundkit.serve")
 
 
-Signature = tuple[int, int, int, int] | None
-"""A collection file's device, inode, size and modification time (None: not a single file)."""
-
-
-def _signature(path: Path) -> Signature:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
-def _quick_check(path: Path, name: str) -> None:
-    """SQLite's ``quick_check`` of a file that changed at the same generation (no writer's
-    commit explains it): damage in place fails closed here (adr/0056)."""
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
-        finally:
-            db.close()
-    except (sqlite3.Error, ValueError) as exc:  # ValueError: a damaged schema's text
-        rows = [type(exc).__name__]
-    if rows != ["ok"]:
-        raise CorruptCollectionError(
-            f"collection {name!r} ({path}) changed with no new generation and SQLite's "
-            f"quick_check finds it damaged ({rows[0][:120]}); it is not served until "
-            "`groundkit check` passes (re-ingest, or restore the file)",
-            subject=str(path),
-        )
-
-
 @dataclass(eq=False)
 class _Entry:
     searcher: Searcher
     generation: int
-    signature: Signature = None
+    state: object = None  # StoredCollection.state() before it was opened
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
     retired: bool = False
@@ -108,26 +66,10 @@ class Lease:
         return self.searcher.readers
 
 
-def _refuse_altered(path: Path, what: str) -> None:
-    """A file changed outside any writer since its last one stamped it is not served from an
-    older read view: the request fails closed (503) until ``groundkit check`` says why."""
-    if altered_since_stamp(path):
-        raise CorruptCollectionError(
-            f"{what} ({path}) was changed outside groundkit since its last ingest; it is not "
-            "served until `groundkit check` passes (re-ingest, or restore the file)",
-            subject=str(path),
-        )
-
-
 @functools.lru_cache(maxsize=256)
-def _file_of(index_dir: Path, collection: str) -> Path:
-    """The collection's database file (the name checked), remembered: a request asks it often."""
-    return collection_file(index_dir, collection)
-
-
-@functools.lru_cache(maxsize=256)
-def _manifest_of(index_dir: Path, collection: str) -> Path:
-    return shards_dir(index_dir, collection) / MANIFEST_FILE
+def _stored(index_dir: Path, collection: str) -> StoredCollection:
+    """The collection by name (the name checked), remembered: a request asks it often."""
+    return StoredCollection(index_dir, collection)
 
 
 _WARM_QUERY = SearchRequest(query="warm", top_k=1, highlight=False, prefix=True, fuzzy=True)
@@ -157,9 +99,7 @@ class Runtime:
         self.refresh_errors: dict[str, str] = {}
         self.refreshes = 0
         self.started = time.monotonic()
-        self._generations = GenerationCache()  # no SQLite connection a request (adr/0057)
         self._preloading: set[str] = set()
-        self._damaged: dict[str, tuple[Signature, CorruptCollectionError]] = {}
         self.warmed: set[str] = set()
         """Collections whose read view has been opened and warmed (``/readyz`` waits for the
         default one)."""
@@ -167,51 +107,21 @@ class Runtime:
     def name(self, collection: str | None) -> str:
         """The collection asked for, or the default; the name is validated here."""
         chosen = collection or self.settings.collection
-        _file_of(self.settings.index_dir, chosen)  # raises ConfigurationError if bad
+        _stored(self.settings.index_dir, chosen)  # raises ConfigurationError if bad
         return chosen
 
     def collections(self) -> list[str]:
         """Names of the collections under the index folder, sorted."""
-        root = self.settings.index_dir
-        if not root.is_dir():
-            return []
-        file_name = collection_file(root, self.settings.collection).name
-        found = {p.parent.name for p in root.glob(f"*/{file_name}") if p.is_file()}
-        found |= {p.parent.name for p in root.glob(f"*/{MANIFEST_FILE}") if p.is_file()}
-        return sorted(found)
+        return list_collections(self.settings.index_dir)
 
     def sharded(self, collection: str) -> bool:
-        """Whether ``collection`` is a sharded collection (its folder holds ``shards.json``)."""
-        return _manifest_of(self.settings.index_dir, collection).is_file()
+        """Whether ``collection`` is a sharded collection (adr/0028)."""
+        return _stored(self.settings.index_dir, collection).sharded
 
     def probe(self, collection: str) -> int:
-        """The collection's committed generation now (raises if missing or unreadable; for a
-        sharded one, also when a shard's file is gone)."""
-        index_dir = self.settings.index_dir
-        if self.sharded(collection):
-            manifest = load_manifest(index_dir, collection)
-            folder = shards_dir(index_dir, collection)
-            for shard in range(len(manifest.shards)):
-                path = collection_file(folder, shard_name(shard))
-                _refuse_altered(path, f"shard {shard_name(shard)} of {collection!r}")
-                if not path.is_file():
-                    raise ShardUnavailableError(
-                        f"shard {shard_name(shard)} of sharded collection {collection!r} is "
-                        f"missing ({path}); a sharded search never answers from the other "
-                        "shards alone: restore it or rebuild with `groundkit shard build`",
-                        subject=str(path),
-                    )
-            return manifest.generation
-        path = _file_of(index_dir, collection)
-        _refuse_altered(path, f"collection {collection!r}")
-        damaged = self._damaged.get(collection)
-        if damaged is not None and damaged[0] == _signature(path):
-            raise damaged[1]  # found damaged in place, and not changed since
-        return self._generations.generation(path, lambda: self._read_generation(collection))
-
-    def _read_generation(self, collection: str) -> int:
-        with open_reader(self.settings.index_dir, collection) as reader:
-            return reader.generation
+        """The collection's committed generation now (raises if missing, unreadable or
+        changed outside groundkit; for a sharded one, also when a shard's file is gone)."""
+        return _stored(self.settings.index_dir, collection).generation()
 
     @contextmanager
     def lease(self, collection: str | None) -> Iterator[Lease]:
@@ -268,9 +178,8 @@ class Runtime:
                 changed = entry.generation != current
                 moved = (
                     not changed
-                    and entry.signature is not None
-                    and entry.signature
-                    != (_signature(collection_file(self.settings.index_dir, name)))
+                    and entry.state is not None
+                    and entry.state != _stored(self.settings.index_dir, name).state()
                 )  # the file changed with no commit to explain it: reopen it, checked
                 if (changed or moved) and name not in self._refreshing:
                     self._refreshing.add(name)
@@ -297,21 +206,17 @@ class Runtime:
     def _open(self, name: str, checked: bool = False, *, warm: bool = False) -> _Entry:
         """A new read view; ``warm``: off a request's path, so also run the warm-up search
         (a request that opens a collection pays only for what it uses)."""
-        sharded = self.sharded(name)
-        signature: Signature = None
-        if not sharded:
-            path = collection_file(self.settings.index_dir, name)
-            signature = _signature(path)  # before opening: a change during it is seen later
-            if checked:
-                _quick_check(path, name)
-        searcher = Searcher.open(self.settings.index_dir, name, reranker=self._reranker)
+        stored = _stored(self.settings.index_dir, name)
+        sharded = stored.sharded
+        state = stored.state()  # before opening: a change during it is seen later
+        searcher = stored.open(reranker=self._reranker, checked=checked)
         if not sharded:  # the vector store loads here, not in the first hybrid query
             searcher.warm()
         if warm:
             _warm_expansion(searcher)
             with self._lock:
                 self.warmed.add(name)
-        return _Entry(searcher, searcher.generation, signature)
+        return _Entry(searcher, searcher.generation, state)
 
     def _refresh(self, name: str, checked: bool = False) -> None:
         """Build the newer read view in the background and swap it in when complete;
@@ -325,12 +230,6 @@ class Runtime:
                 self.refreshes += 1
                 self.refresh_errors.pop(name, None)
             log.info("refreshed", extra={"collection": name, "generation": entry.generation})
-        except CorruptCollectionError as exc:
-            if checked:  # damage in place: no request is answered from this file any more
-                path = collection_file(self.settings.index_dir, name)
-                self._damaged[name] = (_signature(path), exc)
-            self.refresh_errors[name] = exc.message
-            log.warning("refresh failed", extra={"collection": name, "error": exc.message})
         except GroundkitError as exc:  # the old read view keeps serving; status shows why
             self.refresh_errors[name] = exc.message
             log.warning("refresh failed", extra={"collection": name, "error": exc.message})

@@ -9,13 +9,13 @@ a field of ``groundkit_serve.ServeSettings`` (adr/0020).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from groundkit.extend import ConfigurationError, ExitCode, Parents, install_hint
-from groundkit.hosting import positive_seconds, resolve_reranker, seconds_or_zero, shard_engine
+from groundkit.extend import ConfigurationError, ExitCode, Parents, install_hint, shard_engine
 
 __all__ = ["INSTALL", "NAME", "TOKEN_ENV", "add_parser", "run"]
 
@@ -44,6 +44,26 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
+
+
+def _seconds(text: str, *, zero: bool) -> float:
+    """A finite number of seconds, > 0 (or >= 0 with ``zero``): ``nan`` and ``inf`` refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not (math.isfinite(value) and (value >= 0 if zero else value > 0)):
+        bound = ">= 0" if zero else "> 0"
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds {bound}, got {text}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    return _seconds(text, zero=False)
+
+
+def seconds_or_zero(text: str) -> float:
+    return _seconds(text, zero=True)
 
 
 def add_parser(commands: Any, parents: Parents) -> None:
@@ -233,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return ExitCode.USAGE
+    from groundkit import resolve_reranker
+
     reranker = None if args.reranker is None else resolve_reranker(args.reranker)
     settings = ServeSettings(
         processes=_processes(args),

@@ -6,8 +6,12 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundkit import CollectionNotFoundError, ConfigurationError
-from groundkit.hosting import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR
+from groundkit import (
+    DEFAULT_COLLECTION,
+    DEFAULT_INDEX_DIR,
+    CollectionNotFoundError,
+    ConfigurationError,
+)
 from groundkit_serve.models import MAX_TOP_K_SERVED
 
 __all__ = ["LOOPBACK_NAMES", "ServeSettings", "is_loopback"]

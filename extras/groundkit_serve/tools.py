@@ -28,17 +28,14 @@ from groundkit import (
     Document,
     GroundkitError,
     Searcher,
+    StoredCollection,
     Verification,
     __version__,
-    deadline,
-)
-from groundkit.extend import CollectionReader
-from groundkit.hosting import (
     citation_for,
-    collection_status,
-    load_manifest,
+    deadline,
     verify_document_citation,
 )
+from groundkit.extend import CollectionReader
 from groundkit_serve import telemetry
 from groundkit_serve.connector import connector_tools
 from groundkit_serve.models import (
@@ -459,12 +456,10 @@ class Registry:
     def list_collections(self, _: NoArguments | None = None) -> CollectionList:
         infos: list[CollectionInfo] = []
         for name in self.runtime.collections():
-            if self.runtime.sharded(name):
-                infos.append(self._sharded_info(name))
-                continue
+            sharded = self.runtime.sharded(name)
             try:
-                self.runtime.probe(name)  # a file changed outside groundkit is not ok either
-                status = collection_status(self.settings.index_dir, name)
+                self.runtime.probe(name)  # changed outside groundkit, or a shard gone: not ok
+                status = StoredCollection(self.settings.index_dir, name).status()
             except GroundkitError as exc:
                 infos.append(CollectionInfo(name=name, ok=False, error=exc.message))
                 continue
@@ -474,8 +469,9 @@ class Registry:
                     name=name,
                     ok=True,
                     generation=status["generation"],
-                    documents=status["documents"],
+                    documents=None if sharded else status["documents"],
                     chunks=status["chunks"],
+                    shards=status["shards"] if sharded else None,
                     embedding=None if not embedding else str(embedding.get("model")),
                 )
             )
@@ -483,23 +479,6 @@ class Registry:
             index_dir=str(self.settings.index_dir),
             default_collection=self.settings.collection,
             collections=infos,
-        )
-
-    def _sharded_info(self, name: str) -> CollectionInfo:
-        """A sharded collection as its manifest describes it (adr/0028)."""
-        try:
-            self.runtime.probe(name)  # a missing shard shows here, as an unservable collection
-            manifest = load_manifest(self.settings.index_dir, name)
-        except GroundkitError as exc:
-            return CollectionInfo(name=name, ok=False, error=exc.message)
-        embedding = None if manifest.embedding is None else json.loads(manifest.embedding)
-        return CollectionInfo(
-            name=name,
-            ok=True,
-            generation=manifest.generation,
-            chunks=manifest.chunk_count,
-            shards=len(manifest.shards),
-            embedding=None if not embedding else str(embedding.get("model")),
         )
 
     def status(self, _: NoArguments | None = None) -> ServiceStatus:

@@ -18,8 +18,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from groundkit import CollectionVerification, GroundkitError, Searcher
-from groundkit.hosting import is_sharded, open_reader, verify_reader
+from groundkit import CollectionVerification, GroundkitError, StoredCollection
 from groundkit_serve.service_errors import ServiceError, from_library
 from groundkit_serve.work import CancelledError, Work
 
@@ -51,30 +50,11 @@ def running_verifications() -> tuple[int, int]:
     return _COUNTS.running, _COUNTS.cancelled
 
 
-def _summed(audits: list[CollectionVerification]) -> CollectionVerification:
-    """The shards' whole-collection checks as one (a single collection's is itself)."""
-    if len(audits) == 1:
-        return audits[0]
-    return CollectionVerification(
-        checked=sum(a.checked for a in audits),
-        verified=sum(a.verified for a in audits),
-        drifted=sum(a.drifted for a in audits),
-        unresolvable=sum(a.unresolvable for a in audits),
-        integrity_problems=tuple(p for a in audits for p in a.integrity_problems),
-        failures=tuple(f for a in audits for f in a.failures),
-    )
-
-
 def _verify(index_dir: str, collection: str, send: Connection) -> tuple[int, Any]:
     def progress(done: int, total: int) -> None:
         send.send(("progress", done, total))
 
-    if is_sharded(index_dir, collection):
-        with Searcher.open(index_dir, collection) as sharded:
-            audits = [verify_reader(r, progress=progress) for r in sharded.readers]
-            return sharded.generation, _summed(audits)
-    with open_reader(index_dir, collection) as reader:
-        return reader.generation, verify_reader(reader, progress=progress)
+    return StoredCollection(index_dir, collection).verify(progress=progress)
 
 
 def _child(index_dir: str, collection: str, send: Connection) -> None:

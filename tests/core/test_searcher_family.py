@@ -17,8 +17,9 @@ import pytest
 import groundkit
 from groundkit.config import ChunkerSettings, IngestSettings
 from groundkit.errors import ConfigurationError, ShardUnavailableError
-from groundkit.hosting import CollectionScorer, Step, load_manifest, sharded_searcher
+from groundkit.extend import Step, Transport
 from groundkit.retrieval import Searcher, SearchFilter
+from groundkit.retrieval.collection_scorer import CollectionScorer
 from groundkit.retrieval.rerank import LogitReranker
 from groundkit.retrieval.transport import LocalTransport
 from groundkit.shards import ingest_sharded
@@ -92,9 +93,12 @@ def index(tmp_path: Path) -> Path:
 
 
 def _crossing(index: Path, transport: type[PickledTransport], **options: Any) -> Searcher:
-    manifest = load_manifest(index, "many")
-    scorers = [CollectionScorer.open_shard(index, manifest, n) for n in range(3)]
-    return sharded_searcher(manifest, transport(scorers), **options)
+    """The public way an engine serves shards elsewhere: ``StoredCollection.open_shard`` for
+    each scorer, ``searcher_over`` for the one ``Searcher`` over them (adr/0067)."""
+    stored = groundkit.StoredCollection(index, "many")
+    scorers = [stored.open_shard(n) for n in range(len(stored.shard_names()))]
+    carrier: Transport = transport(scorers)  # a Transport, as the SPI states it
+    return stored.searcher_over(carrier, **options)
 
 
 def test_steps_and_answers_that_cross_processes_answer_as_one_collection(index: Path) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import groundkit
-from groundkit_serve.generations import SETTLED_NS, GenerationCache
+from groundkit.store.sqlite.freshness import SETTLED_NS, GenerationCache
 
 
 def _age(path: Path, seconds: float) -> None:

@@ -10,9 +10,10 @@ skips or removes its own documents and the seal records the new statistics.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import open_reader, open_store
@@ -22,6 +23,7 @@ from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.ingestion.discover import require_source
 from groundkit.ingestion.indexer import Indexer, IngestProgress
 from groundkit.ingestion.report import IngestReport
+from groundkit.shards.corpus import corpus_source, read_jsonl, write_records
 from groundkit.shards.routing import shard_selector
 from groundkit.shards.seal import content_stamp
 from groundkit.shards.shard_manifest import (
@@ -34,6 +36,7 @@ from groundkit.shards.shard_manifest import (
 )
 
 __all__ = [
+    "ShardPlan",
     "ShardedIngestReport",
     "ingest_shard",
     "ingest_sharded",
@@ -221,3 +224,90 @@ def ingest_sharded(  # noqa: PLR0913  ingest's keywords, and how many shards
         for shard in range(count)
     ]
     return ShardedIngestReport(seal_shards(index_dir, collection, count), reports)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardPlan:
+    """A sharded build as a shard engine schedules it (adr/0067): ``ingest`` each shard, in any
+    process or machine that sees ``index_dir`` and ``corpus``, then ``seal`` once. It pickles,
+    so an engine hands it to its workers; ``make`` checks the arguments."""
+
+    corpus: Path
+    """The folder ingested (a JSONL corpus's files are written there first)."""
+    collection: str
+    shards: int
+    """How many shards: the manifest's for an existing collection."""
+    index_dir: Path
+    jsonl: Path | None = None
+    """The JSONL corpus to write out as files under ``corpus`` first (``read_jsonl`` and
+    ``write_records``, in as many tasks as the engine likes), or None."""
+
+    @classmethod
+    def make(
+        cls,
+        source: str | Path,
+        *,
+        collection: str,
+        shards: int | None = None,
+        index_dir: str | Path = DEFAULT_INDEX_DIR,
+        corpus_dir: str | Path | None = None,
+    ) -> ShardPlan:
+        """The plan to build or update ``collection`` from ``source`` (a folder, or a
+        ``.jsonl`` file written out under ``corpus_dir``); ``shards`` is needed for a new
+        collection, and must match an existing one's."""
+        count = shard_count(index_dir, collection, shards)
+        corpus = corpus_source(source, corpus_dir)
+        jsonl = None if corpus == Path(source) else Path(source)
+        return cls(corpus, collection, count, Path(index_dir), jsonl)
+
+    def resolved(self) -> ShardPlan:
+        """The same plan with absolute paths, for workers started in other folders."""
+        jsonl = None if self.jsonl is None else self.jsonl.resolve()
+        corpus, index_dir = self.corpus.resolve(), self.index_dir.resolve()
+        return ShardPlan(corpus, self.collection, self.shards, index_dir, jsonl)
+
+    @staticmethod
+    def read_jsonl(path: str | Path) -> Iterable[dict[str, Any]]:
+        """The records of a JSONL corpus, one per non-empty line (``ConfigurationError``
+        naming a bad line's number)."""
+        return read_jsonl(Path(path))
+
+    @staticmethod
+    def write_records(records: Iterable[Mapping[str, Any]], folder: str | Path, where: str) -> int:
+        """Write each record (``_id`` or ``id``, ``text``, optionally ``title``) as a file
+        under ``folder`` whose name derives from its id alone; ``where`` names the corpus in
+        errors. Returns how many."""
+        return write_records(records, Path(folder), where)
+
+    def ingest(
+        self,
+        shard: int,
+        *,
+        settings: IngestSettings | None = None,
+        embedder: Embedder | None = None,
+        vector_store: str | None = None,
+    ) -> IngestReport:
+        """The map: ingest the sources of ``corpus`` routed to ``shard`` into that shard,
+        with the analyzer an existing manifest records."""
+        return ingest_shard(
+            self.corpus,
+            shard,
+            self.shards,
+            index_dir=self.index_dir,
+            collection=self.collection,
+            analyzer=recorded_analyzer(self.index_dir, self.collection, None),
+            settings=settings,
+            embedder=embedder,
+            vector_store=vector_store,
+        )
+
+    def seal(self, reports: Sequence[IngestReport]) -> ShardedIngestReport:
+        """The reduce, once every shard is ingested: the manifest with the reduced
+        statistics, and the shards' ``reports`` in shard order."""
+        if len(reports) != self.shards:
+            raise ConfigurationError(
+                f"{len(reports)} of {self.shards} shards reported; nothing was sealed"
+            )
+        return ShardedIngestReport(
+            seal_shards(self.index_dir, self.collection, self.shards), list(reports)
+        )

@@ -8,7 +8,8 @@
 'verified'
 
 This module only re-exports the public API, each name imported on first use (adr/0047), so
-``import groundkit`` stays cheap; ``groundkit.extend`` holds what plugins need.
+``import groundkit`` stays cheap; a host of stored collections (a service, a shard engine) uses
+``StoredCollection`` (adr/0067), and ``groundkit.extend`` holds what plugins need.
 """
 
 from __future__ import annotations

@@ -133,6 +133,11 @@ API_ORDER = [
     "RelocateReport",
     "check_collection",
     "resolve_citation",
+    # hosting stored collections: a service, a shard engine (adr/0067)
+    "StoredCollection",
+    "list_collections",
+    "DEFAULT_INDEX_DIR",
+    "DEFAULT_COLLECTION",
     # errors, most common first
     "GroundkitError",
     "CollectionNotFoundError",

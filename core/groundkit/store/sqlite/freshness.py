@@ -100,7 +100,7 @@ def file_state(path: Path) -> FileState:
 _DAMAGED: dict[Path, tuple[FileState, CorruptCollectionError]] = {}
 """Files ``quick_check`` found damaged, with their state then: refused until they change."""
 _DAMAGED_LOCK = threading.Lock()
-_SEEN_MAX = 256
+_DAMAGED_MAX = 256
 
 
 def refuse_damaged(path: Path) -> None:
@@ -134,6 +134,6 @@ def quick_check(path: Path, name: str) -> None:
 def remember_damage(path: Path, error: CorruptCollectionError) -> None:
     """Refuse ``path`` with ``error`` (``refuse_damaged``) until the file changes."""
     with _DAMAGED_LOCK:
-        if len(_DAMAGED) >= _SEEN_MAX:
+        if len(_DAMAGED) >= _DAMAGED_MAX:
             _DAMAGED.clear()
         _DAMAGED[path] = (file_state(path), error)

@@ -96,6 +96,28 @@ def test_a_separating_bar_makes_bm25_say_nothing_here(collection: Path) -> None:
             assert got.metadata["lexical_share"] < result.bm25_share
 
 
+def test_a_word_being_typed_or_mistyped_is_measured_by_its_expansion(collection: Path) -> None:
+    """A word the collection lacks that a typo correction or a completion stands for leaves
+    the ideal (its expansion is what the query asks there), so typing an on-topic question
+    does not say "nothing here"; a shorter prefix's completions (a guess at another word)
+    leave it in (adr/0069)."""
+    with Searcher.open(collection) as retriever:
+        result = self_calibrate(retriever)
+        write_lexical_bar(retriever.reader.location, result.lexical_bar())
+    bar = result.bm25_share
+    with Searcher.open(collection) as retriever:
+        for typed in ("chlorne residual", "flushng schedule", "backfl"):
+            plain = retriever.search(typed, mode="bm25")
+            expanded = retriever.search(typed, mode="bm25", prefix=True, fuzzy=True)
+            assert expanded.metadata["expansions"], typed
+            assert plain.metadata["lexical_share"] < bar <= expanded.metadata["lexical_share"]
+            assert plain.metadata["abstained"] and not expanded.metadata["abstained"]
+        norway = retriever.search("capital of Norway", mode="bm25", prefix=True, fuzzy=True)
+        completions = norway.metadata["expansions"]["prefix"]["norway"]
+        assert completions and not any(done.startswith("norwai") for done in completions)
+        assert norway.metadata["abstained"], "a shorter prefix's completions are no evidence"
+
+
 def test_a_bar_that_does_not_separate_is_recorded_but_not_applied(collection: Path) -> None:
     with Searcher.open(collection) as retriever:
         bar = LexicalBar(0.99, False, retriever.generation, {"source": "self"})

@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from conftest import WriteCorpus
 from groundkit.cli import main
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval import verify_citation
+from groundkit.retrieval.lexical_bar import read_lexical_bar
 from groundkit.site import PYODIDE_FILES, SiteOptions, build_site, build_wheel, open_site
 from groundkit.site.layout import APP_DIR, APP_FILES
 from groundkit.site.page_files import page_html
@@ -352,3 +354,30 @@ def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -
     with pytest.raises(ConfigurationError, match="no such CSS file"):
         missing = SiteOptions(theme=tmp_path / "missing.css")
         build_site(groundkit.sample_corpus(), tmp_path / "x", missing)
+
+
+def test_the_site_ships_the_collections_own_bar_and_the_page_abstains_by_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """build-site fits bm25's bar as `ingest --calibrate` records it (the same pseudo queries,
+    deterministic), ships it in the head, and a search over the site abstains by it; with
+    --no-calibrate the site ships none and answers (adr/0069)."""
+    out, bare = tmp_path / "site", tmp_path / "bare"
+    assert main(["build-site", "sample", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert main(["ingest", "sample", "--index-dir", str(tmp_path / "idx"), "--calibrate"]) == 0
+    with groundkit.Searcher.open(tmp_path / "idx") as stored:
+        recorded = read_lexical_bar(stored.reader.location)
+    assert recorded is not None and recorded.separates
+    head = json.loads(zlib.decompress((out / "index" / "collection.bin").read_bytes()))
+    assert head["lexical_bar"] == report["lexical_bar"] == recorded.to_dict()
+    assert main(["build-site", "sample", "-o", str(bare), "--no-calibrate"]) == 0
+    assert "nothing here" not in capsys.readouterr().out
+    bare_head = json.loads(zlib.decompress((bare / "index" / "collection.bin").read_bytes()))
+    assert bare_head["lexical_bar"] is None
+    question = "what is the best way to clean a tap"  # "clean" and "tap" are in the sample
+    with open_site(out) as site, open_site(bare) as plain:
+        said = site.search(question, mode="bm25").metadata
+        assert said["abstained"] is True
+        assert said["lexical_bar"]["source"] == "self-calibrated"
+        assert plain.search(question, mode="bm25").results

@@ -14,9 +14,11 @@ import pytest
 
 import groundkit
 from groundkit.collection import open_reader
-from groundkit.errors import StorageError
+from groundkit.errors import ConfigurationError, StorageError
+from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
 from groundkit.index.lexicon import Lexicon
-from groundkit.retrieval import Searcher
+from groundkit.retrieval import GroupOptions, Searcher
+from groundkit.retrieval.lexical_bar import read_lexical_bar
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
 from groundkit.store.static import (
@@ -95,6 +97,52 @@ def test_same_answers_as_the_sqlite_collection(built: tuple[Path, Path], mode: s
         Searcher.of(StaticReader(Files(site), index="index/")) as r,
     ):
         assert answers(r, mode) == answers(stored, mode)
+
+
+def test_a_shipped_bar_says_nothing_here_as_the_collection_does(tmp_path: Path) -> None:
+    """A static collection exported with the collection's recorded bar abstains, reports its
+    share (same bits) and names the bar's source exactly as the collection does, plain and
+    with prefix and typos, grouped or not (adr/0069); one exported without it never does."""
+    index = tmp_path / "idx"
+    groundkit.ingest(SAMPLE, index_dir=index)
+    with Searcher.open(index) as stored:
+        record_self_calibration(stored, self_calibrate(stored))
+        bar = read_lexical_bar(stored.reader.location)
+        assert bar is not None and bar.separates
+        export_static(stored.reader, tmp_path / "site" / "index", SAMPLE, lexical_bar=bar.to_dict())
+        export_static(stored.reader, tmp_path / "bare" / "index", SAMPLE)
+    queries = [q for q, _, _ in QUERIES] + ["how do I bake a chocolate cake", "chlorne residual"]
+    kinds = [{}, {"prefix": True, "fuzzy": True}, {"prefix": True, "group": GroupOptions(2)}]
+    with (
+        Searcher.open(index) as stored,
+        Searcher.of(StaticReader(Files(tmp_path / "site"), index="index/")) as static,
+        Searcher.of(StaticReader(Files(tmp_path / "bare"), index="index/")) as bare,
+    ):
+        said = []
+        for query in queries:
+            for kind in kinds:
+                want = stored.search(query, mode="bm25", **kind)  # type: ignore[arg-type]
+                got = static.search(query, mode="bm25", **kind)  # type: ignore[arg-type]
+                for key in ("abstained", "lexical_bar", "groups"):
+                    assert got.metadata.get(key) == want.metadata.get(key), (query, kind)
+                share = got.metadata["lexical_share"]
+                assert share.hex() == want.metadata["lexical_share"].hex(), (query, kind)
+                assert [r.chunk_id for r in got.results] == [r.chunk_id for r in want.results]
+                said.append(got.metadata["abstained"])
+                assert "lexical_bar" not in bare.search(query, mode="bm25", **kind).metadata  # type: ignore[arg-type]
+        assert any(said) and not all(said)
+        assert got.metadata["lexical_bar"]["source"] == "self-calibrated"
+
+
+def test_an_unreadable_shipped_bar_is_refused(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, site = built
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    head["lexical_bar"] = {"share": 2.0}
+    files = Files(site)
+    changed = pack(head)
+    reader = StaticReader(lambda p: changed if p == "index/" + HEAD else files(p), index="index/")
+    with pytest.raises(ConfigurationError, match="rebuild the site"):
+        Searcher.of(reader).search("leak", mode="bm25")
 
 
 def test_reader_protocol_and_counts(built: tuple[Path, Path]) -> None:

@@ -1,6 +1,6 @@
 """One collection, two runtimes: a collection built by CPython answers identically in Pyodide.
 
-CPython ingests the bundled sample corpus (``python -m groundkit ingest sample``); then
+CPython ingests the bundled sample corpus (``python -m groundkit ingest sample --calibrate``); then
 ``queries.py`` runs the same queries over that same SQLite file, once in CPython and once inside
 Pyodide (``web/pyodide/run.mjs``, Node.js). Rankings, scores (bit for bit), cited text, offsets,
 lines and verification verdicts must be equal, and the file must be left as it was.
@@ -112,9 +112,9 @@ def both_runtimes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, A
         pytest.fail(f"Pyodide is not installed: run `bash {RUNNER.parent / 'setup.sh'}`")
     work = tmp_path_factory.mktemp("cross-runtime")
     index = work / "index"
-    run_checked(
-        [sys.executable, "-m", "groundkit", "ingest", "sample", "--index-dir", str(index)], 300
-    )
+    # calibrated, as build-site calibrates the site: both say "nothing here" alike (adr/0069)
+    ingest = ["ingest", "sample", "--index-dir", str(index), "--calibrate"]
+    run_checked([sys.executable, "-m", "groundkit", *ingest], 300)
     collection = index / "default"
     before = fingerprint(collection)
     assert "collection.sqlite" in before
@@ -163,7 +163,8 @@ def test_pyodide_answers_exactly_as_cpython_over_the_same_file(
     assert not found, "CPython and Pyodide answered differently:\n" + "\n".join(found[:60])
     assert comparable(cpython) == comparable(pyodide)
     answered = [a for a in cpython["answers"] if a["results"]]
-    assert len(answered) >= len(cpython["answers"]) - 2, "the queries should mostly match"
+    assert len(answered) >= len(cpython["answers"]) - 4, "the queries should mostly match"
+    assert any(a["metadata"].get("abstained") for a in cpython["answers"])
     verdicts = {r["verdict"] for a in pyodide["answers"] for r in a["results"]}
     assert verdicts == {"verified"}, "every citation re-reads from the source in Pyodide too"
 

@@ -1,10 +1,11 @@
 """The page's JS first answer against the core (issue 38, adr/0062, adr/0055): the same ids,
 ranks, score bits, highlights, display text and expansions as ``page_runtime.search`` over the
 same static site, on the sample, SciFact and Cranfield, each query plain, with prefix, with
-typos and with both; on German, folded French and German+French sites (analysis.js, adr/0054);
-the JS tokens, terms, highlights and display text against the core's on generated Unicode
-text; the JS Porter stemmer on the official vocabulary. Node runs the JS; skipped without node
-(failed without it under CI)."""
+typos and with both; "nothing here" on a calibrated site, with its share and bar (adr/0069);
+on German, folded French and German+French sites (analysis.js, adr/0054); the JS tokens,
+terms, highlights and display text against the core's on generated Unicode text; the JS
+Porter stemmer on the official vocabulary. Node runs the JS; skipped without node (failed
+without it under CI)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.porter import stem
 from groundkit.analysis.tokenize import tokens
 from groundkit.evaluation.beir import BeirDataset
+from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.evaluation.run import build_collection
+from groundkit.evaluation.self_calibration import self_calibrate
 from groundkit.site import page_runtime
 from groundkit.store.memory import MemoryStore
 from groundkit.store.static import StaticReader
@@ -52,8 +55,10 @@ def node() -> str:
     return NODE
 
 
-def make_site(reader: Any, sources: Path, site: Path) -> Path:
-    export_static(reader, site / "index", sources)
+def make_site(
+    reader: Any, sources: Path, site: Path, lexical_bar: dict[str, Any] | None = None
+) -> Path:
+    export_static(reader, site / "index", sources, lexical_bar=lexical_bar)
     shutil.copytree(sources, site / "sources")
     return site
 
@@ -126,6 +131,12 @@ def assert_same(core: list[Any], js: list[Any], requests: list[dict[str, Any]]) 
         if "error" in want or "error" in got:
             assert got == want, where
             continue
+        for key in page_runtime.NOTHING_HERE:  # "nothing here", its share and bar (adr/0069)
+            assert (key in got) == (key in want), where
+        if "lexical_share" in want:
+            assert float(got["lexical_share"]).hex() == float(want["lexical_share"]).hex(), where
+            assert got["abstained"] == want["abstained"], where
+            assert got["lexical_bar"] == want["lexical_bar"], where
         assert got["expansions"] == want["expansions"], where
         assert got["stage"] == want["stage"], where
         assert got["terms"] == want["terms"], where
@@ -185,6 +196,77 @@ def test_the_first_answer_is_the_cores_on_the_sample(
     core = core_answers(sample_site, requests)
     js = js_answers(node, sample_site, requests, tmp_path)
     assert assert_same(core, js, requests) >= len(requests) - 2  # "???" may go to the core
+
+
+HELDOUT = REPO / "bench" / "calibration" / "heldout"
+
+
+@pytest.fixture(scope="module")
+def calibrated_sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, float]:
+    """The sample exported with its self-calibrated bar (as build-site ships it), and with
+    the same share recorded by a user and not applied (it did not separate)."""
+    root = tmp_path_factory.mktemp("calibrated-sites")
+    sample = groundkit.sample_corpus()
+    groundkit.ingest(sample, index_dir=root / "idx")
+    with groundkit.Searcher.open(root / "idx") as searcher:
+        bar = self_calibrate(searcher, dense=False).lexical_bar()
+        assert bar.separates, "the sample's calibration separates (adr/0066)"
+        own = make_site(searcher.reader, sample, root / "own", lexical_bar=bar.to_dict())
+        unapplied = {**bar.to_dict(), "separates": False, "measured": {"source": "user"}}
+        other = make_site(searcher.reader, sample, root / "other", lexical_bar=unapplied)
+    return own, other, bar.share
+
+
+def test_the_first_answer_abstains_as_the_core_does_on_a_calibrated_site(
+    node: str, calibrated_sites: tuple[Path, Path, float], tmp_path: Path
+) -> None:
+    """Held-out off-topic and on-topic questions (never used to fit anything), each plain,
+    with prefix, typos, both, and grouped by page, with a typo and with its last word cut:
+    the JS path says "nothing here" exactly where the core does, with the same share bits,
+    bar and source; the core abstains on most off-topic questions, not on on-topic ones."""
+    site, _, share = calibrated_sites
+    off = [(f"off{n}", q) for n, q in enumerate(load_queries(HELDOUT / "sample-off.txt"))]
+    on = [(f"on{n}", q) for n, q in enumerate(load_queries(HELDOUT / "sample-on.txt"))]
+    requests = [{**r, "off": True} for r in requests_for(off)] + requests_for(on)
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    bars = {json.dumps(answer["lexical_bar"], sort_keys=True) for answer in core}
+    assert bars == {json.dumps({"min_lexical_share": share, "source": "self-calibrated"})}
+    asked = {q for _, q in off + on}  # as written, not with a typo or cut
+
+    def abstained(off_topic: bool, written: bool) -> list[bool]:
+        return [
+            a["abstained"]
+            for r, a in zip(requests, core, strict=True)
+            if r.get("off", False) == off_topic
+            and (r["query"] in asked) == written
+            and (r["fuzzy"] if not written else not (r["prefix"] or r["fuzzy"]))
+        ]
+
+    plain_off, plain_on = abstained(True, True), abstained(False, True)
+    typed_on = abstained(False, False)  # a typo or a cut last word, with typos on
+    assert sum(plain_off) > 0.75 * len(plain_off), "the bar stops off-topic questions"
+    assert sum(plain_on) < 0.25 * len(plain_on), "and lets on-topic ones through"
+    assert sum(typed_on) < 0.25 * len(typed_on), "also as a visitor types them"
+    grouped = [a for r, a in zip(requests, core, strict=True) if r.get("group")]
+    assert any(a["abstained"] and a["groups"] == [] for a in grouped)
+    assert any(not a["abstained"] and a["groups"] for a in grouped)
+
+
+def test_a_bar_that_does_not_separate_is_reported_not_applied(
+    node: str, calibrated_sites: tuple[Path, Path, float], tmp_path: Path
+) -> None:
+    _, site, _ = calibrated_sites
+    off = [(f"off{n}", q) for n, q in enumerate(load_queries(HELDOUT / "sample-off.txt"))]
+    requests = requests_for(off[:6])
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    for answer in core:
+        assert answer["lexical_bar"] == {"min_lexical_share": None, "source": "collection"}
+        assert answer["abstained"] is False
+    assert any(answer["results"] for answer in core)
 
 
 def beir_site(root: Path, name: str) -> tuple[Path, BeirDataset]:

@@ -161,8 +161,11 @@ def _allowed(off_topic: int, share: float = OFF_TOPIC_ANSWERED) -> int:
     return math.floor(share * off_topic)
 
 
-def self_calibrate(retriever: Searcher, count: int = PSEUDO_QUERIES) -> SelfCalibration:
-    """Calibrate ``retriever``'s collection on its own pseudo queries (nothing is written)."""
+def self_calibrate(
+    retriever: Searcher, count: int = PSEUDO_QUERIES, *, dense: bool = True
+) -> SelfCalibration:
+    """Calibrate ``retriever``'s collection on its own pseudo queries (nothing is written);
+    ``dense=False``: bm25's bar only, no query embedded (what a static site ships)."""
     framing = retriever.question_terms()
     on_queries = [
         query
@@ -175,7 +178,7 @@ def self_calibrate(retriever: Searcher, count: int = PSEUDO_QUERIES) -> SelfCali
     share = min(1.0, off_topic_bar(off, _allowed(len(off)))) if on else 1.0
     embedder = retriever.embedder
     floor = None
-    if embedder is not None and embedder.identity.semantic and on_queries:
+    if dense and embedder is not None and embedder.identity.semantic and on_queries:
         floor = _hybrid(retriever, on_queries, off_queries)
     return SelfCalibration(
         retriever.generation,

@@ -8,14 +8,16 @@ Lexical evidence, for hybrid when the dense leg has none: the best BM25 score as
 query's ideal score (the sum of its terms' idf, which no chunk reaches, since each term adds
 ``idf * tf / (tf + norm)`` < idf). A word the collection lacks adds its full idf to the ideal and
 nothing to any score, so an off-topic question that shares a few common words with the
-collection stays far under the share an on-topic one reaches.
+collection stays far under the share an on-topic one reaches. bm25 uses the same share where
+the collection records a bar (adr/0060); a word typed half or with a typo is measured by what
+its expansion stands for (``stood_for``, adr/0069).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["DEFAULT_MIN_LEXICAL_SHARE", "dense_has_evidence", "lexical_share"]
+__all__ = ["DEFAULT_MIN_LEXICAL_SHARE", "dense_has_evidence", "lexical_share", "stood_for"]
 
 DEFAULT_MIN_LEXICAL_SHARE = 0.24
 """Hybrid answers on BM25 alone (no dense evidence) only from this share up (adr/0049)."""
@@ -23,10 +25,29 @@ DEFAULT_MIN_LEXICAL_SHARE = 0.24
 
 def lexical_share(best: float | None, terms: Sequence[str], idf: Callable[[str], float]) -> float:
     """``best`` (the top BM25 score) over the query's ideal score; 0.0 without a hit."""
-    ideal = sum(idf(term) for term in terms)  # a repeated term counts as often as it is repeated
+    ideal = 0.0  # added in order, not sum(): its rounding changed in Python 3.12 (the page's
+    for term in terms:  # JS mirrors this loop bit for bit, adr/0069); a repeat counts again
+        ideal += idf(term)
     return 0.0 if best is None or ideal <= 0.0 else best / ideal
 
 
 def dense_has_evidence(best: float | None, floor: float) -> bool:
     """Whether the query's best similarity reaches the floor."""
     return best is not None and best >= floor
+
+
+def stood_for(
+    prefix: Mapping[str, list[str]],
+    fuzzy: Mapping[str, list[str]],
+    terms: Callable[[str], list[str]],
+) -> frozenset[str]:
+    """The terms of the words an expansion stands for: each corrected word's (``fuzzy``), and
+    each completed word's where a completion begins with one of them (a word being typed; a
+    shorter prefix's completions are a guess at another word). Those the collection lacks
+    leave bm25's ideal score (adr/0069)."""
+    found = {term for word in fuzzy for term in terms(word)}
+    for word, completions in prefix.items():
+        own = terms(word)
+        if any(done.startswith(term) for done in completions for term in own):
+            found.update(own)
+    return frozenset(found)

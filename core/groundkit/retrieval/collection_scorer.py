@@ -43,7 +43,7 @@ from groundkit.store.protocols import CollectionReader
 if TYPE_CHECKING:  # the sharded side is imported where a shard is opened: a search needs none
     from groundkit.shards.shard_manifest import ShardManifest
 
-from groundkit.retrieval.lexical_bar import read_lexical_bar
+from groundkit.retrieval.lexical_bar import LexicalBar, read_lexical_bar, shipped_lexical_bar
 
 __all__ = ["CollectionScorer"]
 
@@ -181,12 +181,23 @@ class CollectionScorer:
         """bm25's lexical evidence bar and its source (adr/0060): the recorded one where it
         separates, else None (bm25 does not abstain) with why."""
         if self._bar is None:
-            bar = read_lexical_bar(self.location)
+            shipped = self._reader.shipped_lexical_bar()
+            if shipped is not None:  # a static site's head (adr/0069)
+                bar: LexicalBar | None = shipped_lexical_bar(shipped, self.location)
+            else:
+                bar = read_lexical_bar(self.location)
             if bar is None:
                 self._bar = (None, "none")
             else:
                 self._bar = (bar.share if bar.separates else None, bar.source)
         return self._bar
+
+    def term_idf(self, terms: Sequence[str]) -> list[tuple[int, float]]:
+        """Each term's document frequency and BM25 idf as this read view scores with it (a
+        static site's shipped bits; a blended term's at its weight), for bm25's ideal score
+        (adr/0069)."""
+        lexical = self._lexical
+        return [(lexical.df(term), lexical.term_idf(term)) for term in terms]
 
     def admitted(self, where: SearchFilter) -> int:
         """How many of this shard's chunks ``where`` admits."""

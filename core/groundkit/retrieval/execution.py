@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -22,7 +22,7 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.responses import SearchResponse, SearchTrace
-from groundkit.retrieval.abstention import dense_has_evidence, lexical_share
+from groundkit.retrieval.abstention import dense_has_evidence, lexical_share, stood_for
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
@@ -43,6 +43,7 @@ from groundkit.retrieval.steps import (
     LexicalShare,
     Statistics,
     Step,
+    TermIdf,
 )
 from groundkit.retrieval.transport import Transport, all_answered, fuse_hits, join_hits, store_names
 
@@ -151,7 +152,7 @@ class Execution:
         if where is not None:
             admitted = self.every(Admitted(where))
             trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
-        terms, matched = self._terms(request, mode, trace)
+        terms, matched, stood = self._terms(request, mode, trace)
         mark = started
         # tie keys order a merge of several lists and a fusion; one list is in order already
         ties = self.layout.shards > 1 or mode == "hybrid"
@@ -160,7 +161,7 @@ class Execution:
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
             if mode == "bm25":
-                lexical = self._bm25_evidence(lexical, terms, trace)
+                lexical = self._bm25_evidence(lexical, terms, stood, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -207,14 +208,15 @@ class Execution:
 
     def _terms(
         self, request: SearchRequest, mode: SearchMode, trace: SearchTrace
-    ) -> tuple[list[str], set[str]]:
-        """The query's terms (with prefix and typo expansions when asked) and the terms
-        whose words the highlights mark. In bm25 mode a question's framing words ("how do
-        I") are left out where other words remain (adr/0060, adr/0065)."""
+    ) -> tuple[list[str], set[str], frozenset[str]]:
+        """The query's terms (with prefix and typo expansions when asked), the terms whose
+        words the highlights mark, and the terms of the words that were expanded. In bm25
+        mode a question's framing words ("how do I") are left out where other words remain
+        (adr/0060, adr/0065)."""
         framing = self.question_terms() if mode == "bm25" else frozenset()
         if not (request.prefix or request.fuzzy):
             terms = content_terms(self.analyzer.terms(request.query), framing)
-            return terms, set(terms)
+            return terms, set(terms), frozenset()
         if self._expand is None:
             raise ConfigurationError(
                 "prefix and fuzzy search work on one collection; a sharded collection does not "
@@ -222,8 +224,9 @@ class Execution:
             )
         expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
         trace.expansions = expanded.trace()
+        stood = stood_for(expanded.prefix, expanded.fuzzy, self.analyzer.terms)
         expanded = expanded.without(framing)
-        return expanded.terms, expanded.matched_terms
+        return expanded.terms, expanded.matched_terms, stood
 
     def _lexical(
         self,
@@ -252,35 +255,53 @@ class Execution:
         self,
         lexical: list[ShardHit],
         terms: list[str],
+        stood: frozenset[str],
         trace: SearchTrace,
     ) -> list[ShardHit]:
         """``lexical``, or nothing when the collection records a bar its calibration found
-        to separate and BM25's best share of the query's ideal score is under it (adr/0060)."""
+        to separate and BM25's best share of the query's ideal score is under it (adr/0060;
+        ``stood``: the terms of expanded words, adr/0069)."""
         bar, source = self._bm25_bar()
         if source == "none":
             return lexical
-        share = self.lexical_evidence(terms, lexical[0].score if lexical else None)
+        share = self.lexical_evidence(terms, lexical[0].score if lexical else None, stood)
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and (not lexical or share < bar)
         return [] if trace.abstained else lexical
 
-    def lexical_evidence(self, query: str | list[str], best: float | None = None) -> float:
+    def lexical_evidence(
+        self,
+        query: str | list[str],
+        best: float | None = None,
+        stood: frozenset[str] = frozenset(),
+    ) -> float:
         """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
         content terms (the question's framing words left out) over their ideal score; 0.0
         without a match. ``query`` as text, or as its terms with ``best`` already found
-        for them (a search reuses its own hits when nothing is left out)."""
+        for them (a search reuses its own hits when nothing is left out). A term of
+        ``stood`` (the words prefix or typo expansion stood for) that the collection lacks
+        leaves the ideal: its expansion is what the query asks there (adr/0069)."""
         terms = self.analyzer.terms(query) if isinstance(query, str) else query
         if not terms:
             return 0.0
         content = content_terms(terms, self.question_terms())
-        reduced = self._statistics(content)
+        df: Mapping[str, int] = {}
+        if self.layout.totals is None:  # one collection: the idf it scores with (adr/0069)
+            known = self.ask([self.layout.reference], TermIdf(content))[0]
+            held = dict(zip(content, known, strict=True))
+            idf = {term: weight for term, (_, weight) in held.items()}.__getitem__
+            lacking = {term for term, (count, _) in held.items() if count == 0}
+        else:
+            reduced = self._statistics(content)
+            df, idf = reduced.df, idf_of(reduced)
+            lacking = {term for term in content if not df.get(term)}
         if content != terms or isinstance(query, str):
-            df = {} if self.layout.totals is None else reduced.df
             found = self.every(Lexical(content, 1, df, None, None, self.layout.shards > 1))
             hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None
-        return lexical_share(best, content, idf_of(reduced))
+        ideal = [term for term in content if term not in stood or term not in lacking]
+        return lexical_share(best, ideal, idf)
 
     def question_terms(self) -> frozenset[str]:
         """The terms of the question words of the collection's languages (adr/0060)."""

@@ -3,13 +3,15 @@
 A bm25 search answers only when BM25's best score reaches this share of the query's ideal
 score (``abstention.lexical_share``), where the collection's own calibration found that the
 share separates on-topic from off-topic queries (adr/0060); without a record, or where it
-did not separate, bm25 never abstains (as before).
+did not separate, bm25 never abstains (as before). A static site ships the record in its
+head (``StaticReader.shipped_lexical_bar``, adr/0069).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,13 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.retrieval.floor import check_share
 
-__all__ = ["LEXICAL_BAR_FILE", "LexicalBar", "read_lexical_bar", "write_lexical_bar"]
+__all__ = [
+    "LEXICAL_BAR_FILE",
+    "LexicalBar",
+    "read_lexical_bar",
+    "shipped_lexical_bar",
+    "write_lexical_bar",
+]
 
 LEXICAL_BAR_FILE = "lexical-bar.json"
 
@@ -42,6 +50,12 @@ class LexicalBar:
         """How it was set: ``self-calibrated`` or ``collection`` (by the user)."""
         return "self-calibrated" if self.measured.get("source") == "self" else "collection"
 
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> LexicalBar:
+        """The bar ``to_dict`` gave (``KeyError``, ``TypeError`` or ``ConfigurationError``
+        where it is not one)."""
+        return cls(raw["share"], raw["separates"], raw["generation"], dict(raw["measured"]))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "share": self.share,
@@ -63,8 +77,7 @@ def read_lexical_bar(location: str) -> LexicalBar | None:
     if path is None:
         return None
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return LexicalBar(raw["share"], raw["separates"], raw["generation"], raw["measured"])
+        return LexicalBar.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, ConfigurationError) as exc:
@@ -72,6 +85,17 @@ def read_lexical_bar(location: str) -> LexicalBar | None:
             f"{path} is unreadable ({exc}); measure it again with `groundkit calibrate --self "
             "--write`, or delete the file (bm25 then never abstains)",
             subject=str(path),
+        ) from None
+
+
+def shipped_lexical_bar(raw: Mapping[str, Any], location: str) -> LexicalBar:
+    """The bar a store ships (a static site's head), checked as a recorded one is."""
+    try:
+        return LexicalBar.from_dict(raw)
+    except (KeyError, TypeError, ValueError, ConfigurationError) as exc:
+        raise ConfigurationError(
+            f"{location}: its lexical bar is unreadable ({exc}); rebuild the site",
+            subject=location,
         ) from None
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "Results",
     "Statistics",
     "Step",
+    "TermIdf",
     "Verify",
     "Warm",
 ]
@@ -82,6 +83,15 @@ class LexicalBar(NamedTuple):
 
     def run(self, scorer: CollectionScorer) -> tuple[float | None, str]:
         return scorer.lexical_bar()
+
+
+class TermIdf(NamedTuple):
+    """Each term's document frequency and idf as one collection scores with it (adr/0069)."""
+
+    terms: Sequence[str]
+
+    def run(self, scorer: CollectionScorer) -> list[tuple[int, float]]:
+        return scorer.term_idf(self.terms)
 
 
 class Admitted(NamedTuple):

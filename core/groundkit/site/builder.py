@@ -115,6 +115,10 @@ class SiteOptions:
     for hosts that serve them (ADR 0033)."""
     force: bool = False
     """Write into a non-empty folder that is not a site (the site's files beside its own)."""
+    calibrate: bool = True
+    """Fit bm25's "nothing here" bar on the collection's own pseudo queries (``groundkit
+    calibrate --self``) and ship it, so the page abstains where the collection would; False:
+    the page answers every query that shares a word with the collection (adr/0069)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +133,7 @@ class _Collection:
     analyzer_identity: Mapping[str, Any] | None
     exported: StaticExport
     linked: dict[str, Any] | None
+    lexical_bar: dict[str, Any] | None
 
 
 def _tree_bytes(path: Path) -> int:
@@ -284,6 +289,7 @@ def _write_site(
         precompressed=options.precompress_with,
         links=None if built.linked is None else built.linked["pages"],
         python_first=python_first,
+        lexical_bar=built.lexical_bar,
     )
 
 
@@ -309,6 +315,7 @@ def _ingest_and_export(
             subject=str(source),
             reason="nothing_matched",
         )
+    bar = _lexical_bar(index_dir, options) if options.calibrate else None
     sources_dir = work / "sources"
     roots: set[str] = set()
     with open_reader(index_dir, options.collection) as reader:
@@ -323,7 +330,9 @@ def _ingest_and_export(
         checked = verify_reader(reader, root=sources_dir)
         status = reader.status()
         analyzer_identity = reader.analyzer_identity
-        exported = export_static(reader, work / "index", sources_dir, root=SITE_SOURCES_ROOT)
+        exported = export_static(
+            reader, work / "index", sources_dir, root=SITE_SOURCES_ROOT, lexical_bar=bar
+        )
         linked = write_links(work, options.links, documents.values(), reader.iter_chunks())
     shutil.rmtree(index_dir)
     if len(roots) > 1:  # one build-site ingests one path, so one root
@@ -337,7 +346,18 @@ def _ingest_and_export(
         analyzer_identity=analyzer_identity,
         exported=exported,
         linked=linked,
+        lexical_bar=bar,
     )
+
+
+def _lexical_bar(index_dir: Path, options: SiteOptions) -> dict[str, Any]:
+    """bm25's bar, fitted by the collection on its own pseudo queries as ``groundkit
+    calibrate --self`` fits it (deterministic: seeded by chunk ids; no query embedded)."""
+    from groundkit.evaluation.self_calibration import self_calibrate
+    from groundkit.retrieval.searcher import Searcher
+
+    with Searcher.open(index_dir, options.collection, embedder=options.embedder) as searcher:
+        return self_calibrate(searcher, dense=False).lexical_bar().to_dict()
 
 
 def _copy_app(

@@ -126,6 +126,9 @@ class SiteReport:
     """Sources linked to a rendered page (None: no ``links``)."""
     python_first: str | None = None
     """Why the page waits for Python before its first answer (None: the JS path answers)."""
+    lexical_bar: dict[str, Any] | None = None
+    """bm25's "nothing here" bar the site ships (``LexicalBar.to_dict()``: the share, whether
+    it separates and so is applied, what was measured); None: not calibrated (adr/0069)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,6 +148,7 @@ class SiteReport:
             "precompressed": self.precompressed,
             "links": self.links,
             "python_first": self.python_first,
+            "lexical_bar": self.lexical_bar,
         }
 
 

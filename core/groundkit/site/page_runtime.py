@@ -36,6 +36,11 @@ __all__ = [
 ]
 
 
+NOTHING_HERE = ("abstained", "lexical_share", "lexical_bar")
+"""The metadata a page answer carries where the search judged its evidence: whether it said
+"nothing here", bm25's share and the bar with its source (adr/0069)."""
+
+
 class _Bytes(Protocol):
     """A Pyodide buffer proxy (``to_bytes``), or anything else that gives its bytes so."""
 
@@ -194,7 +199,8 @@ def search(
     page fetches them all in parallel, puts them, and asks again). ``expand``: prefix and typo
     expansion on in the lexical modes (adr/0046, 0061); ``prefix``/``fuzzy`` set each alone.
     ``group`` > 0: ``top_k`` pages with up to that many passages each, the results page by
-    page and ``"groups"`` their sizes (``GroupOptions``, issue 38.4)."""
+    page and ``"groups"`` their sizes (``GroupOptions``, issue 38.4). ``NOTHING_HERE``'s keys
+    where the metadata has them."""
     searcher = _state.searcher()
     reader = _static_reader()
     lexical = bool(expand) and mode != "dense"
@@ -232,6 +238,9 @@ def search(
     }
     if response.groups is not None:
         answer["groups"] = [len(page.results) for page in response.groups]
+    for key in NOTHING_HERE:  # "nothing here" and why, as the response's metadata says it
+        if key in response.metadata:
+            answer[key] = response.metadata[key]
     return json.dumps(answer)
 
 

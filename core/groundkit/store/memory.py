@@ -239,6 +239,9 @@ class MemoryReader:
     def stored_idf(self) -> None:
         return None  # computed by the reader's own log
 
+    def shipped_lexical_bar(self) -> None:
+        return None  # recorded beside the collection file, if anywhere (lexical-bar.json)
+
     def indexed_words(self) -> None:
         return None  # read from the chunks by the lexicon, on first use
 

@@ -76,6 +76,11 @@ class CollectionReader(Protocol):
         whatever its ``log``; None where each reader computes it (adr/0062)."""
         ...
 
+    def shipped_lexical_bar(self) -> Mapping[str, Any] | None:
+        """bm25's lexical bar where the store carries it (a static site's head holds the
+        record ``lexical-bar.json`` holds beside a collection file); None elsewhere."""
+        ...
+
     def indexed_words(self) -> list[str] | None:
         """The surface words of the chunks' text (``analysis.tokenize.surface_words``) where
         the store keeps them (a static site ships them); None where the lexicon reads them

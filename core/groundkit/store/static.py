@@ -3,7 +3,8 @@
 ``export_static`` (``groundkit.store.static_export``) writes, under one folder::
 
     collection.bin          counters, identities, documents, and per chunk: key, length,
-                            document, chunk index (what opening and tie-breaking need)
+                            document, chunk index (what opening and tie-breaking need); the
+                            idf table and bm25's lexical bar where one was shipped (adr/0069)
     postings/<shard>.bin    the postings of a range of terms in code-point order (the head holds
                             each shard's first term), so the completions of a prefix are in one
                             or two shards (sites before adr/0062: the terms whose crc32 falls in
@@ -298,6 +299,10 @@ class StaticReader:
 
     def stored_idf(self) -> dict[int, float] | None:
         return self._idf
+
+    def shipped_lexical_bar(self) -> dict[str, Any] | None:
+        found = self._head.get("lexical_bar")
+        return None if found is None else dict(found)
 
     def indexed_words(self) -> list[str]:
         if self._words is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,12 +104,19 @@ class _Files:
 
 
 def export_static(
-    reader: CollectionReader, out: str | Path, sources: str | Path, *, root: str | None = None
+    reader: CollectionReader,
+    out: str | Path,
+    sources: str | Path,
+    *,
+    root: str | None = None,
+    lexical_bar: Mapping[str, Any] | None = None,
 ) -> StaticExport:
     """Write ``reader``'s collection under ``out``; ``sources`` holds each document's file at
     its ``source`` path (the site's copies), from which the chunk text is sliced. ``root``
     replaces each document's recorded root (a site publishes no path of the builder's machine;
-    a relative root is read under the site, ``citation_root``)."""
+    a relative root is read under the site, ``citation_root``). ``lexical_bar``: bm25's bar
+    to ship in the head (``LexicalBar.to_dict()``; the page then abstains as the collection
+    does, adr/0069), or None (it never abstains in bm25)."""
     identity = reader.analyzer_identity
     analyzer = (
         Analyzer() if identity is None else Analyzer.from_identity(identity, subject="export")
@@ -140,7 +147,8 @@ def export_static(
         vectors = list(reader.vectors())
         vector_keys = [key for key, _ in vectors]
         files.write("vectors.bin", zlib.compress(b"".join(v for _, v in vectors), 9), "vectors")
-    held = sorted({len(pairs) for pairs in postings.values()})
+    # 0 too: the ideal score bm25's abstention divides by counts a query's unknown terms
+    held = sorted({0} | {len(pairs) for pairs in postings.values()})
     head = {
         "format": FORMAT,
         "generation": reader.generation,
@@ -164,6 +172,7 @@ def export_static(
         "document": chunks.doc_of,
         "chunk_index": chunks.index_of,
         "vector_keys": vector_keys,
+        "lexical_bar": None if lexical_bar is None else dict(lexical_bar),
     }
     files.write(HEAD, pack(head), "head")
     sizes = files.sizes

@@ -86,6 +86,15 @@ def _page_flags(parser: argparse.ArgumentParser) -> None:
         help="also show the search-mode menu and each result's score (for the site's owner)",
     )
     page.add_argument(
+        "--no-calibrate",
+        dest="calibrate",
+        action="store_false",
+        help='ship no "nothing here" bar: the page then answers every query that shares a '
+        "word with the collection (default: the collection fits one on its own pseudo "
+        "queries, as `groundkit calibrate --self`, and the page abstains under it; docs: "
+        "explanation/hybrid-and-abstention)",
+    )
+    page.add_argument(
         "--allow-local-files",
         action="store_true",
         help="also offer visitors a panel that indexes their own files in the page",
@@ -201,6 +210,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         ort_dir=args.ort_dir,
         precompress_with=args.precompress,
         force=args.force,
+        calibrate=args.calibrate,
     )
     report = build_site(
         source_path(args.path),
@@ -232,6 +242,15 @@ def run(args: argparse.Namespace) -> ExitCode:
             print(report.ingest.refusals_text(), file=sys.stderr)
         if report.links is not None:
             print(f"{report.links} of {report.sources} sources link to their rendered page")
+        bar = report.lexical_bar
+        if bar is not None:
+            print(
+                f'the page says "nothing here" under a lexical share of {bar["share"]} '
+                "(self-calibrated)"
+                if bar["separates"]
+                else 'the page never says "nothing here" in bm25: its self-calibration '
+                f"did not separate on-topic from off-topic queries (share {bar['share']})"
+            )
         if report.python_first is not None:
             print(
                 "the page answers once Python has started (no first answer before it): "

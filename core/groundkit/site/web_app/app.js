@@ -274,7 +274,9 @@ async function checkQueued() {
     const same = core.results.length === js.results.length &&
       core.results.every((r, i) => sameRow(r, js.results[i])) &&
       JSON.stringify(core.expansions) === JSON.stringify(js.expansions) &&
-      JSON.stringify(core.groups) === JSON.stringify(js.groups);
+      JSON.stringify(core.groups) === JSON.stringify(js.groups) &&
+      core.abstained === js.abstained && core.lexical_share === js.lexical_share &&
+      JSON.stringify(core.lexical_bar) === JSON.stringify(js.lexical_bar);
     if (!same) {
       firstAnswer.mismatches.push({ query, js: js.results.map((r) => r.chunk_id), core: core.results.map((r) => r.chunk_id) });
       console.error(`groundkit: the page's first answer for ${JSON.stringify(query)} differs from the core's`);
@@ -379,12 +381,17 @@ async function runSearch(event) {
   metrics.lastQueryMs = out.ms;
   const n = results.length;
   const pages = out.groups?.length ?? n;
-  meta.textContent = n ? `${pages} page${pages === 1 ? "" : "s"} for “${query}”` : `No results for “${query}”`;
-  Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2) });
-  meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}`;
+  // "nothing here": words matched, but too few of the question's for these documents to be
+  // about it (the collection's calibrated bar, adr/0069); shown as an empty answer is
+  const nothing = Boolean(out.abstained);
+  meta.textContent = n ? `${pages} page${pages === 1 ? "" : "s"} for “${query}”` : `${nothing ? "Nothing here" : "No results"} for “${query}”`;
+  Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2), abstained: nothing ? "yes" : "no" });
+  meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}` + (out.lexical_bar ? ` · evidence ${out.lexical_share.toFixed(3)}, bar ${out.lexical_bar.min_lexical_share ?? "none"} (${out.lexical_bar.source})` : "");
   const list = $("#results");
   list.replaceChildren();
-  if (!n) showMessage(`No passage matches “${query}”. Try fewer or different words.`);
+  if (!n) showMessage(nothing
+    ? `These documents don't seem to answer “${query}”: some of its words appear, but not enough of them together. Try words the documents would use.`
+    : `No passage matches “${query}”. Try fewer or different words.`);
   let at = 0;
   for (const size of out.groups ?? results.map(() => 1)) {
     list.append(pageItem(results.slice(at, at + size), at));
@@ -733,6 +740,8 @@ async function apiSearch(query, options = {}, topKArg = 10) {
     ...r, title: resultTitle(r), url: pageLink(r), snippet: r.display ?? r.text }));
   const answerOut = { query, mode, stage: out.stage, ms: out.ms, results };
   if (out.groups) answerOut.groups = out.groups;
+  // "nothing here" and why, where the site ships a bar (adr/0069) or the mode judges evidence
+  for (const key of ["abstained", "lexical_share", "lexical_bar"]) if (key in out) answerOut[key] = out[key];
   return answerOut;
 }
 window.groundkit.search = apiSearch;

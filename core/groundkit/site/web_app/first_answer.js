@@ -11,8 +11,9 @@
 //
 // API: await FirstAnswer.open(fetchBytes) -> engine or null (null: this collection keeps
 // Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
-// page runtime's search() returns them, or null where the core must answer (a query holding a
-// code point this page's Unicode tables do not know).
+// page runtime's search() returns them (with abstained, lexical_share and lexical_bar where the
+// site ships a "nothing here" bar, adr/0069), or null where the core must answer (a query
+// holding a code point this page's Unicode tables do not know).
 import { analyzerFromIdentity, codePointOffsets, highlightSpans, knownToPython, tokens } from "./analysis.js";
 
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
@@ -763,6 +764,14 @@ export function displaySpans(where, spans) {
   return out;
 }
 
+// ---- "nothing here" (groundkit.retrieval.lexical_bar, collection_scorer.lexical_bar) ----
+// The head's bar: its share where the calibration found it separates (else null: bm25 never
+// abstains, but reports its share), and its source; null where the site ships none.
+function lexicalBar(raw) {
+  if (!raw) return null;
+  return { min: raw.separates ? raw.share : null, source: raw.measured?.source === "self" ? "self-calibrated" : "collection" };
+}
+
 // ---- the engine ----
 export class FirstAnswer {
   static async open(fetchBytes) {
@@ -779,6 +788,35 @@ export class FirstAnswer {
     this.bm25 = new BM25(this.index);
     this.lexicon = new Lexicon(this.index);
     this.framing = new Set(head.question_terms);
+    this.bar = lexicalBar(head.lexical_bar);
+  }
+
+  // abstention.stood_for: the terms of each corrected word, and of each completed word where a
+  // completion begins with one of them (not a shorter prefix's completions).
+  stoodFor(expanded) {
+    const found = new Set(Object.keys(expanded.fuzzy).flatMap((word) => this.analyzer.terms(word)));
+    for (const [word, completions] of Object.entries(expanded.prefix)) {
+      const own = this.analyzer.terms(word);
+      if (completions.some((done) => own.some((term) => done.startsWith(term)))) for (const term of own) found.add(term);
+    }
+    return found;
+  }
+
+  // Execution.lexical_evidence: the best score of the query's content terms (question_words.
+  // content_terms: framing terms left out unless they are all it has; a second top-1 search
+  // where that leaves some out) over their ideal score, the idf of each added in order; a term
+  // of an expanded word (stood) that the collection lacks leaves the ideal.
+  async lexicalShare(terms, hits, stood) {
+    if (!terms.length) return 0.0;
+    const kept = terms.filter((t) => !this.framing.has(t));
+    const content = kept.length ? kept : terms;
+    const best = content.length !== terms.length ? (await this.bm25.topK(content, 1))[0] : hits[0];
+    let ideal = 0.0;
+    for (const term of content) {
+      if (stood.has(term) && (await this.bm25.df(term)) === 0) continue;
+      ideal += await this.bm25.termIdf(term);
+    }
+    return best === undefined || ideal <= 0.0 ? 0.0 : best.score / ideal;
   }
 
   // The page runtime's search(query, "bm25", topK, ...) with prefix and typos on; null where
@@ -795,6 +833,13 @@ export class FirstAnswer {
     }
     const scored = contentTerms(expanded.terms, this.framing);
     let hits = await this.bm25.topK(scored, group ? groupDepth(topK) : topK);
+    let nothingHere = null; // Execution._bm25_evidence, where the site ships a bar (adr/0069)
+    if (this.bar !== null) {
+      const share = await this.lexicalShare(scored, hits, this.stoodFor(expanded));
+      const abstained = this.bar.min !== null && (!hits.length || share < this.bar.min);
+      nothingHere = { abstained, lexical_share: share, lexical_bar: { min_lexical_share: this.bar.min, source: this.bar.source } };
+      if (abstained) hits = [];
+    }
     let sizes = null;
     if (group) [hits, sizes] = this.index.grouped(hits, topK, group);
     const chunks = await Promise.all(hits.map((hit) => this.index.chunk(hit.key)));
@@ -834,6 +879,7 @@ export class FirstAnswer {
     });
     const answer = { results, expansions, terms: [...wanted].sort(cmp), stage: "bm25" };
     if (sizes !== null) answer.groups = sizes;
+    if (nothingHere !== null) Object.assign(answer, nothingHere);
     return answer;
   }
 }

@@ -776,6 +776,13 @@ try {
   await page.click("#search-button");
   const empty = await page.textContent("#search-meta");
   check(/type a few words/i.test(empty), `an empty query says so ("${empty}")`);
+  // "nothing here": an off-topic question abstains by the site's own calibrated bar (ADR 0069)
+  const offTopic = await search(page, "what is the best way to clean a tap");
+  const said = await page.evaluate(() => ({ meta: document.querySelector("#search-meta").textContent,
+    abstained: document.querySelector("#search-meta").dataset.abstained,
+    message: document.querySelector("#results .message")?.textContent ?? "" }));
+  check(offTopic.length === 0 && said.abstained === "yes" && /nothing here/i.test(said.meta) &&
+    /don't seem to answer/.test(said.message), `an off-topic question says "nothing here" in words ("${said.meta}": "${said.message}")`);
   check(await noHorizontalScroll(page), "desktop: no horizontal scroll");
   await page.emulateMedia({ colorScheme: "dark" });
   await search(page, "boil water notice");

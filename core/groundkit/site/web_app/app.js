@@ -389,9 +389,11 @@ async function runSearch(event) {
   meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}` + (out.lexical_bar ? ` · evidence ${out.lexical_share.toFixed(3)}, bar ${out.lexical_bar.min_lexical_share ?? "none"} (${out.lexical_bar.source})` : "");
   const list = $("#results");
   list.replaceChildren();
-  if (!n) showMessage(nothing
-    ? `These documents don't seem to answer “${query}”: some of its words appear, but not enough of them together. Try words the documents would use.`
-    : `No passage matches “${query}”. Try fewer or different words.`);
+  const someWords = nothing && (out.lexical_share ?? 0) > 0; // a share > 0: some words matched
+  if (!n) showMessage(!nothing ? `No passage matches “${query}”. Try fewer or different words.`
+    : `These documents don't seem to answer “${query}”` +
+      (someWords ? ": some of its words appear, but not enough of them together." : ".") +
+      " Try words the documents would use.");
   let at = 0;
   for (const size of out.groups ?? results.map(() => 1)) {
     list.append(pageItem(results.slice(at, at + size), at));

@@ -29,6 +29,7 @@ from groundkit.evaluation.self_calibration import (
     self_calibrate,
 )
 from groundkit.manifest import EmbeddingIdentity
+from groundkit.retrieval.abstention import EVIDENCE_TERMS, lexical_share
 from groundkit.retrieval.lexical_bar import (
     LEXICAL_BAR_FILE,
     LexicalBar,
@@ -141,6 +142,60 @@ def test_the_evidence_leaves_out_the_question_words_only() -> None:
     framing = frozenset(t for w in QUESTION_WORDS["english"] for t in analyzer.terms(w))
     assert content_terms(analyzer.terms("how do I report a leak"), framing) == ["report", "leak"]
     assert content_terms(analyzer.terms("how do I"), framing) == analyzer.terms("how do I")
+
+
+def test_the_evidence_counts_as_many_words_as_the_shipped_questions_name(sample: Path) -> None:
+    """EVIDENCE_TERMS is the median number of content terms of the shipped off-topic
+    questions (adr/0071), not a number chosen on a test set."""
+    with Searcher.open(sample) as retriever:
+        framing = retriever.question_terms()
+        counts = sorted(
+            len(set(content_terms(terms, framing)))
+            for terms in map(retriever.analyzer.terms, off_topic_questions())
+            if terms
+        )
+    middle = (counts[(len(counts) - 1) // 2] + counts[len(counts) // 2]) / 2
+    assert math.ceil(middle) == EVIDENCE_TERMS
+
+
+@given(
+    st.lists(st.floats(0.01, 20.0), min_size=1, max_size=12),
+    st.floats(0.0, 60.0),
+    st.integers(1, 6),
+)
+def test_the_share_sums_the_highest_idf_only(idf: list[float], best: float, most: int) -> None:
+    terms = [f"t{n}" for n in range(len(idf))]
+    weight = dict(zip(terms, idf, strict=True)).__getitem__
+    ideal = 0.0
+    for value in sorted(idf, reverse=True)[:most]:
+        ideal += value
+    got = lexical_share(best, terms, weight, most)
+    assert got == min(1.0, best / ideal) and 0.0 <= got <= 1.0
+    assert got >= lexical_share(best, terms, weight)  # never under the share over them all
+    if len(idf) <= most:
+        assert got == lexical_share(best, terms, weight)
+    assert lexical_share(None, terms, weight, most) == 0.0
+
+
+def test_a_long_on_topic_question_is_not_held_to_all_its_words(collection: Path) -> None:
+    """A held-out on-topic question with five content words (adr/0066's overlap) is under
+    the sample's bar when its share counts every word, and answered on its four most
+    specific (adr/0071)."""
+    question = "how deep can a trench be dug without shoring"
+    with Searcher.open(collection) as retriever:
+        result = self_calibrate(retriever, dense=False)
+        assert result.separates
+        write_lexical_bar(retriever.reader.location, result.lexical_bar())
+    with Searcher.open(collection) as retriever:
+        content = content_terms(retriever.analyzer.terms(question), retriever.question_terms())
+        assert len(content) > EVIDENCE_TERMS
+        scorer = retriever.transport.scorers[0]  # type: ignore[attr-defined]
+        idf = sorted((weight for _, weight in scorer.term_idf(content)), reverse=True)
+        got = retriever.search(question, mode="bm25")
+        share = got.metadata["lexical_share"]
+        assert got.results and result.bm25_share <= share < 1.0
+        every_word = share * sum(idf[:EVIDENCE_TERMS]) / sum(idf)  # the same best score
+        assert every_word < result.bm25_share
 
 
 def test_calibrate_self_writes_and_search_names_the_source(

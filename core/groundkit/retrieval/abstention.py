@@ -9,26 +9,46 @@ query's ideal score (the sum of its terms' idf, which no chunk reaches, since ea
 ``idf * tf / (tf + norm)`` < idf). A word the collection lacks adds its full idf to the ideal and
 nothing to any score, so an off-topic question that shares a few common words with the
 collection stays far under the share an on-topic one reaches. bm25 uses the same share where
-the collection records a bar (adr/0060); a word typed half or with a typo is measured by what
-its expansion stands for (``stood_for``, adr/0069).
+the collection records a bar (adr/0060), on the query's ``EVIDENCE_TERMS`` most specific
+content terms (adr/0071); a word typed half or with a typo is measured by what its expansion
+stands for (``stood_for``, adr/0069).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["DEFAULT_MIN_LEXICAL_SHARE", "dense_has_evidence", "lexical_share", "stood_for"]
+__all__ = [
+    "DEFAULT_MIN_LEXICAL_SHARE",
+    "EVIDENCE_TERMS",
+    "dense_has_evidence",
+    "lexical_share",
+    "stood_for",
+]
 
 DEFAULT_MIN_LEXICAL_SHARE = 0.24
 """Hybrid answers on BM25 alone (no dense evidence) only from this share up (adr/0049)."""
+EVIDENCE_TERMS = 4
+"""bm25's share counts at most this many of a query's terms in its ideal, the highest idf
+first: the median number of content terms of the shipped off-topic questions its bar is set
+on, so a longer query is not held to more words than those questions name (adr/0071)."""
 
 
-def lexical_share(best: float | None, terms: Sequence[str], idf: Callable[[str], float]) -> float:
-    """``best`` (the top BM25 score) over the query's ideal score; 0.0 without a hit."""
+def lexical_share(
+    best: float | None,
+    terms: Sequence[str],
+    idf: Callable[[str], float],
+    most: int | None = None,
+) -> float:
+    """``best`` (the top BM25 score) over the query's ideal score, at most 1.0; 0.0 without a
+    hit. ``most``: the ideal sums only that many of the terms' idf, the highest first."""
+    weights = [idf(term) for term in terms]  # a repeat counts again
+    if most is not None:
+        weights = sorted(weights, reverse=True)[:most]
     ideal = 0.0  # added in order, not sum(): its rounding changed in Python 3.12 (the page's
-    for term in terms:  # JS mirrors this loop bit for bit, adr/0069); a repeat counts again
-        ideal += idf(term)
-    return 0.0 if best is None or ideal <= 0.0 else best / ideal
+    for weight in weights:  # JS mirrors this loop bit for bit, adr/0069)
+        ideal += weight
+    return 0.0 if best is None or ideal <= 0.0 else min(1.0, best / ideal)
 
 
 def dense_has_evidence(best: float | None, floor: float) -> bool:

@@ -22,7 +22,12 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.responses import SearchResponse, SearchTrace
-from groundkit.retrieval.abstention import dense_has_evidence, lexical_share, stood_for
+from groundkit.retrieval.abstention import (
+    EVIDENCE_TERMS,
+    dense_has_evidence,
+    lexical_share,
+    stood_for,
+)
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
@@ -281,7 +286,8 @@ class Execution:
         without a match. ``query`` as text, or as its terms with ``best`` already found
         for them (a search reuses its own hits when nothing is left out). A term of
         ``stood`` (the words prefix or typo expansion stood for) that the collection lacks
-        leaves the ideal: its expansion is what the query asks there (adr/0069)."""
+        leaves the ideal: its expansion is what the query asks there (adr/0069). The ideal
+        counts the ``EVIDENCE_TERMS`` highest idf only (adr/0071)."""
         terms = self.analyzer.terms(query) if isinstance(query, str) else query
         if not terms:
             return 0.0
@@ -301,7 +307,7 @@ class Execution:
             hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None
         ideal = [term for term in content if term not in stood or term not in lacking]
-        return lexical_share(best, ideal, idf)
+        return lexical_share(best, ideal, idf, EVIDENCE_TERMS)
 
     def question_terms(self) -> frozenset[str]:
         """The terms of the question words of the collection's languages (adr/0060)."""

@@ -765,6 +765,8 @@ export function displaySpans(where, spans) {
 }
 
 // ---- "nothing here" (groundkit.retrieval.lexical_bar, collection_scorer.lexical_bar) ----
+// abstention.EVIDENCE_TERMS: bm25's share counts at most this many terms' idf (adr/0071).
+const EVIDENCE_TERMS = 4;
 // The head's bar: its share where the calibration found it separates (else null: bm25 never
 // abstains, but reports its share), and its source; null where the site ships none.
 function lexicalBar(raw) {
@@ -804,19 +806,23 @@ export class FirstAnswer {
 
   // Execution.lexical_evidence: the best score of the query's content terms (question_words.
   // content_terms: framing terms left out unless they are all it has; a second top-1 search
-  // where that leaves some out) over their ideal score, the idf of each added in order; a term
-  // of an expanded word (stood) that the collection lacks leaves the ideal.
+  // where that leaves some out) over their ideal score, at most 1: the EVIDENCE_TERMS highest
+  // idf (adr/0071), added in that order; a term of an expanded word (stood) that the collection
+  // lacks leaves the ideal.
   async lexicalShare(terms, hits, stood) {
     if (!terms.length) return 0.0;
     const kept = terms.filter((t) => !this.framing.has(t));
     const content = kept.length ? kept : terms;
     const best = content.length !== terms.length ? (await this.bm25.topK(content, 1))[0] : hits[0];
-    let ideal = 0.0;
+    const weights = [];
     for (const term of content) {
       if (stood.has(term) && (await this.bm25.df(term)) === 0) continue;
-      ideal += await this.bm25.termIdf(term);
+      weights.push(await this.bm25.termIdf(term));
     }
-    return best === undefined || ideal <= 0.0 ? 0.0 : best.score / ideal;
+    weights.sort((a, b) => b - a);
+    let ideal = 0.0;
+    for (const weight of weights.slice(0, EVIDENCE_TERMS)) ideal += weight;
+    return best === undefined || ideal <= 0.0 ? 0.0 : Math.min(1.0, best.score / ideal);
   }
 
   // The page runtime's search(query, "bm25", topK, ...) with prefix and typos on; null where

@@ -11,16 +11,25 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import groundkit
 from conftest import WriteCorpus
 from groundkit.embedding.hashing import HashEmbedder
 from groundkit.embedding.page import GivenQueryEmbedder, revision_parts
 from groundkit.errors import ConfigurationError, IndexIdentityError
+from groundkit.evaluation.self_calibration import (
+    off_topic_questions,
+    record_self_calibration,
+    self_calibrate,
+)
 from groundkit.manifest import EmbeddingIdentity
-from groundkit.site import SiteOptions, build_site
+from groundkit.retrieval.floor import read_floor
+from groundkit.site import SiteOptions, build_site, page_runtime, page_semantic
 from groundkit.site.semantic_assets import ORT_FILES
+from groundkit.store.static import StaticReader
 
 TOKENIZER = (
     Path(__file__).resolve().parents[2] / "extras/groundkit_native/data/minilm/tokenizer.json"
@@ -198,3 +207,80 @@ def test_ort_dir_refusals(tmp_path: Path, write_corpus: WriteCorpus) -> None:
             corpus, tmp_path / "s3", SiteOptions(embedder=embedder, ort_dir=tmp_path / "nothing")
         )
     assert not (tmp_path / "s3").exists()
+
+
+class _Bytes:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def to_bytes(self) -> bytes:
+        return self.data
+
+
+def _page_answers(site: Path, embedder: _FileEmbedder, queries: list[str], mode: str) -> list[Any]:
+    """Each query searched as the page's worker does with semantic search on: the site's
+    static reader, the model files checked, the query's vector given (``page_semantic``)."""
+    semantic = json.loads((site / "site.json").read_text("utf-8"))["semantic"]
+    page_runtime.open_reader(
+        StaticReader(lambda path: (site / path).read_bytes(), index="index/", sources="sources/")
+    )
+    model = hashlib.sha256((site / semantic["model"]).read_bytes()).hexdigest()
+    tokenizer = _Bytes((site / semantic["tokenizer"]).read_bytes())
+    page_semantic.enable(model, tokenizer, semantic["similarity_floor"])
+    found = []
+    for query in queries:
+        page_semantic.give(query, json.dumps(embedder.embed_query(query)))
+        found.append(json.loads(page_runtime.search(query, mode, 10, False, expand=False)))
+    return found
+
+
+def test_a_semantic_site_ships_the_collections_own_floor_and_the_page_applies_it(
+    tmp_path: Path,
+) -> None:
+    """build-site with a semantic embedder fits the dense floor and hybrid's share as
+    `ingest --calibrate` records them for the same folder, ships them in the index head, and
+    the page's semantic search applies them as the stored collection does, naming their
+    source; without a calibration it falls back to the model's floor and says so
+    (adr/0070)."""
+    (tmp_path / "model.onnx").write_bytes(MODEL)
+    embedder = _FileEmbedder(tmp_path / "model.onnx", TOKENIZER)
+    assert embedder.identity.semantic
+    sample, ort = groundkit.sample_corpus(), _ort(tmp_path)
+    out, bare = tmp_path / "site", tmp_path / "bare"
+    report = build_site(sample, out, SiteOptions(embedder=embedder, ort_dir=ort))
+    uncalibrated = SiteOptions(embedder=embedder, ort_dir=ort, calibrate=False)
+    assert build_site(sample, bare, uncalibrated).dense_floor is None
+    index = tmp_path / "idx"  # what `groundkit ingest --calibrate` does (cli/commands/ingest.py)
+    groundkit.ingest(sample, index_dir=index, embedder=embedder)
+    with groundkit.Searcher.open(index, embedder=embedder) as stored:
+        record_self_calibration(stored, self_calibrate(stored))
+        recorded = read_floor(stored.reader.location, embedder.identity)
+    assert recorded is not None and recorded.source == "self-calibrated"
+    head = StaticReader(lambda path: (out / path).read_bytes(), index="index/")
+    assert head.shipped_dense_floor() == report.dense_floor == recorded.to_dict()
+    questions = [
+        "how do I report a leak",
+        "chlorine residual target",
+        "hydrant flushing discoloured water",
+        *off_topic_questions()[:12],
+    ]
+    with groundkit.Searcher.open(index, embedder=embedder) as stored:
+        for mode in ("hybrid", "dense"):
+            page = _page_answers(out, embedder, questions, mode)
+            for query, got in zip(questions, page, strict=True):
+                want = stored.search(query, mode=mode)  # type: ignore[arg-type]
+                assert [r["chunk_id"] for r in got["results"]] == [
+                    r.chunk_id for r in want.results
+                ], (query, mode)
+                assert got["abstained"] == want.metadata["abstained"]
+                floor = got["floor"]
+                assert floor["source"] == want.metadata["floor_source"] == "self-calibrated"
+                assert floor["min_similarity"] == recorded.floor
+                if mode == "hybrid":
+                    assert floor["min_lexical_share"] == recorded.lexical_share
+                    assert floor["lexical_share_source"] == "self-calibrated"
+            assert any(a["abstained"] for a in page) and not all(a["abstained"] for a in page)
+        for got in _page_answers(bare, embedder, questions, "hybrid"):
+            assert got["floor"]["source"] == "embedder"
+            assert got["floor"]["min_similarity"] == embedder.similarity_floor
+            assert got["floor"]["lexical_share_source"] == "default"

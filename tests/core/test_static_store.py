@@ -18,6 +18,7 @@ from groundkit.errors import ConfigurationError, StorageError
 from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
 from groundkit.index.lexicon import Lexicon
 from groundkit.retrieval import GroupOptions, Searcher
+from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.retrieval.lexical_bar import read_lexical_bar
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
@@ -143,6 +144,68 @@ def test_an_unreadable_shipped_bar_is_refused(built: tuple[Path, Path], tmp_path
     reader = StaticReader(lambda p: changed if p == "index/" + HEAD else files(p), index="index/")
     with pytest.raises(ConfigurationError, match="rebuild the site"):
         Searcher.of(reader).search("leak", mode="bm25")
+
+
+def test_a_shipped_floor_is_applied_as_the_collections_record(tmp_path: Path) -> None:
+    """A static collection exported with the collection's dense floor and hybrid share
+    applies them exactly as the collection applies its ``dense-floor.json``, naming their
+    source; one exported without them falls back to the embedder's floor and says so
+    (adr/0070)."""
+    index, embedder = tmp_path / "idx", groundkit.get_embedder("hash")
+    groundkit.ingest(SAMPLE, index_dir=index, embedder=embedder)
+    with Searcher.open(index) as stored:
+        record = FloorRecord(0.2, embedder.identity, {"source": "self"}, 0.3)
+        write_floor(stored.reader.location, record)
+        floor = record.to_dict()
+        export_static(stored.reader, tmp_path / "site" / "index", SAMPLE, dense_floor=floor)
+        export_static(stored.reader, tmp_path / "bare" / "index", SAMPLE)
+    queries = [q for q, _, _ in QUERIES] + ["how do I bake a chocolate cake"]
+    keys = ("min_similarity", "floor_source", "fusion", "dense_best", "abstained")
+    with (
+        Searcher.open(index) as stored,
+        Searcher.of(StaticReader(Files(tmp_path / "site"), index="index/")) as static,
+        Searcher.of(StaticReader(Files(tmp_path / "bare"), index="index/")) as bare,
+    ):
+        assert static.reader.shipped_dense_floor() == floor
+        said = []
+        for query in queries:
+            for mode in ("dense", "hybrid"):
+                want = stored.search(query, mode=mode)  # type: ignore[arg-type]
+                got = static.search(query, mode=mode)  # type: ignore[arg-type]
+                assert {k: got.metadata.get(k) for k in keys} == {
+                    k: want.metadata.get(k) for k in keys
+                }, (query, mode)
+                assert [r.chunk_id for r in got.results] == [r.chunk_id for r in want.results]
+                assert got.metadata["floor_source"] == "self-calibrated"
+                said.append(got.metadata["abstained"])
+                fallback = bare.search(query, mode=mode).metadata  # type: ignore[arg-type]
+                assert fallback["floor_source"] == "embedder"
+                assert fallback["min_similarity"] == embedder.similarity_floor
+        assert any(said) and not all(said)
+        hybrid = static.search("chlorine residual target", mode="hybrid").metadata["fusion"]
+        assert hybrid["min_lexical_share"] == 0.3
+        assert hybrid["lexical_share_source"] == "self-calibrated"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"floor": "high"},
+        {"embedding": {**groundkit.get_embedder("hash").identity.to_dict(), "dimensions": 7}},
+    ],
+)
+def test_an_unreadable_or_foreign_shipped_floor_is_refused(
+    built: tuple[Path, Path], change: dict[str, Any]
+) -> None:
+    _, site = built
+    head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))
+    identity = groundkit.get_embedder("hash").identity
+    head["dense_floor"] = {**FloorRecord(0.2, identity).to_dict(), **change}
+    files = Files(site)
+    changed = pack(head)
+    reader = StaticReader(lambda p: changed if p == "index/" + HEAD else files(p), index="index/")
+    with pytest.raises(ConfigurationError, match="rebuild the site"):
+        Searcher.of(reader).search("leak", mode="dense")
 
 
 def test_reader_protocol_and_counts(built: tuple[Path, Path]) -> None:

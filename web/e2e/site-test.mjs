@@ -81,8 +81,12 @@ import json, sys, groundkit.site
 out = {}
 with groundkit.site.open_site(sys.argv[1]) as r:
     for q in json.loads(sys.argv[2]):
-        out[q] = {"vector": r.embedder.embed_query(q), **{mode: [[x.chunk_id, x.score] for x in
-            r.search(q, top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense").results] for mode in ("hybrid", "dense")}}
+        out[q] = {"vector": r.embedder.embed_query(q), "floor": {}}
+        for mode in ("hybrid", "dense"):
+            got = r.search(q, top_k=10, mode=mode, prefix=mode != "dense", fuzzy=mode != "dense")
+            out[q][mode] = [[x.chunk_id, x.score] for x in got.results]
+            m = got.metadata
+            out[q]["floor"][mode] = [m["floor_source"], m["min_similarity"], m["abstained"]]
 print(json.dumps(out))`;
 // Queries the semantic check compares (the sample's own subjects, and ones no word matches).
 const SEMANTIC_QUERIES = ["how do I report a leak", "water tastes of chlorine", "my tap water is brown",
@@ -551,8 +555,12 @@ async function checkSemantic(browser, semSite, offsite) {
       const diff = Math.max(...vector.map((v, i) => Math.abs(v - want[q].vector[i])));
       worstVector = Math.max(worstVector, diff);
       for (const mode of ["hybrid", "dense"]) {
-        const got = (await page.evaluate(([x, m]) => window.groundkit.search(x, m, 10), [q, mode])).results;
+        const answer = await page.evaluate(([x, m]) => window.groundkit.search(x, m, 10), [q, mode]);
+        const got = answer.results;
         const ids = got.map((r) => r.chunk_id);
+        const floor = [answer.floor?.source, answer.floor?.min_similarity, answer.abstained];
+        check(JSON.stringify(floor) === JSON.stringify(want[q].floor[mode]) && floor[0] === "self-calibrated",
+          `semantic ${mode} "${q}": the page applies the site's own floor as CPython does (${JSON.stringify(floor)}; adr/0070)`);
         const wantIds = want[q][mode].map(([id]) => id);
         const scoreDiff = Math.max(0, ...got.map((r, i) => Math.abs(r.score - (want[q][mode][i]?.[1] ?? Infinity))));
         worstScore = Math.max(worstScore, scoreDiff);

@@ -165,7 +165,7 @@ def self_calibrate(
     retriever: Searcher, count: int = PSEUDO_QUERIES, *, dense: bool = True
 ) -> SelfCalibration:
     """Calibrate ``retriever``'s collection on its own pseudo queries (nothing is written);
-    ``dense=False``: bm25's bar only, no query embedded (what a static site ships)."""
+    ``dense=False``: bm25's bar only, no query embedded."""
     framing = retriever.question_terms()
     on_queries = [
         query

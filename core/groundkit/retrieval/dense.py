@@ -19,7 +19,7 @@ from groundkit.errors import ConfigurationError, GroundkitError, IndexIdentityEr
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
-from groundkit.retrieval.floor import check_floor, read_floor
+from groundkit.retrieval.floor import FloorRecord, check_floor, read_floor, shipped_floor
 from groundkit.retrieval.request import SearchMode
 from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.store_registry import load_vector_store, recorded_vector_store
@@ -90,13 +90,15 @@ class DenseLeg:
 
     def floor(self, mode: str, given: float | None) -> tuple[float, str]:
         """The similarity floor for this search and where it came from: ``search`` (given),
-        ``collection`` (its ``dense-floor.json``) or ``embedder`` (its default; adr/0024)."""
+        the collection's record (``dense-floor.json``, or a static site's head: adr/0070)
+        by its source (``self-calibrated``, ``collection``), or ``embedder`` (its default,
+        where the collection has none; adr/0024)."""
         if given is not None:
             return check_floor(given), "search"
         embedder = self.require(mode)
         if self._recorded is None:
             assert self.manifest is not None  # require() checked it
-            record = read_floor(self._location, self.manifest)
+            record = self._record(self.manifest)
             self._recorded = (
                 (embedder.similarity_floor, "embedder")
                 if record is None
@@ -106,10 +108,16 @@ class DenseLeg:
             self._recorded_share = None if record is None else record.lexical_share
         return self._recorded
 
+    def _record(self, manifest: EmbeddingIdentity) -> FloorRecord | None:
+        shipped = self._reader.shipped_dense_floor()
+        if shipped is not None:  # a static site's head (adr/0070)
+            return shipped_floor(shipped, self._location, manifest)
+        return read_floor(self._location, manifest)
+
     def lexical_share(self, given: float | None) -> tuple[float, str]:
         """Hybrid's lexical evidence bar and where it came from: ``search`` (given),
-        ``collection`` (recorded beside the floor by ``calibrate``) or ``default`` (adr/0049).
-        Reads the record as ``floor`` does."""
+        the floor's record by its source (beside it, or in a site's head) or ``default``
+        (adr/0049). Reads the record as ``floor`` does."""
         if given is not None:
             return given, "search"
         if self._recorded is None:

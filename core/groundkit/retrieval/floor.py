@@ -4,7 +4,8 @@ Under the floor a passage is taken as unrelated to the query: dense search drops
 hybrid search does not count it as evidence, so both can answer "nothing here" (adr/0024).
 The floor belongs to an embedding identity: the record holds the identity it was measured
 for, and a record for another identity is refused rather than applied. Precedence: a floor
-passed to the search, then the collection's record, then the embedder's own default.
+passed to the search, then the collection's record (a static site ships it in its head,
+``StaticReader.shipped_dense_floor``, adr/0070), then the embedder's own default.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,14 @@ from typing import Any
 from groundkit.errors import ConfigurationError
 from groundkit.manifest import EmbeddingIdentity, ManifestError
 
-__all__ = ["FLOOR_FILE", "FloorRecord", "check_share", "read_floor", "write_floor"]
+__all__ = [
+    "FLOOR_FILE",
+    "FloorRecord",
+    "check_share",
+    "read_floor",
+    "shipped_floor",
+    "write_floor",
+]
 
 FLOOR_FILE = "dense-floor.json"
 
@@ -45,6 +54,17 @@ class FloorRecord:
         """How it was set: ``self-calibrated`` (adr/0060) or ``collection`` (calibrate)."""
         measured = self.measured or {}
         return "self-calibrated" if measured.get("source") == "self" else "collection"
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> FloorRecord:
+        """The record ``to_dict`` gave (``KeyError``, ``TypeError``, ``ManifestError`` or
+        ``ConfigurationError`` where it is not one)."""
+        return cls(
+            raw["floor"],
+            EmbeddingIdentity.from_dict(raw["embedding"]),
+            raw.get("measured"),
+            raw.get("lexical_share"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out = {"floor": self.floor, "embedding": self.identity.to_dict(), "measured": self.measured}
@@ -92,13 +112,7 @@ def read_floor(location: str, identity: EmbeddingIdentity) -> FloorRecord | None
     if path is None:
         return None
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        record = FloorRecord(
-            raw["floor"],
-            EmbeddingIdentity.from_dict(raw["embedding"]),
-            raw.get("measured"),
-            raw.get("lexical_share"),
-        )
+        record = FloorRecord.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, ManifestError, ConfigurationError) as exc:
@@ -113,6 +127,26 @@ def read_floor(location: str, identity: EmbeddingIdentity) -> FloorRecord | None
             f"collection's {identity.to_json()}; measure it again with `groundkit calibrate`, "
             "or delete the file",
             subject=str(path),
+        )
+    return record
+
+
+def shipped_floor(
+    raw: Mapping[str, Any], location: str, identity: EmbeddingIdentity
+) -> FloorRecord:
+    """The floor a store ships (a static site's head), checked as a recorded one is."""
+    try:
+        record = FloorRecord.from_dict(raw)
+    except (ValueError, KeyError, TypeError, ManifestError, ConfigurationError) as exc:
+        raise ConfigurationError(
+            f"{location}: its dense floor is unreadable ({exc}); rebuild the site",
+            subject=location,
+        ) from None
+    if record.identity != identity:
+        raise ConfigurationError(
+            f"{location} ships a floor for embedding {record.identity.to_json()}, not its "
+            f"collection's {identity.to_json()}; rebuild the site",
+            subject=location,
         )
     return record
 

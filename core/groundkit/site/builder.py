@@ -117,8 +117,10 @@ class SiteOptions:
     """Write into a non-empty folder that is not a site (the site's files beside its own)."""
     calibrate: bool = True
     """Fit bm25's "nothing here" bar on the collection's own pseudo queries (``groundkit
-    calibrate --self``) and ship it, so the page abstains where the collection would; False:
-    the page answers every query that shares a word with the collection (adr/0069)."""
+    calibrate --self``) and ship it, so the page abstains where the collection would; with a
+    semantic ``embedder`` also the dense floor and hybrid's share (adr/0070). False: the page
+    answers every query that shares a word with the collection, and dense and hybrid search
+    use the embedder's own floor (adr/0069)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,7 @@ class _Collection:
     exported: StaticExport
     linked: dict[str, Any] | None
     lexical_bar: dict[str, Any] | None
+    dense_floor: dict[str, Any] | None
 
 
 def _tree_bytes(path: Path) -> int:
@@ -290,6 +293,7 @@ def _write_site(
         links=None if built.linked is None else built.linked["pages"],
         python_first=python_first,
         lexical_bar=built.lexical_bar,
+        dense_floor=built.dense_floor,
     )
 
 
@@ -315,7 +319,7 @@ def _ingest_and_export(
             subject=str(source),
             reason="nothing_matched",
         )
-    bar = _lexical_bar(index_dir, options) if options.calibrate else None
+    bar, floor = _calibration(index_dir, options) if options.calibrate else (None, None)
     sources_dir = work / "sources"
     roots: set[str] = set()
     with open_reader(index_dir, options.collection) as reader:
@@ -331,7 +335,12 @@ def _ingest_and_export(
         status = reader.status()
         analyzer_identity = reader.analyzer_identity
         exported = export_static(
-            reader, work / "index", sources_dir, root=SITE_SOURCES_ROOT, lexical_bar=bar
+            reader,
+            work / "index",
+            sources_dir,
+            root=SITE_SOURCES_ROOT,
+            lexical_bar=bar,
+            dense_floor=floor,
         )
         linked = write_links(work, options.links, documents.values(), reader.iter_chunks())
     shutil.rmtree(index_dir)
@@ -347,17 +356,23 @@ def _ingest_and_export(
         exported=exported,
         linked=linked,
         lexical_bar=bar,
+        dense_floor=floor,
     )
 
 
-def _lexical_bar(index_dir: Path, options: SiteOptions) -> dict[str, Any]:
-    """bm25's bar, fitted by the collection on its own pseudo queries as ``groundkit
-    calibrate --self`` fits it (deterministic: seeded by chunk ids; no query embedded)."""
+def _calibration(
+    index_dir: Path, options: SiteOptions
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """bm25's bar and, with a semantic embedder, the dense floor and hybrid's share, fitted
+    by the collection on its own pseudo queries as ``groundkit ingest --calibrate`` records
+    them (deterministic: seeded by chunk ids, the questions shipped; adr/0069, adr/0070)."""
     from groundkit.evaluation.self_calibration import self_calibrate
     from groundkit.retrieval.searcher import Searcher
 
     with Searcher.open(index_dir, options.collection, embedder=options.embedder) as searcher:
-        return self_calibrate(searcher, dense=False).lexical_bar().to_dict()
+        fitted = self_calibrate(searcher)
+    floor = None if fitted.floor is None else fitted.floor.to_dict()
+    return fitted.lexical_bar().to_dict(), floor
 
 
 def _copy_app(

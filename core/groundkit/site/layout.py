@@ -129,6 +129,9 @@ class SiteReport:
     lexical_bar: dict[str, Any] | None = None
     """bm25's "nothing here" bar the site ships (``LexicalBar.to_dict()``: the share, whether
     it separates and so is applied, what was measured); None: not calibrated (adr/0069)."""
+    dense_floor: dict[str, Any] | None = None
+    """The dense floor and hybrid's share the site ships (``FloorRecord.to_dict()``); None:
+    no semantic vectors, or not calibrated (the embedder's floor applies; adr/0070)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -149,6 +152,7 @@ class SiteReport:
             "links": self.links,
             "python_first": self.python_first,
             "lexical_bar": self.lexical_bar,
+            "dense_floor": self.dense_floor,
         }
 
 

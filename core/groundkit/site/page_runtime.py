@@ -10,8 +10,9 @@ two. State is module-level: one worker holds one collection at a time.
 from __future__ import annotations
 
 import json
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import groundkit
@@ -39,6 +40,11 @@ __all__ = [
 NOTHING_HERE = ("abstained", "lexical_share", "lexical_bar")
 """The metadata a page answer carries where the search judged its evidence: whether it said
 "nothing here", bm25's share and the bar with its source (adr/0069)."""
+FLOOR = "floor"
+"""The key of a dense or hybrid answer's floor: the similarity floor applied, the best
+similarity found and where the floor came from (``self-calibrated``: the site's own, shipped
+in its head; ``embedder``: the model's, where the site has none), and hybrid's lexical share
+bar with its source (adr/0070)."""
 
 
 class _Bytes(Protocol):
@@ -200,7 +206,7 @@ def search(
     expansion on in the lexical modes (adr/0046, 0061); ``prefix``/``fuzzy`` set each alone.
     ``group`` > 0: ``top_k`` pages with up to that many passages each, the results page by
     page and ``"groups"`` their sizes (``GroupOptions``, issue 38.4). ``NOTHING_HERE``'s keys
-    where the metadata has them."""
+    where the metadata has them, and ``FLOOR`` in dense and hybrid."""
     searcher = _state.searcher()
     reader = _static_reader()
     lexical = bool(expand) and mode != "dense"
@@ -241,7 +247,31 @@ def search(
     for key in NOTHING_HERE:  # "nothing here" and why, as the response's metadata says it
         if key in response.metadata:
             answer[key] = response.metadata[key]
+    floor = _floor(response.metadata)
+    if floor is not None:
+        answer[FLOOR] = floor
     return json.dumps(answer)
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None  # JSON has no infinity
+
+
+def _floor(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``FLOOR``'s value from a dense or hybrid response's metadata; None in bm25."""
+    source = metadata.get("floor_source")
+    if source is None:
+        return None
+    floor: dict[str, Any] = {
+        "min_similarity": _finite(metadata["min_similarity"]),
+        "source": source,
+        "dense_best": _finite(metadata.get("dense_best")),
+    }
+    fusion = metadata.get("fusion")
+    if fusion is not None:
+        floor["min_lexical_share"] = fusion["min_lexical_share"]
+        floor["lexical_share_source"] = fusion["lexical_share_source"]
+    return floor
 
 
 def _row(rank: int, result: SearchResult) -> dict[str, Any]:

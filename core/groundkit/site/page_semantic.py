@@ -1,7 +1,9 @@
 """Semantic search in the static site's worker (adr/0035): imported by ``web_app/semantic.js``
 only when a visitor turns it on. The model's SHA-256 and the tokenizer are checked against the
 collection's embedding identity here before the model runs; each query is tokenized here,
-embedded by onnxruntime-web in JS, and given back before the (synchronous) search."""
+embedded by onnxruntime-web in JS, and given back before the (synchronous) search. The
+floor ``enable`` is given is the model's (``site.json``): the search applies it only where the
+site ships none of its own (adr/0070)."""
 
 from __future__ import annotations
 

@@ -81,6 +81,12 @@ class CollectionReader(Protocol):
         record ``lexical-bar.json`` holds beside a collection file); None elsewhere."""
         ...
 
+    def shipped_dense_floor(self) -> Mapping[str, Any] | None:
+        """The dense floor and hybrid's share where the store carries them (a static site
+        with vectors holds the record ``dense-floor.json`` holds beside a collection file,
+        ``FloorRecord.to_dict()``); None elsewhere (adr/0070)."""
+        ...
+
     def indexed_words(self) -> list[str] | None:
         """The surface words of the chunks' text (``analysis.tokenize.surface_words``) where
         the store keeps them (a static site ships them); None where the lexicon reads them

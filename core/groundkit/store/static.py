@@ -4,7 +4,8 @@
 
     collection.bin          counters, identities, documents, and per chunk: key, length,
                             document, chunk index (what opening and tie-breaking need); the
-                            idf table and bm25's lexical bar where one was shipped (adr/0069)
+                            idf table and bm25's lexical bar where one was shipped (adr/0069),
+                            the dense floor and hybrid's share with vectors (adr/0070)
     postings/<shard>.bin    the postings of a range of terms in code-point order (the head holds
                             each shard's first term), so the completions of a prefix are in one
                             or two shards (sites before adr/0062: the terms whose crc32 falls in
@@ -302,6 +303,10 @@ class StaticReader:
 
     def shipped_lexical_bar(self) -> dict[str, Any] | None:
         found = self._head.get("lexical_bar")
+        return None if found is None else dict(found)
+
+    def shipped_dense_floor(self) -> dict[str, Any] | None:
+        found = self._head.get("dense_floor")  # absent: a site from before adr/0070
         return None if found is None else dict(found)
 
     def indexed_words(self) -> list[str]:

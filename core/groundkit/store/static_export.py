@@ -110,13 +110,16 @@ def export_static(
     *,
     root: str | None = None,
     lexical_bar: Mapping[str, Any] | None = None,
+    dense_floor: Mapping[str, Any] | None = None,
 ) -> StaticExport:
     """Write ``reader``'s collection under ``out``; ``sources`` holds each document's file at
     its ``source`` path (the site's copies), from which the chunk text is sliced. ``root``
     replaces each document's recorded root (a site publishes no path of the builder's machine;
     a relative root is read under the site, ``citation_root``). ``lexical_bar``: bm25's bar
     to ship in the head (``LexicalBar.to_dict()``; the page then abstains as the collection
-    does, adr/0069), or None (it never abstains in bm25)."""
+    does, adr/0069), or None (it never abstains in bm25). ``dense_floor``: the dense floor
+    and hybrid's share to ship (``FloorRecord.to_dict()``, adr/0070), or None (the
+    embedder's own floor applies)."""
     identity = reader.analyzer_identity
     analyzer = (
         Analyzer() if identity is None else Analyzer.from_identity(identity, subject="export")
@@ -173,6 +176,7 @@ def export_static(
         "chunk_index": chunks.index_of,
         "vector_keys": vector_keys,
         "lexical_bar": None if lexical_bar is None else dict(lexical_bar),
+        "dense_floor": None if dense_floor is None else dict(dense_floor),
     }
     files.write(HEAD, pack(head), "head")
     sizes = files.sizes

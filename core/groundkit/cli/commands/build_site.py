@@ -91,8 +91,9 @@ def _page_flags(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help='ship no "nothing here" bar: the page then answers every query that shares a '
         "word with the collection (default: the collection fits one on its own pseudo "
-        "queries, as `groundkit calibrate --self`, and the page abstains under it; docs: "
-        "explanation/hybrid-and-abstention)",
+        "queries, as `groundkit calibrate --self`, and the page abstains under it; with "
+        "--embedder, also its dense floor and hybrid share, else the embedder's floor "
+        "applies; docs: explanation/hybrid-and-abstention)",
     )
     page.add_argument(
         "--allow-local-files",
@@ -250,6 +251,12 @@ def run(args: argparse.Namespace) -> ExitCode:
                 if bar["separates"]
                 else 'the page never says "nothing here" in bm25: its self-calibration '
                 f"did not separate on-topic from off-topic queries (share {bar['share']})"
+            )
+        floor = report.dense_floor
+        if floor is not None:
+            print(
+                f"dense and hybrid search use a similarity floor of {floor['floor']} and a "
+                f"lexical share of {floor['lexical_share']} (self-calibrated)"
             )
         if report.python_first is not None:
             print(

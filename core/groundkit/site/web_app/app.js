@@ -386,7 +386,10 @@ async function runSearch(event) {
   const nothing = Boolean(out.abstained);
   meta.textContent = n ? `${pages} page${pages === 1 ? "" : "s"} for “${query}”` : `${nothing ? "Nothing here" : "No results"} for “${query}”`;
   Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2), abstained: nothing ? "yes" : "no" });
-  meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}` + (out.lexical_bar ? ` · evidence ${out.lexical_share.toFixed(3)}, bar ${out.lexical_bar.min_lexical_share ?? "none"} (${out.lexical_bar.source})` : "");
+  const floor = out.floor; // dense and hybrid: the site's own floor, or the model's (adr/0070)
+  meta.title = `${out.ms.toFixed(1)} ms · ${out.stage}` + (out.lexical_bar ? ` · evidence ${out.lexical_share.toFixed(3)}, bar ${out.lexical_bar.min_lexical_share ?? "none"} (${out.lexical_bar.source})` : "") +
+    (floor ? ` · similarity ${floor.dense_best?.toFixed(3) ?? "none"}, floor ${floor.min_similarity} (${floor.source})` +
+      (floor.lexical_share_source ? `, lexical share ${out.lexical_share.toFixed(3)}, bar ${floor.min_lexical_share} (${floor.lexical_share_source})` : "") : "");
   const list = $("#results");
   list.replaceChildren();
   const someWords = nothing && (out.lexical_share ?? 0) > 0; // a share > 0: some words matched
@@ -742,8 +745,9 @@ async function apiSearch(query, options = {}, topKArg = 10) {
     ...r, title: resultTitle(r), url: pageLink(r), snippet: r.display ?? r.text }));
   const answerOut = { query, mode, stage: out.stage, ms: out.ms, results };
   if (out.groups) answerOut.groups = out.groups;
-  // "nothing here" and why, where the site ships a bar (adr/0069) or the mode judges evidence
-  for (const key of ["abstained", "lexical_share", "lexical_bar"]) if (key in out) answerOut[key] = out[key];
+  // "nothing here" and why, where the site ships a bar (adr/0069) or the mode judges evidence;
+  // floor: dense and hybrid's floor and share with their sources (adr/0070)
+  for (const key of ["abstained", "lexical_share", "lexical_bar", "floor"]) if (key in out) answerOut[key] = out[key];
   return answerOut;
 }
 window.groundkit.search = apiSearch;

@@ -169,6 +169,9 @@ class SqliteReader:
     def shipped_lexical_bar(self) -> None:
         return None  # recorded beside the collection file, if anywhere (lexical-bar.json)
 
+    def shipped_dense_floor(self) -> None:
+        return None  # recorded beside the collection file, if anywhere (dense-floor.json)
+
     def indexed_words(self) -> None:
         return None  # read from the chunks by the lexicon, on first use
 

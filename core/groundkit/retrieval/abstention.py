@@ -41,9 +41,10 @@ def lexical_share(
     most: int | None = None,
 ) -> float:
     """``best`` (the top BM25 score) over the query's ideal score, at most 1.0; 0.0 without a
-    hit. ``most``: the ideal sums only that many of the terms' idf, the highest first."""
+    hit. ``most``: the ideal sums only that many of the terms' idf, the highest first (in
+    query order when there are no more than that: the same bits as with no ``most``)."""
     weights = [idf(term) for term in terms]  # a repeat counts again
-    if most is not None:
+    if most is not None and len(weights) > most:
         weights = sorted(weights, reverse=True)[:most]
     ideal = 0.0  # added in order, not sum(): its rounding changed in Python 3.12 (the page's
     for weight in weights:  # JS mirrors this loop bit for bit, adr/0069)

@@ -807,8 +807,8 @@ export class FirstAnswer {
   // Execution.lexical_evidence: the best score of the query's content terms (question_words.
   // content_terms: framing terms left out unless they are all it has; a second top-1 search
   // where that leaves some out) over their ideal score, at most 1: the EVIDENCE_TERMS highest
-  // idf (adr/0071), added in that order; a term of an expanded word (stood) that the collection
-  // lacks leaves the ideal.
+  // idf (adr/0071), added in that order (in query order when there are no more); a term of an
+  // expanded word (stood) that the collection lacks leaves the ideal.
   async lexicalShare(terms, hits, stood) {
     if (!terms.length) return 0.0;
     const kept = terms.filter((t) => !this.framing.has(t));
@@ -819,7 +819,7 @@ export class FirstAnswer {
       if (stood.has(term) && (await this.bm25.df(term)) === 0) continue;
       weights.push(await this.bm25.termIdf(term));
     }
-    weights.sort((a, b) => b - a);
+    if (weights.length > EVIDENCE_TERMS) weights.sort((a, b) => b - a); // else query order
     let ideal = 0.0;
     for (const weight of weights.slice(0, EVIDENCE_TERMS)) ideal += weight;
     return best === undefined || ideal <= 0.0 ? 0.0 : Math.min(1.0, best.score / ideal);

@@ -1,7 +1,7 @@
 """Search-box quality beside MiniSearch, Orama and Pagefind: typos and a cut last word (issue 40).
 
     python bench/search_box.py [--work bench/.bench/search_box] [--corpora django scifact]
-        [--out bench/results/search_box.json]
+        [--out bench/results/search_box.json] [--seed 40]
 
 Corpora: Django 5.2's docs (the sdist's ``docs/**/*.txt``, one document per file) and BEIR
 SciFact (one document per abstract, title and text). groundkit ingests the same text as files
@@ -9,10 +9,11 @@ SciFact (one document per abstract, title and text). groundkit ingests the same 
 source); the peers (``bench/search_box_peers/peers.mjs``: MiniSearch 7.2 ``fuzzy: 0.2, prefix:
 true``, Orama 3.1 at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through
 its Node indexing API and its own search runtime) get one document per file or abstract.
-Queries, seeded and deterministic: Django's section titles (every k-th reST heading of two to
-eight words), SciFact's claims (every k-th of queries.jsonl). Variants: one typo (a word of 5+
-letters, never its first letter), two typos (two edits in the longest word of 8+ letters, else
-one in each of two words of 5+ letters), the last word (4+ letters) cut to 50-70% of its length.
+Queries, seeded (``--seed``; another seed is a held-out set) and deterministic: Django's section
+titles (every k-th reST heading of two to eight words), SciFact's claims (every k-th of
+queries.jsonl). Variants: one typo (a word of 5+ letters, never its first letter), two typos
+(two edits in the longest word of 8+ letters, else one in each of two words of 5+ letters), the
+last word (4+ letters) cut to 50-70% of its length.
 hit@3, per system: the clean query's own top page is in the variant's top 3 (issue 40's
 measure); each peer's target is its own clean top page (same options), groundkit's the clean
 query's top page with exact bm25 for every option set ("own top": prefix+fuzzy's clean top).
@@ -161,15 +162,15 @@ def rst_headings(texts: dict[str, str]) -> list[str]:
     return out
 
 
-def every_kth(items: list[Any], count: int, salt: str) -> list[Any]:
+def every_kth(items: list[Any], count: int, salt: str, seed: int = SEED) -> list[Any]:
     """``count`` items, every k-th from a seeded offset (deterministic, spread over the list)."""
     k = max(1, len(items) // count)
-    offset = zlib.crc32(f"{SEED}:{salt}".encode()) % k
+    offset = zlib.crc32(f"{seed}:{salt}".encode()) % k
     return items[offset::k][:count]
 
 
-def rng_for(*parts: str) -> random.Random:
-    return random.Random(zlib.crc32(":".join((str(SEED), *parts)).encode()))
+def rng_for(seed: int, *parts: str) -> random.Random:
+    return random.Random(zlib.crc32(":".join((str(seed), *parts)).encode()))
 
 
 def edit(word: str, rng: random.Random, original: str = "") -> str:
@@ -196,17 +197,17 @@ def replace(text: str, match: re.Match[str], word: str) -> str:
     return text[: match.start()] + word + text[match.end() :]
 
 
-def one_typo(qid: str, text: str) -> str | None:
+def one_typo(qid: str, text: str, seed: int = SEED) -> str | None:
     words = [m for m in WORD.finditer(text) if len(m.group()) >= 5]
     if not words:
         return None
-    rng = rng_for(qid, "typo1")
+    rng = rng_for(seed, qid, "typo1")
     match = words[rng.randrange(len(words))]
     return replace(text, match, edit(match.group(), rng))
 
 
-def two_typos(qid: str, text: str) -> str | None:
-    rng = rng_for(qid, "typo2")
+def two_typos(qid: str, text: str, seed: int = SEED) -> str | None:
+    rng = rng_for(seed, qid, "typo2")
     words = list(WORD.finditer(text))
     long = [m for m in words if len(m.group()) >= 8]
     if long:
@@ -221,17 +222,21 @@ def two_typos(qid: str, text: str) -> str | None:
     return replace(text, a, edit(a.group(), rng))
 
 
-def cut(qid: str, text: str) -> str | None:
+def cut(qid: str, text: str, seed: int = SEED) -> str | None:
     words = list(WORD.finditer(text))
     if not words or len(words[-1].group()) < 4:
         return None
     last = words[-1]
-    keep = max(2, round(len(last.group()) * rng_for(qid, "cut").uniform(0.5, 0.7)))
+    keep = max(2, round(len(last.group()) * rng_for(seed, qid, "cut").uniform(0.5, 0.7)))
     return text[: last.start()] + last.group()[:keep]
 
 
-def variants(qid: str, text: str) -> dict[str, str | None]:
-    return {"typo1": one_typo(qid, text), "typo2": two_typos(qid, text), "cut": cut(qid, text)}
+def variants(qid: str, text: str, seed: int = SEED) -> dict[str, str | None]:
+    return {
+        "typo1": one_typo(qid, text, seed),
+        "typo2": two_typos(qid, text, seed),
+        "cut": cut(qid, text, seed),
+    }
 
 
 # -- systems -----------------------------------------------------------------------------------
@@ -292,14 +297,19 @@ def groundkit_pages(
 
 
 def run_corpus(
-    name: str, root: Path, texts: dict[str, str], queries: dict[str, str], work: Path
+    name: str,
+    root: Path,
+    texts: dict[str, str],
+    queries: dict[str, str],
+    work: Path,
+    seed: int = SEED,
 ) -> dict[str, Any]:
     build_s = ingest(root, work / f"{name}-index")
     # the peers get exactly the files groundkit indexed (its default excludes drop _theme/)
     indexed = set(json.loads((work / f"{name}-index" / "ready").read_text())["indexed"])
     left_out = sorted(set(texts) - indexed)
     texts = {page: text for page, text in texts.items() if page in indexed}
-    rows = [(qid, clean, variants(qid, clean)) for qid, clean in queries.items()]
+    rows = [(qid, clean, variants(qid, clean, seed)) for qid, clean in queries.items()]
     flat: list[str] = []
     for _, clean, forms in rows:
         flat += [clean, *(forms[v] or "" for v in VARIANTS)]
@@ -411,21 +421,32 @@ def main() -> None:
     parser.add_argument("--django-queries", type=int, default=60)
     parser.add_argument("--scifact-queries", type=int, default=50)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "search_box.json")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help=f"picks the queries and their variants (default {SEED}; another seed gives a "
+        "held-out set: other headings and claims where the offset differs, other edits)",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    report: dict[str, Any] = {"seed": SEED}
+    report: dict[str, Any] = {"seed": args.seed}
     for name in args.corpora:
         if name == "django":
             root, texts = django_corpus(args.work)
-            titles = every_kth(rst_headings(texts), args.django_queries, "django")
+            headings = rst_headings(texts)
+            titles = every_kth(headings, args.django_queries, "django", args.seed)
+            default = set(every_kth(headings, args.django_queries, "django"))
             queries = {f"h{i:03d}": t for i, t in enumerate(titles)}
         else:
             root, texts = scifact_corpus(args.work, args.data)
             with open(args.data / "queries.jsonl", encoding="utf-8") as lines:
                 claims = [json.loads(line) for line in lines]
-            picked = every_kth(claims, args.scifact_queries, "scifact")
+            picked = every_kth(claims, args.scifact_queries, "scifact", args.seed)
+            default = {c["text"] for c in every_kth(claims, args.scifact_queries, "scifact")}
             queries = {c["_id"]: c["text"] for c in picked}
-        report[name] = found = run_corpus(name, root, texts, queries, args.work)
+        report[name] = found = run_corpus(name, root, texts, queries, args.work, args.seed)
+        found[f"queries_also_in_seed_{SEED}"] = sum(text in default for text in queries.values())
         print_corpus(name, found)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")

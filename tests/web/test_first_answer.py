@@ -175,6 +175,9 @@ SAMPLE_QUERIES = [
     ("s12", "payme"),
     ("s13", "hydrnt flushng"),
     ("s14", "what is the customer's responsibility for the service line?"),
+    ("s15", "hydrant flushing for"),  # a stopword last: a word that also completes
+    ("s16", "water main br"),  # two letters
+    ("s17", "meter readi"),  # a fragment whose stem is no word it begins
 ]
 
 

@@ -59,6 +59,19 @@ class Lexicon:
             self._words = stored
         return self._words
 
+    def words_begun(self, prefix: str) -> list[str]:
+        """The surface words that start with ``prefix`` (itself included), in code-point
+        order."""
+        ordered = self.words()
+        lo = bisect_left(ordered, prefix)
+        return ordered[lo : bisect_left(ordered, prefix + "\U0010ffff", lo)]
+
+    def is_word(self, word: str) -> bool:
+        """Whether ``word`` is one of the surface words."""
+        ordered = self.words()
+        at = bisect_left(ordered, word)
+        return at < len(ordered) and ordered[at] == word
+
     def warm(self) -> None:
         """Build what typo tolerance reads on first use (the term table, the words), so that
         a service's first fuzzy request does not pay for it."""

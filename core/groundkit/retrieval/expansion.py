@@ -1,18 +1,20 @@
 """Prefix and typo expansion of a query's words into indexed terms, before BM25 scores them.
 
-``prefix``: the last word also stands for the indexed terms it begins (as a visitor types),
-even when it is a word itself (``comma`` -> ``command``): the exact term keeps its full weight.
-A word that is no indexed term may be the stem being typed; where no term begins with it, the
-longest shorter prefix that has completions is used, down to half the word (Pagefind's
-backtracking), unless ``fuzzy`` is on and finds the word's correction, which then stands.
-``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within one
-edit (two from nine letters: Meilisearch's rule), measured on its term against the indexed
-terms and on the word itself against the surface words of the text (``dfsplayng`` ->
-``displaying`` -> ``displai``).
-Each word's expansions are scored as one blended term at a lower weight than an exact match.
+``prefix``: the last word also stands for the words of the text it begins, as a visitor types.
+A word of the text (``form``, or a stopword such as ``for``) keeps its own term at full weight,
+and each of its completions is added as a term of its own, weighted by how likely it is the word
+meant: its share of the chunks that hold the word or one of its completions (a stopword counts
+as held by every chunk). A fragment (``obje``, no word of the text) stands for its completions
+only, blended at full weight; its own stem (``obj``) is dropped. A word that begins no word may
+be a typo (``fuzzy`` corrects it where it can) or a stem typed past its end: the longest shorter
+prefix that has completions is used, down to half the word (Pagefind's backtracking).
+``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within its typo
+budget (one edit from five letters, two from eight: MiniSearch's 0.2 per letter, rounded),
+measured on its term against the indexed terms and on the word itself against the surface words
+of the text (``dfsplayng`` -> ``displaying`` -> ``displai``), blended at a lower weight.
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
-The figures and the choices are in adr/0046 and adr/0061.
+The figures and the choices are in adr/0046, adr/0061 and adr/0068.
 """
 
 from __future__ import annotations
@@ -35,18 +37,15 @@ __all__ = [
     "MAX_EXPANDED_TERMS",
     "MAX_EXPANDED_WORDS",
     "MAX_WORD_LETTERS",
-    "PREFIX_WEIGHT",
     "ExpandedQuery",
     "expand_query",
     "typo_budget",
 ]
 
-PREFIX_WEIGHT = 0.75
-"""A completion's score relative to the exact term's (0.5 and 1.0 measured: adr/0046)."""
 FUZZY_WEIGHT = 0.75
 """A near term's score relative to the exact term's (0.5 and 1.0 measured: adr/0046)."""
-MIN_PREFIX = 3
-"""A last word shorter than this is not completed (one or two letters match too much)."""
+MIN_PREFIX = 2
+"""A last word shorter than this is not completed (one letter begins too much)."""
 PREFIX_LIMIT = 50
 """Completions kept per word, shortest first (closest to what was typed)."""
 FUZZY_LIMIT = 10
@@ -65,8 +64,9 @@ MAX_EXPANDED_TERMS = PREFIX_LIMIT + FUZZY_LIMIT * MAX_EXPANDED_WORDS
 
 
 def typo_budget(word: str) -> int:
-    """Edits tolerated in ``word``: none under 5 letters, 1 under 9, else 2 (Meilisearch)."""
-    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2
+    """Edits tolerated in ``word``: none under 5 letters, 1 under 8, else 2 (MiniSearch's
+    ``fuzzy: 0.2``: 0.2 edits per letter, rounded, from five letters, at most two)."""
+    return 0 if len(word) < 5 else 1 if len(word) < 8 else 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +109,9 @@ def expand_query(
     prefix: bool,
     fuzzy: bool,
 ) -> ExpandedQuery:
-    """``analyzer.terms(query)`` plus a blended term for each word expanded (a last word
-    completed by ``prefix`` is not also corrected by ``fuzzy``; one that begins no indexed
-    word is corrected, where ``fuzzy`` can, instead of completed by a shorter prefix).
+    """``analyzer.terms(query)`` plus the terms each expanded word stands for (a last word
+    completed by ``prefix`` is not also corrected by ``fuzzy``; one that begins no word is
+    corrected, where ``fuzzy`` can, instead of completed by a shorter prefix).
     ``InvalidQueryError`` past the limits (``check_expansion``)."""
     terms = analyzer.terms(query)
     out = ExpandedQuery(terms, {}, {})
@@ -119,15 +119,7 @@ def expand_query(
     check_expansion(words, prefix=prefix, fuzzy=fuzzy)
     if prefix and words and len(words[-1]) >= MIN_PREFIX:
         check_deadline()
-        completed, begun = _completions(words[-1], analyzer, lexicon, index.df)
-        # A last word that begins no indexed word is a typo more likely than a word being
-        # typed: its correction (middlware -> middleware) beats a shorter prefix (middl).
-        typo = bool(completed) and not begun and fuzzy
-        typo = typo and bool(_near_terms(words[-1], analyzer, lexicon, index.df))
-        if completed and not typo:
-            out.prefix[words[-1]] = completed
-            weight = _completion_weight(analyzer.terms(words[-1]), completed, index)
-            terms.append(index.blend(completed, weight))
+        _complete(words[-1], out, analyzer, lexicon, index, fuzzy=fuzzy)
     if fuzzy:
         for word in dict.fromkeys(words):
             check_deadline()
@@ -138,15 +130,38 @@ def expand_query(
     return out
 
 
-def _completion_weight(own: list[str], completed: list[str], index: BM25Index) -> float:
-    """``PREFIX_WEIGHT``; for a word that is itself indexed, scaled so that the completions'
-    idf is at most ``PREFIX_WEIGHT`` times the exact word's: the exact word ranks first."""
-    held = [index.df(term) for term in own if index.df(term) > 0]
-    if not held:
-        return PREFIX_WEIGHT
-    exact = index.idf(max(held))
-    blended = index.idf(max(index.df(term) for term in completed))
-    return PREFIX_WEIGHT if blended <= exact else PREFIX_WEIGHT * (exact / blended)
+def _complete(
+    word: str,
+    out: ExpandedQuery,
+    analyzer: Analyzer,
+    lexicon: Lexicon,
+    index: BM25Index,
+    *,
+    fuzzy: bool,
+) -> None:
+    """Add the last word's completions to ``out``, by the rules of the module's docstring."""
+    own = analyzer.terms(word)
+    held = [index.df(term) for term in own]
+    begun = _begun(word, analyzer, lexicon)
+    if not own or lexicon.is_word(word) or (max(held) and not begun):
+        # a word, or the stem of one it begins: its own term is the likeliest reading
+        found = [term for term in begun if term not in own][:PREFIX_LIMIT]
+        df = {term: index.df(term) for term in found}
+        completed = [term for term in found if df[term] > 0]
+        total = max(held, default=index.chunk_count) + sum(df.values())  # a stopword: all
+        out.terms.extend(index.blend([term], df[term] / total) for term in completed)
+    else:
+        if not begun and fuzzy and _near_terms(word, analyzer, lexicon, index.df):
+            return  # a typo more likely than a word being typed: fuzzy corrects it
+        found = begun or _shorter(word, analyzer, lexicon, index.df)
+        completed = [term for term in found[:PREFIX_LIMIT] if index.df(term) > 0]
+        if not completed:
+            return
+        for term in own:  # a fragment's stem that is no word's it begins (obje -> obj)
+            del out.terms[len(out.terms) - 1 - out.terms[::-1].index(term)]
+        out.terms.append(index.blend(completed, 1.0))
+    if completed:
+        out.prefix[word] = completed
 
 
 def check_expansion(words: list[str], *, prefix: bool, fuzzy: bool) -> None:
@@ -170,44 +185,35 @@ def check_expansion(words: list[str], *, prefix: bool, fuzzy: bool) -> None:
         )
 
 
-def _completions(
+def _begun(word: str, analyzer: Analyzer, lexicon: Lexicon) -> list[str]:
+    """The terms of the surface words ``word`` begins (``setti`` -> settings -> ``set``) and
+    the indexed terms it begins as typed (identifiers: ``paginator.count``), plain words only
+    where there are any, shortest first."""
+    found = set(chain.from_iterable(map(analyzer.terms, lexicon.words_begun(word))))
+    found.update(chain.from_iterable(lexicon.completions(s + word) for s in analyzer.namespaces))
+    plain = {term for term in found if _plain(term, analyzer)}
+    return sorted(plain or found, key=lambda term: (len(term), term))
+
+
+def _shorter(
     word: str, analyzer: Analyzer, lexicon: Lexicon, df: Callable[[str], int]
-) -> tuple[list[str], bool]:
-    """Indexed terms the word (or its term) begins, other than its own. Completions that
-    are plain words (letters only) when there are any; else, for a word that is no indexed
-    term, identifiers (``paginator.count``) and the longest indexed term the word begins with
-    (the stem being typed: ``paginat`` -> ``pagin``); where there is none at all, the
-    completions of the longest shorter prefix that has some, down to half the word. And whether
-    the word itself begins an indexed term (False: what came is a fallback)."""
-    own = analyzer.terms(word)
-    if max(map(df, own), default=0) > 0:  # a word itself: it completes, nothing falls back
-        heads = [space + word for space in analyzer.namespaces] + own
-        found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
-        found -= set(own)
-        plain = {term for term in found if _plain(term, analyzer)}
-        return sorted(plain or found, key=lambda term: (len(term), term))[:PREFIX_LIMIT], True
+) -> list[str]:
+    """For a word that begins no word: the longest indexed term it begins with (a stem typed
+    past its end: ``configuri`` -> ``configur``), else the completions of its longest shorter
+    prefix that has some, down to half the word."""
     shortest = max(MIN_PREFIX, -(-len(word) // 2))
-    heads = [space + word for space in analyzer.namespaces] + own
-    found = set(chain.from_iterable(lexicon.completions(head) for head in heads))
-    # begun by the word as typed, not by its stem (muscue's stem muscu begins muscular)
-    typed = chain.from_iterable(lexicon.completions(space + word) for space in analyzer.namespaces)
-    begun = bool(set(typed) - set(own))
-    plain = {term for term in found - set(own) if _plain(term, analyzer)}
-    if plain:
-        found = plain
-    else:
-        for length in range(len(word) - 1, shortest - 1, -1):
-            stems = [space + word[:length] for space in analyzer.namespaces]
-            held = [stem for stem in stems if df(stem) > 0]
-            if held:
-                found.update(held)
-                break
+    own = set(analyzer.terms(word))
     for length in range(len(word) - 1, shortest - 1, -1):
-        if found - set(own):
-            break
+        stems = [space + word[:length] for space in analyzer.namespaces]
+        held = [stem for stem in stems if stem not in own and df(stem) > 0]
+        if held:
+            return held
+    for length in range(len(word) - 1, shortest - 1, -1):
         heads = [space + word[:length] for space in analyzer.namespaces]
-        found.update(chain.from_iterable(lexicon.completions(head) for head in heads))
-    return sorted(found - set(own), key=lambda term: (len(term), term))[:PREFIX_LIMIT], begun
+        found = set(chain.from_iterable(lexicon.completions(head) for head in heads)) - own
+        if found:
+            return sorted(found, key=lambda term: (len(term), term))
+    return []
 
 
 def _plain(term: str, analyzer: Analyzer) -> bool:

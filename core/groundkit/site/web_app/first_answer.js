@@ -391,9 +391,8 @@ class BM25 {
 }
 
 // ---- prefix and typo expansion (groundkit.retrieval.expansion, groundkit.index.lexicon) ----
-const PREFIX_WEIGHT = 0.75;
 const FUZZY_WEIGHT = 0.75;
-const MIN_PREFIX = 3;
+const MIN_PREFIX = 2;
 const PREFIX_LIMIT = 50;
 const FUZZY_LIMIT = 10;
 const RARE_DF = 2;
@@ -403,7 +402,7 @@ const MAX_EXPANDED_WORDS = 64;
 
 export const typoBudget = (word) => {
   const n = cpLength(word);
-  return n < 5 ? 0 : n < 9 ? 1 : 2;
+  return n < 5 ? 0 : n < 8 ? 1 : 2;
 };
 
 // The optimal-string-alignment distance of a and b (arrays of code points, or strings of BMP
@@ -449,6 +448,17 @@ function withinOne(a, b, aChars) {
 function distance(a, b, aChars, limit) {
   if (hasSurrogate(a) || hasSurrogate(b)) return editDistance(aChars, Array.from(b), limit);
   return editDistance(a, b, limit);
+}
+
+// bisect_left: the first index of a sorted list (code-point order) whose item is not below x.
+function lowerBound(sorted, x, lo = 0) {
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cmp(sorted[mid], x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 // A sorted list's slice of the strings that start with the code point `first` (bisection).
@@ -511,6 +521,20 @@ class Lexicon {
     return found;
   }
 
+  // Lexicon.words_begun: the surface words that start with prefix (itself included).
+  async wordsBegun(prefix) {
+    const words = await this.index.words();
+    const lo = lowerBound(words, prefix);
+    return words.slice(lo, lowerBound(words, prefix + "\u{10ffff}", lo));
+  }
+
+  // Lexicon.is_word: whether word is one of the surface words.
+  async isWord(word) {
+    const words = await this.index.words();
+    const at = lowerBound(words, word);
+    return at < words.length && words[at] === word;
+  }
+
   // Lexicon.near_words: surface words within maxEdits that keep the word's first letter.
   async nearWords(word, maxEdits) {
     if (!word) return new Map();
@@ -548,16 +572,7 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
   }
   const df = (term) => bm25.df(term);
   const last = words.at(-1);
-  if (prefix && words.length && cpLength(last) >= MIN_PREFIX) {
-    const [completed, begun] = await completions(last, analyzer, lexicon, df);
-    let typo = completed.length > 0 && !begun && fuzzy;
-    typo = typo && (await nearTerms(last, analyzer, lexicon, df)).length > 0;
-    if (completed.length && !typo) {
-      out.prefix[last] = completed;
-      const weight = await completionWeight(analyzer.terms(last), completed, bm25);
-      terms.push(BM25.blend(completed, weight));
-    }
-  }
+  if (prefix && words.length && cpLength(last) >= MIN_PREFIX) await complete(last, out, analyzer, lexicon, bm25, fuzzy);
   if (fuzzy) {
     for (const word of distinct) {
       const near = Object.hasOwn(out.prefix, word) ? [] : await nearTerms(word, analyzer, lexicon, df);
@@ -578,20 +593,6 @@ function contentTerms(terms, framing) {
   return [...(kept.length ? kept : plain), ...terms.filter((t) => blendMembers(t) !== null)];
 }
 
-async function completionWeight(own, completed, bm25) {
-  const held = [];
-  for (const term of own) {
-    const d = await bm25.df(term);
-    if (d > 0) held.push(d);
-  }
-  if (!held.length) return PREFIX_WEIGHT;
-  const exact = bm25.idf(Math.max(...held));
-  let most = -Infinity;
-  for (const term of completed) most = Math.max(most, await bm25.df(term));
-  const blended = bm25.idf(most);
-  return blended <= exact ? PREFIX_WEIGHT : PREFIX_WEIGHT * (exact / blended);
-}
-
 const byLengthThenTerm = (a, b) => cpLength(a) - cpLength(b) || cmp(a, b);
 
 // expansion._space: the namespace a term carries ("de:" in a multilingual collection), else "".
@@ -599,42 +600,63 @@ const spaceOf = (term, analyzer) => analyzer.namespaces.find((space) => space &&
 // expansion._plain: a word of letters (not an identifier such as paginator.count).
 const isPlain = (term, analyzer) => isAlpha(term.slice(spaceOf(term, analyzer).length));
 
-async function completions(word, analyzer, lexicon, df) {
+// expansion._complete: the last word's completions, added to out's terms and trace.
+async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
+  const df = (term) => bm25.df(term);
   const own = analyzer.terms(word);
-  const ownSet = new Set(own);
-  const spaced = (head) => analyzer.namespaces.map((space) => space + head);
-  let ownDf = 0;
-  for (const term of own) ownDf = Math.max(ownDf, await df(term));
-  const plainOf = (found) => [...found].filter((t) => isPlain(t, analyzer));
-  const completionsOf = async (heads) => new Set((await Promise.all(heads.map((h) => lexicon.index.indexedTerms(h)))).flat());
-  if (ownDf > 0) {
-    const found = [...(await completionsOf([...spaced(word), ...own]))].filter((t) => !ownSet.has(t));
-    const plain = plainOf(found);
-    return [(plain.length ? plain : found).sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), true];
+  const held = [];
+  for (const term of own) held.push(await df(term));
+  const begun = await begunBy(word, analyzer, lexicon);
+  let completed;
+  if (!own.length || (await lexicon.isWord(word)) || (Math.max(...held) && !begun.length)) {
+    // a word, or the stem of one it begins: its own term is the likeliest reading
+    const found = begun.filter((t) => !own.includes(t)).slice(0, PREFIX_LIMIT);
+    const counts = [];
+    for (const term of found) counts.push(await df(term));
+    completed = found.filter((_, i) => counts[i] > 0);
+    let total = own.length ? Math.max(...held) : bm25.n;
+    for (const n of counts) total += n;
+    for (const term of completed) out.terms.push(BM25.blend([term], counts[found.indexOf(term)] / total));
+  } else {
+    if (!begun.length && fuzzy && (await nearTerms(word, analyzer, lexicon, df)).length) return;
+    const found = begun.length ? begun : await shorter(word, analyzer, lexicon, df);
+    completed = [];
+    for (const term of found.slice(0, PREFIX_LIMIT)) if ((await df(term)) > 0) completed.push(term);
+    if (!completed.length) return;
+    for (const term of own) out.terms.splice(out.terms.lastIndexOf(term), 1);
+    out.terms.push(BM25.blend(completed, 1.0));
   }
+  if (completed.length) out.prefix[word] = completed;
+}
+
+// expansion._begun: the terms of the surface words word begins and the indexed terms it begins
+// as typed, plain words only where there are any, shortest first.
+async function begunBy(word, analyzer, lexicon) {
+  const found = new Set();
+  for (const w of await lexicon.wordsBegun(word)) for (const t of analyzer.terms(w)) found.add(t);
+  for (const space of analyzer.namespaces) for (const t of await lexicon.index.indexedTerms(space + word)) found.add(t);
+  const plain = [...found].filter((t) => isPlain(t, analyzer));
+  return (plain.length ? plain : [...found]).sort(byLengthThenTerm);
+}
+
+// expansion._shorter: the longest indexed term a word that begins no word begins with, else the
+// completions of its longest shorter prefix that has some, down to half the word.
+async function shorter(word, analyzer, lexicon, df) {
   const chars = Array.from(word);
   const shortest = Math.max(MIN_PREFIX, Math.ceil(chars.length / 2));
-  let found = await completionsOf([...spaced(word), ...own]);
-  const others = () => [...found].filter((t) => !ownSet.has(t));
-  // begun by the word as typed, not by its stem (muscue's stem muscu begins muscular)
-  const begun = [...(await completionsOf(spaced(word)))].some((t) => !ownSet.has(t));
-  const plain = plainOf(others());
-  if (plain.length) found = new Set(plain);
-  else {
-    for (let length = chars.length - 1; length >= shortest; length--) {
-      const held = [];
-      for (const stem of spaced(chars.slice(0, length).join(""))) if ((await df(stem)) > 0) held.push(stem);
-      if (held.length) {
-        for (const stem of held) found.add(stem);
-        break;
-      }
-    }
+  const own = new Set(analyzer.terms(word));
+  const spaced = (head) => analyzer.namespaces.map((space) => space + head);
+  for (let length = chars.length - 1; length >= shortest; length--) {
+    const held = [];
+    for (const stem of spaced(chars.slice(0, length).join(""))) if (!own.has(stem) && (await df(stem)) > 0) held.push(stem);
+    if (held.length) return held;
   }
   for (let length = chars.length - 1; length >= shortest; length--) {
-    if (others().length) break;
-    for (const t of await completionsOf(spaced(chars.slice(0, length).join("")))) found.add(t);
+    const found = new Set();
+    for (const head of spaced(chars.slice(0, length).join(""))) for (const t of await lexicon.index.indexedTerms(head)) if (!own.has(t)) found.add(t);
+    if (found.size) return [...found].sort(byLengthThenTerm);
   }
-  return [others().sort(byLengthThenTerm).slice(0, PREFIX_LIMIT), begun];
+  return [];
 }
 
 async function nearTerms(word, analyzer, lexicon, df) {

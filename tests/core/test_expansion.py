@@ -12,14 +12,22 @@ from test_retrieval import load
 
 from conftest import WriteCorpus
 from groundkit import deadline
+from groundkit.analysis.analyzer import Analyzer
 from groundkit.cli import main
 from groundkit.config import MAX_QUERY_CHARS
 from groundkit.errors import ConfigurationError, InvalidQueryError, SearchTimeoutError
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon, edit_distance
+from groundkit.index.postings import blend_members
 from groundkit.ingestion import Indexer
 from groundkit.retrieval import Searcher
-from groundkit.retrieval.expansion import MAX_EXPANDED_TERMS, MAX_WORD_LETTERS
+from groundkit.retrieval.expansion import (
+    MAX_EXPANDED_TERMS,
+    MAX_WORD_LETTERS,
+    ExpandedQuery,
+    expand_query,
+    typo_budget,
+)
 from groundkit.store import CollectionStore, MemoryStore
 
 SHORT = st.text("abcd", max_size=6)
@@ -358,3 +366,92 @@ def test_a_last_word_whose_stem_alone_begins_terms_is_corrected(write_corpus: Wr
     both = retriever.search("twitch muscue", 3, "bm25", prefix=True, fuzzy=True)
     assert both.metadata["expansions"] == {"fuzzy": {"muscue": ["muscl"]}}
     assert both.results[0].source == "fibres.txt"
+
+
+SHARES = {
+    "settings.txt": "# Settings\n\nThe settings module holds settings; a setting per line.\n",
+    "objects.txt": "# Objects\n\nCreating objects: each object is saved. obj obj obj obj.\n",
+    "forms.txt": "# Forms\n\nA form and its fields; each form is a form, formsets repeat a form.\n",
+    "formats.txt": "# Formats\n\nDate format strings.\n",
+    "loops.txt": "# Loops\n\nA for loop runs for each item, for ever.\n",
+}
+
+
+@pytest.fixture
+def shares_store(write_corpus: WriteCorpus) -> MemoryStore:
+    store = MemoryStore("shares")
+    Indexer(store).ingest(write_corpus(SHARES))
+    return store
+
+
+@pytest.fixture
+def shares(shares_store: MemoryStore) -> Searcher:
+    return Searcher.of(shares_store.reader())
+
+
+def expand(store: MemoryStore, query: str) -> ExpandedQuery:
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python")
+    return expand_query(query, Analyzer(), Lexicon(reader), index, prefix=True, fuzzy=False)
+
+
+def test_a_begun_word_completes_through_the_words_of_the_text(shares: Searcher) -> None:
+    # "setti" begins settings and setting, whose stem "set" it does not begin
+    response = shares.search("setti", 3, "bm25", prefix=True)
+    assert response.metadata["expansions"] == {"prefix": {"setti": ["set"]}}
+    assert response.results[0].source == "settings.txt"
+
+
+def test_a_fragment_stands_for_its_completions_not_its_own_stem(shares: Searcher) -> None:
+    # "obje" stems to "obj", an indexed word that "obje" does not begin: it is dropped
+    assert shares.search("obje", 3, "bm25").results[0].source == "objects.txt"  # obj alone
+    response = shares.search("obje", 3, "bm25", prefix=True)
+    assert response.metadata["expansions"] == {"prefix": {"obje": ["object"]}}
+    plain = shares.search("object", 3, "bm25")
+    assert [(r.chunk_id, r.score) for r in response.results] == [
+        (r.chunk_id, r.score) for r in plain.results
+    ]
+
+
+def test_a_word_keeps_its_term_and_each_completion_weighs_its_share(
+    shares: Searcher, shares_store: MemoryStore
+) -> None:
+    exact = shares.search("form", 5, "bm25")
+    typed = shares.search("form", 5, "bm25", prefix=True)
+    assert typed.metadata["expansions"] == {"prefix": {"form": ["format", "formset"]}}
+    # form, format and formset are each held by one chunk: each completion weighs 1/3
+    expanded = expand(shares_store, "form")
+    assert expanded.terms[0] == "form"
+    assert [blend_members(term) for term in expanded.terms[1:]] == [
+        (1 / 3, ("format",)),
+        (1 / 3, ("formset",)),
+    ]
+    assert typed.results[0].chunk_id == exact.results[0].chunk_id
+
+
+def test_a_stopword_last_completes_as_a_word_held_by_every_chunk(
+    shares: Searcher, shares_store: MemoryStore
+) -> None:
+    expanded = expand(shares_store, "loop for")
+    assert expanded.prefix == {"for": ["form", "format", "formset"]}
+    chunks = len(list(shares_store.reader().iter_chunks()))
+    # each completion's share counts the stopword as held by every chunk
+    assert [blend_members(term) for term in expanded.terms[1:]] == [
+        (1 / (chunks + 3), (term,)) for term in ("form", "format", "formset")
+    ]
+    assert shares.search("loop for", 3, "bm25", prefix=True).results[0].source == "loops.txt"
+
+
+def test_two_letters_complete(shares: Searcher) -> None:
+    response = shares.search("ob", 3, "bm25", prefix=True)
+    assert "object" in response.metadata["expansions"]["prefix"]["ob"]
+    assert response.results[0].source == "objects.txt"
+
+
+def test_an_eight_letter_word_takes_two_edits(write_corpus: WriteCorpus) -> None:
+    store = MemoryStore("eight")
+    Indexer(store).ingest(write_corpus({"b.txt": "# Building\n\nBuilding a form.\n"}))
+    retriever = Searcher.of(store.reader())
+    assert typo_budget("building") == 2 and typo_budget("buildin") == 1
+    response = retriever.search("btildign", 3, "bm25", fuzzy=True)  # two edits from building
+    assert response.results and response.results[0].source == "b.txt"

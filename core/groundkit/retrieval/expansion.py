@@ -117,16 +117,23 @@ def expand_query(
     out = ExpandedQuery(terms, {}, {})
     words = tokens(query)
     check_expansion(words, prefix=prefix, fuzzy=fuzzy)
+    found: dict[str, list[str]] = {}
+
+    def near(word: str) -> list[str]:  # each word's near terms, found once
+        if word not in found:
+            found[word] = _near_terms(word, analyzer, lexicon, index.df)
+        return found[word]
+
     if prefix and words and len(words[-1]) >= MIN_PREFIX:
         check_deadline()
-        _complete(words[-1], out, analyzer, lexicon, index, fuzzy=fuzzy)
+        _complete(words[-1], out, analyzer, lexicon, index, near if fuzzy else None)
     if fuzzy:
         for word in dict.fromkeys(words):
             check_deadline()
-            near = [] if word in out.prefix else _near_terms(word, analyzer, lexicon, index.df)
-            if near:
-                out.fuzzy[word] = near
-                terms.append(index.blend(near, FUZZY_WEIGHT))
+            typos = [] if word in out.prefix else near(word)
+            if typos:
+                out.fuzzy[word] = typos
+                terms.append(index.blend(typos, FUZZY_WEIGHT))
     return out
 
 
@@ -136,10 +143,10 @@ def _complete(
     analyzer: Analyzer,
     lexicon: Lexicon,
     index: BM25Index,
-    *,
-    fuzzy: bool,
+    near: Callable[[str], list[str]] | None,
 ) -> None:
-    """Add the last word's completions to ``out``, by the rules of the module's docstring."""
+    """Add the last word's completions to ``out``, by the rules of the module's docstring
+    (``near``: a word's typo corrections, where ``fuzzy`` is on)."""
     own = analyzer.terms(word)
     held = [index.df(term) for term in own]
     begun = _begun(word, analyzer, lexicon)
@@ -151,7 +158,7 @@ def _complete(
         total = max(held, default=index.chunk_count) + sum(df.values())  # a stopword: all
         out.terms.extend(index.blend([term], df[term] / total) for term in completed)
     else:
-        if not begun and fuzzy and _near_terms(word, analyzer, lexicon, index.df):
+        if not begun and near is not None and near(word):
             return  # a typo more likely than a word being typed: fuzzy corrects it
         found = begun or _shorter(word, analyzer, lexicon, index.df)
         completed = [term for term in found[:PREFIX_LIMIT] if index.df(term) > 0]

@@ -10,8 +10,9 @@ be a typo (``fuzzy`` corrects it where it can) or a stem typed past its end: the
 prefix that has completions is used, down to half the word (Pagefind's backtracking).
 ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within its typo
 budget (one edit from five letters, two from eight: MiniSearch's 0.2 per letter, rounded),
-measured on its term against the indexed terms and on the word itself against the surface words
-of the text (``dfsplayng`` -> ``displaying`` -> ``displai``), blended at a lower weight.
+measured on the word itself against the surface words of the text (``dfsplayng`` ->
+``displaying`` -> ``displai``) and, for one edit, on its term against the indexed terms,
+blended at a lower weight.
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
 The figures and the choices are in adr/0046, adr/0061 and adr/0068.
@@ -231,7 +232,9 @@ def _plain(term: str, analyzer: Analyzer) -> bool:
 def _near_terms(
     word: str, analyzer: Analyzer, lexicon: Lexicon, df: Callable[[str], int]
 ) -> list[str]:
-    """Indexed terms within the word's typo budget, when its own terms are absent or rare."""
+    """Indexed terms within the word's typo budget, when its own terms are absent or rare: one
+    edit on its terms (symmetric deletes), the whole budget on the word against the surface
+    words, where a typo is made (a second edit on stems found the same at twice the cost)."""
     budget = typo_budget(word)
     own = analyzer.terms(word)
     if not budget or not own:
@@ -242,10 +245,10 @@ def _near_terms(
     found: dict[str, int] = {}
     for term in own:
         space = _space(term, analyzer)
-        for candidate, edits in lexicon.near(term, budget).items():
+        for candidate, edits in lexicon.near(term, min(budget, 1)).items():
             if candidate.startswith(space):
                 found[candidate] = min(edits, found.get(candidate, edits))
-    # on the word too: the typo may change the stem (paginaton -> pagination -> pagin), and a
+    # on the word: the typo may change the stem (paginaton -> pagination -> pagin), and a
     # stem can be further from the typed word than the word it came from (dfsplayng)
     for near, edits in lexicon.near_words(word, budget).items():
         for term in analyzer.terms(near):

@@ -669,7 +669,7 @@ async function nearTerms(word, analyzer, lexicon, df) {
   const found = new Map();
   for (const term of own) {
     const space = spaceOf(term, analyzer);
-    for (const [candidate, edits] of await lexicon.near(term, budget)) {
+    for (const [candidate, edits] of await lexicon.near(term, Math.min(budget, 1))) {
       if (candidate.startsWith(space)) found.set(candidate, Math.min(edits, found.get(candidate) ?? edits));
     }
   }

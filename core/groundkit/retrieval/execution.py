@@ -22,12 +22,8 @@ from groundkit.config import BM25Params
 from groundkit.errors import ConfigurationError, ShardUnavailableError
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.responses import SearchResponse, SearchTrace
-from groundkit.retrieval.abstention import (
-    EVIDENCE_TERMS,
-    dense_has_evidence,
-    lexical_share,
-    stood_for,
-)
+from groundkit.retrieval import abstention
+from groundkit.retrieval.abstention import lexical_share
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
 from groundkit.retrieval.floor import FLOOR_FILE
@@ -229,7 +225,7 @@ class Execution:
             )
         expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
         trace.expansions = expanded.trace()
-        stood = stood_for(expanded.prefix, expanded.fuzzy, self.analyzer.terms)
+        stood = abstention.stood_for(expanded.prefix, expanded.fuzzy, self.analyzer.terms)
         expanded = expanded.without(framing)
         return expanded.terms, expanded.matched_terms, stood
 
@@ -281,13 +277,11 @@ class Execution:
         best: float | None = None,
         stood: frozenset[str] = frozenset(),
     ) -> float:
-        """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
-        content terms (the question's framing words left out) over their ideal score; 0.0
-        without a match. ``query`` as text, or as its terms with ``best`` already found
-        for them (a search reuses its own hits when nothing is left out). A term of
-        ``stood`` (the words prefix or typo expansion stood for) that the collection lacks
-        leaves the ideal: its expansion is what the query asks there (adr/0069). The ideal
-        counts the ``EVIDENCE_TERMS`` highest idf only (adr/0071)."""
+        """bm25's evidence for abstaining (adr/0060): the best score of the query's content
+        terms over their ideal, the ``EVIDENCE_TERMS`` highest idf (adr/0071); 0.0 without a
+        match. ``query``: text, or terms with their ``best`` (a search reuses its hits). A
+        term of ``stood`` (a word an expansion stood for) the collection lacks leaves the
+        ideal (adr/0069)."""
         terms = self.analyzer.terms(query) if isinstance(query, str) else query
         if not terms:
             return 0.0
@@ -307,7 +301,7 @@ class Execution:
             hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None
         ideal = [term for term in content if term not in stood or term not in lacking]
-        return lexical_share(best, ideal, idf, EVIDENCE_TERMS)
+        return lexical_share(best, ideal, idf, abstention.EVIDENCE_TERMS)
 
     def question_terms(self) -> frozenset[str]:
         """The terms of the question words of the collection's languages (adr/0060)."""
@@ -368,7 +362,7 @@ class Execution:
         found = merge_hits([hits for hits, _ in answers], k)
         trace.vector_store = store_names(answers)
         trace.dense_best = found[0].score if found else None
-        return found if dense_has_evidence(trace.dense_best, floor) else []
+        return found if abstention.dense_has_evidence(trace.dense_best, floor) else []
 
     def _hybrid(
         self,

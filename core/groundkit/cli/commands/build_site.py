@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import (
@@ -20,6 +20,9 @@ from groundkit.cli.render import ProgressBar, emit_json
 from groundkit.config import DEFAULT_COLLECTION, IngestSettings
 from groundkit.embedding.embedder_registry import available_embedders, get_embedder
 from groundkit.site.source_links import URL_RULES
+
+if TYPE_CHECKING:
+    from groundkit.site.layout import SiteReport
 
 NAME = "build-site"
 
@@ -188,6 +191,55 @@ def _semantic_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _print_summary(report: SiteReport) -> None:
+    """What ``build-site`` wrote and what the page will do, for a person reading it."""
+    print(f"wrote a static search site of {report.ingest.root} to {report.out}")
+    print(report.ingest.summary(refusals=False))  # the refusals once, on stderr
+    print(
+        f"wheel {report.wheel} ({report.wheel_bytes} bytes), index "
+        f"{report.collection_bytes} bytes, {report.sources} source files "
+        f"({report.sources_bytes} bytes); Pyodide: "
+        + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)
+        + (f", snapshot {report.snapshot_bytes} bytes" if report.snapshot_bytes else "")
+        + (f", semantic search {report.semantic_bytes} bytes" if report.semantic_bytes else "")
+    )
+    print(
+        f"{report.citations_verified} citations verified against the site's copies"
+        + (f", {len(report.citations_failed)} NOT" if report.citations_failed else "")
+    )
+    for reason in report.citations_failed:
+        print(f"  {reason}", file=sys.stderr)
+    if report.ingest.refused:
+        print(report.ingest.refusals_text(), file=sys.stderr)
+    if report.links is not None:
+        print(f"{report.links} of {report.sources} sources link to their rendered page")
+    bar = report.lexical_bar
+    if bar is not None:
+        print(
+            f'the page says "nothing here" under a lexical share of {bar["share"]} '
+            "(self-calibrated)"
+            if bar["separates"]
+            else 'the page never says "nothing here" in bm25: its self-calibration '
+            f"did not separate on-topic from off-topic queries (share {bar['share']})"
+        )
+    floor = report.dense_floor
+    if floor is not None:
+        print(
+            f"dense and hybrid search use a similarity floor of {floor['floor']} and a "
+            f"lexical share of {floor['lexical_share']} (self-calibrated)"
+        )
+    if report.python_first is not None:
+        print(
+            "the page answers once Python has started (no first answer before it): "
+            f"{report.python_first}"
+        )
+    print(f"serve it with: python3 -m http.server --directory {report.out}")
+    print(
+        "embed it in your own pages: embed.html in the site shows the <script> tag and "
+        "the JS API (window.groundkit.search)"
+    )
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     from groundkit.site import SiteOptions, build_site
     from groundkit.site.source_links import LinkSpec
@@ -223,51 +275,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.json:
         emit_json(report.to_dict())
     else:
-        print(f"wrote a static search site of {report.ingest.root} to {report.out}")
-        print(report.ingest.summary(refusals=False))  # the refusals once, on stderr
-        print(
-            f"wheel {report.wheel} ({report.wheel_bytes} bytes), index "
-            f"{report.collection_bytes} bytes, {report.sources} source files "
-            f"({report.sources_bytes} bytes); Pyodide: "
-            + ("copied into pyodide/" if report.pyodide_copied else report.pyodide)
-            + (f", snapshot {report.snapshot_bytes} bytes" if report.snapshot_bytes else "")
-            + (f", semantic search {report.semantic_bytes} bytes" if report.semantic_bytes else "")
-        )
-        print(
-            f"{report.citations_verified} citations verified against the site's copies"
-            + (f", {len(report.citations_failed)} NOT" if report.citations_failed else "")
-        )
-        for reason in report.citations_failed:
-            print(f"  {reason}", file=sys.stderr)
-        if report.ingest.refused:
-            print(report.ingest.refusals_text(), file=sys.stderr)
-        if report.links is not None:
-            print(f"{report.links} of {report.sources} sources link to their rendered page")
-        bar = report.lexical_bar
-        if bar is not None:
-            print(
-                f'the page says "nothing here" under a lexical share of {bar["share"]} '
-                "(self-calibrated)"
-                if bar["separates"]
-                else 'the page never says "nothing here" in bm25: its self-calibration '
-                f"did not separate on-topic from off-topic queries (share {bar['share']})"
-            )
-        floor = report.dense_floor
-        if floor is not None:
-            print(
-                f"dense and hybrid search use a similarity floor of {floor['floor']} and a "
-                f"lexical share of {floor['lexical_share']} (self-calibrated)"
-            )
-        if report.python_first is not None:
-            print(
-                "the page answers once Python has started (no first answer before it): "
-                f"{report.python_first}"
-            )
-        print(f"serve it with: python3 -m http.server --directory {report.out}")
-        print(
-            "embed it in your own pages: embed.html in the site shows the <script> tag and "
-            "the JS API (window.groundkit.search)"
-        )
+        _print_summary(report)
     if report.ingest.unsupported and args.json:  # the summary says it otherwise
         print(f"groundkit: {report.ingest.unsupported_text()}", file=sys.stderr)
     if report.citations_failed:

@@ -80,7 +80,8 @@ def main() -> None:
     counted = {run: len(queries) for run, queries in before.items()}
     print(f"runs (queries): {counted}")
     if differences or sorted(before) != sorted(after):
-        print(f"DIFFERENT: {len(differences)} answers", *differences[:20], sep="\n")
+        per_run = {run: sum(d.startswith(f"{run} ") for d in differences) for run in sorted(before)}
+        print(f"DIFFERENT: {len(differences)} answers ({per_run})", *differences[:20], sep="\n")
         sys.exit(1)
     print("identical: every id, rank and score bit")
 

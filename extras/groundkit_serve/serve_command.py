@@ -9,7 +9,6 @@ a field of ``groundkit_serve.ServeSettings`` (adr/0020).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
@@ -46,26 +45,6 @@ def _count(text: str) -> int:
     return value
 
 
-def _seconds(text: str, *, zero: bool) -> float:
-    """A finite number of seconds, > 0 (or >= 0 with ``zero``): ``nan`` and ``inf`` refused."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(value) and (value >= 0 if zero else value > 0)):
-        bound = ">= 0" if zero else "> 0"
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds {bound}, got {text}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    return _seconds(text, zero=False)
-
-
-def seconds_or_zero(text: str) -> float:
-    return _seconds(text, zero=True)
-
-
 def add_parser(commands: Any, parents: Parents) -> None:
     serve = commands.add_parser(
         NAME,
@@ -84,7 +63,7 @@ def add_parser(commands: Any, parents: Parents) -> None:
     how.add_argument("--stdio", action="store_true", help="MCP over stdin/stdout")
     how.add_argument("--http", action="store_true", help="REST and MCP over HTTP")
     _http_flags(serve)
-    _limit_flags(serve)
+    _limit_flags(serve, parents)
     serve.add_argument(
         "--connector",
         action="store_true",
@@ -128,7 +107,7 @@ def _http_flags(serve: argparse.ArgumentParser) -> None:
     )
 
 
-def _limit_flags(serve: argparse.ArgumentParser) -> None:
+def _limit_flags(serve: argparse.ArgumentParser, parents: Parents) -> None:
     """What one request, one verify and the whole server may take."""
     limits = serve.add_argument_group("limits")
     limits.add_argument("--max-top-k", type=_count, default=50, help="top_k cap (default: 50)")
@@ -137,14 +116,14 @@ def _limit_flags(serve: argparse.ArgumentParser) -> None:
     )
     limits.add_argument(
         "--timeout",
-        type=positive_seconds,
+        type=parents.positive_seconds,
         default=10.0,
         metavar="S",
         help="per request (default: 10)",
     )
     limits.add_argument(
         "--verify-timeout",
-        type=positive_seconds,
+        type=parents.positive_seconds,
         default=300.0,
         metavar="S",
         help="per whole-collection verify, which runs in its own process (default: 300)",
@@ -171,7 +150,7 @@ def _limit_flags(serve: argparse.ArgumentParser) -> None:
     )
     limits.add_argument(
         "--grace",
-        type=seconds_or_zero,
+        type=parents.seconds_or_zero,
         default=5.0,
         metavar="S",
         help="on SIGTERM or Ctrl-C, let requests in flight (REST and MCP) finish for up to S "

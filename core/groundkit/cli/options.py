@@ -33,11 +33,22 @@ SAMPLE_NAME = "sample"
 
 @dataclass(frozen=True, slots=True)
 class Parents:
-    """The parent parsers a command can take: collection, output (``--json``), native models."""
+    """The parent parsers a command can take: collection, output (``--json``), native models;
+    and the core's argument types a plugin's flags share (a plugin imports no CLI module)."""
 
     collection: argparse.ArgumentParser
     output: argparse.ArgumentParser
     native: argparse.ArgumentParser
+
+    @staticmethod
+    def positive_seconds(text: str) -> float:
+        """``type=`` for seconds > 0 (``positive_seconds``)."""
+        return positive_seconds(text)
+
+    @staticmethod
+    def seconds_or_zero(text: str) -> float:
+        """``type=`` for seconds >= 0 (``seconds_or_zero``)."""
+        return seconds_or_zero(text)
 
 
 def positive_int(text: str) -> int:

@@ -463,16 +463,7 @@ function lowerBound(sorted, x, lo = 0) {
 
 // A sorted list's slice of the strings that start with the code point `first` (bisection).
 function sliceStarting(sorted, first) {
-  const low = (x) => {
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(sorted[mid], x) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const low = (x) => lowerBound(sorted, x);
   const cp = first.codePointAt(0);
   return [low(String.fromCodePoint(cp)), cp >= 0x10ffff ? sorted.length : low(String.fromCodePoint(cp + 1))];
 }

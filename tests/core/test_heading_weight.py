@@ -14,8 +14,9 @@ from groundkit.errors import ConfigurationError, IndexIdentityError
 from groundkit.ingestion import Indexer
 from groundkit.retrieval import Searcher
 from groundkit.store import CollectionStore, MemoryStore
-from groundkit.store.static import HEAD, StaticReader, unpack
+from groundkit.store.static import StaticReader, unpack
 from groundkit.store.static_export import export_static
+from groundkit.store.static_layout import HEAD
 
 PAGES = {
     "formsets.md": "# Formsets\n\nA layer of abstraction to work with many forms on one page.\n\n"

@@ -22,19 +22,18 @@ from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.retrieval.lexical_bar import read_lexical_bar
 from groundkit.store import static_export
 from groundkit.store.protocols import CollectionReader
-from groundkit.store.static import (
+from groundkit.store.static import FilesNeeded, StaticReader
+from groundkit.store.static_export import export_static
+from groundkit.store.static_layout import (
     BLOCK,
     HEAD,
     TEXT_BLOCK,
-    FilesNeeded,
-    StaticReader,
     block_path,
     pack,
     range_shard_of,
     shard_path,
     texts_path,
 )
-from groundkit.store.static_export import export_static
 
 SAMPLE = Path(groundkit.__file__).resolve().parent / "sample"
 QUERIES = (

@@ -264,9 +264,9 @@ class Searcher:
 
     def lexical_evidence(self, query: str | list[str], best: float | None = None) -> float:
         """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
-        content terms (the question's framing words left out) over their ideal score; 0.0
-        without a match. ``query`` as text, or as its terms with ``best`` already found
-        for them (a search reuses its own hits when nothing is left out)."""
+        content terms (the question's framing words left out) over their ideal, the idf of
+        the ``abstention.EVIDENCE_TERMS`` most specific (adr/0071); 0.0 without a match.
+        ``query`` as text, or as its terms with ``best`` already found for them."""
         return self._execution.lexical_evidence(query, best)
 
     def question_terms(self) -> frozenset[str]:

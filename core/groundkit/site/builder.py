@@ -69,8 +69,8 @@ from groundkit.site.source_links import LINKS_JSON, LinkSpec, write_links
 from groundkit.site.target_folder import check_out, install, remove_stale_builds
 from groundkit.site.wheel import build_wheel
 from groundkit.source_files import read_bytes
-from groundkit.store.static import FORMAT as STATIC_FORMAT
 from groundkit.store.static_export import StaticExport, export_static
+from groundkit.store.static_layout import FORMAT as STATIC_FORMAT
 
 __all__ = ["SiteOptions", "build_site"]
 

@@ -44,35 +44,15 @@ from groundkit.store.static_layout import (
     BLOCK,
     FORMAT,
     HEAD,
-    TERMS_BLOCK,
-    TEXT_BLOCK,
     block_path,
-    pack,
     range_shard_of,
     shard_of,
     shard_path,
     terms_path,
-    texts_path,
     words_path,
 )
 
-__all__ = [
-    "BLOCK",
-    "FORMAT",
-    "HEAD",
-    "TERMS_BLOCK",
-    "TEXT_BLOCK",
-    "Fetch",
-    "StaticReader",
-    "block_path",
-    "pack",
-    "range_shard_of",
-    "shard_of",
-    "shard_path",
-    "terms_path",
-    "texts_path",
-    "words_path",
-]
+__all__ = ["Fetch", "FilesNeeded", "StaticReader", "unpack"]
 
 _SOURCE_CACHE = 64
 """Decoded source files held at once."""

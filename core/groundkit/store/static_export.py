@@ -24,7 +24,7 @@ from groundkit.errors import StorageError
 from groundkit.index.bm25 import bm25_idf
 from groundkit.source_files import read_text
 from groundkit.store.protocols import CollectionReader
-from groundkit.store.static import (
+from groundkit.store.static_layout import (
     BLOCK,
     FORMAT,
     HEAD,

@@ -129,6 +129,7 @@ def ingest(folder: Path, index_dir: Path) -> float:
             ".txt",
             "--quiet",
             "--json",
+            "--no-calibrate",  # ranking is measured: no "nothing here" bar (adr/0072)
         ],
         capture_output=True,
         text=True,

@@ -116,4 +116,6 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
         num_gpus=per_actor,
     )
     rows = sorted(done.take_all(), key=lambda row: int(row["shard"]))
-    return plan.seal([pickle.loads(row["report"]) for row in rows])
+    reports = [pickle.loads(row["report"]) for row in rows]
+    # the sealed collection calibrates itself as a local build does (adr/0072)
+    return plan.seal(reports, embedder=None if embedder is None else resolve_embedder(embedder))

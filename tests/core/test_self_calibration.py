@@ -21,6 +21,7 @@ from groundkit.cli import ExitCode, main
 from groundkit.embedding import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation.self_calibration import (
+    MIN_ON_TOPIC,
     OFF_TOPIC_ANSWERED,
     off_topic_bar,
     off_topic_questions,
@@ -30,6 +31,7 @@ from groundkit.evaluation.self_calibration import (
 )
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.abstention import EVIDENCE_TERMS, lexical_share
+from groundkit.retrieval.floor import FloorRecord, write_floor
 from groundkit.retrieval.lexical_bar import (
     LEXICAL_BAR_FILE,
     LexicalBar,
@@ -44,7 +46,7 @@ OFF_TOPIC = ["how do I bake a chocolate cake", "what is the plot of the Odyssey"
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("self-calibration")
-    groundkit.ingest(groundkit.sample_corpus(), index_dir=where)
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=where, calibrate=False)
     return where
 
 
@@ -217,6 +219,100 @@ def test_calibrate_self_writes_and_search_names_the_source(
     refused = main(["calibrate", "--self", "--set", "0.3", "--index-dir", str(collection)])
     assert refused == ExitCode.USAGE
     assert "leave out" in capsys.readouterr().err
+
+
+def test_an_ingest_calibrates_where_the_collection_changed(tmp_path: Path) -> None:
+    """By default an ingest ends with the collection's self-calibration, recorded: a new
+    collection says "nothing here" at once; an ingest that changed nothing measures nothing
+    again; ``calibrate=False`` keeps the last record (adr/0072)."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(groundkit.sample_corpus(), corpus)
+    first = groundkit.ingest(corpus, index_dir=tmp_path / "index")
+    with Searcher.open(tmp_path / "index") as retriever:
+        bar = read_lexical_bar(retriever.reader.location)
+        assert bar is not None and first.calibration is not None
+        assert (
+            bar.to_dict()
+            == first.calibration["bm25"]
+            == self_calibrate(retriever).to_dict()["bm25"]
+        )
+        assert bar.generation == retriever.generation and bar.separates
+        for query in OFF_TOPIC:
+            assert retriever.search(query).metadata["abstained"] is True
+        for query in ON_TOPIC:
+            assert retriever.search(query).results
+    assert groundkit.ingest(corpus, index_dir=tmp_path / "index").calibration is None
+    (corpus / "extra.md").write_text("# Hydrant painting\n\nHydrants are painted yellow.\n")
+    kept = groundkit.ingest(corpus, index_dir=tmp_path / "index", calibrate=False)
+    assert kept.calibration is None and kept.indexed == ["extra.md"]
+    with Searcher.open(tmp_path / "index") as retriever:
+        assert read_lexical_bar(retriever.reader.location) == bar  # the last record, kept
+    again = groundkit.ingest(corpus, index_dir=tmp_path / "index")
+    with Searcher.open(tmp_path / "index") as retriever:
+        now = read_lexical_bar(retriever.reader.location)
+        assert now is not None and again.calibration == {"bm25": now.to_dict()}
+        assert now.generation == retriever.generation != bar.generation
+
+
+def test_a_collection_of_a_few_passages_applies_no_bar(tmp_path: Path) -> None:
+    """Too few pseudo on-topic queries to measure a rate (under ``MIN_ON_TOPIC``): the ingest
+    records the bar as not separating, and bm25 answers every match."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "pumps.md").write_text("# Pumps\n\nThe pump house keeps two spare impellers.\n")
+    (corpus / "leak.md").write_text("leak\n")
+    report = groundkit.ingest(corpus, index_dir=tmp_path / "index")
+    assert report.calibration is not None
+    assert report.calibration["bm25"]["measured"]["queries"]["on_topic"] < MIN_ON_TOPIC
+    assert report.calibration["bm25"]["separates"] is False
+    with Searcher.open(tmp_path / "index") as retriever:
+        for query in ("leak", "spare impellers", "where are the spare impellers kept"):
+            found = retriever.search(query)
+            assert found.results and found.metadata["abstained"] is False, query
+            assert found.metadata["lexical_bar"]["min_lexical_share"] is None
+
+
+def test_an_ingest_keeps_a_floor_the_user_set(tmp_path: Path) -> None:
+    """A floor set from real queries (``calibrate --floor``) outranks the pseudo queries: the
+    ingest calibrates bm25's bar alone and leaves the floor as recorded."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(groundkit.sample_corpus(), corpus)
+    index = tmp_path / "index"
+    groundkit.ingest(corpus, index_dir=index, embedder=Meaningful())
+    with Searcher.open(index, embedder=Meaningful()) as retriever:
+        assert retriever.search("leak", mode="dense").metadata["floor_source"] == "self-calibrated"
+    with Searcher.open(index, embedder=Meaningful()) as retriever:  # as `calibrate --floor`
+        write_floor(retriever.reader.location, FloorRecord(0.5, Meaningful().identity))
+    (corpus / "extra.md").write_text("# Hydrant painting\n\nHydrants are painted yellow.\n")
+    report = groundkit.ingest(corpus, index_dir=index, embedder=Meaningful())
+    assert report.calibration is not None and "hybrid" not in report.calibration
+    with Searcher.open(index, embedder=Meaningful()) as retriever:
+        meta = retriever.search("leak", mode="dense").metadata
+        assert (meta["min_similarity"], meta["floor_source"]) == (0.5, "collection")
+        bar = read_lexical_bar(retriever.reader.location)
+        assert bar is not None and bar.generation == retriever.generation
+
+
+def test_ingest_no_calibrate_records_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--no-calibrate``: no record, bm25 answers as before; a later ingest that changed
+    nothing still calibrates a collection that has no record, and search then says why it
+    has nothing."""
+    index = tmp_path / "index"
+    args = ["ingest", str(groundkit.sample_corpus()), "--index-dir", str(index)]
+    assert main([*args, "--json", "--no-calibrate"]) == ExitCode.OK
+    assert json.loads(capsys.readouterr().out)["calibration"] is None
+    assert not list(index.rglob(LEXICAL_BAR_FILE))
+    search = ["search", "what is the best way to clean a tap", "--index-dir", str(index)]
+    assert main(search) == 0
+    assert capsys.readouterr().out.startswith(" 1. ")  # never calibrated: bm25 answers
+    assert main(args) == ExitCode.OK
+    assert 'calibrated "nothing here": bm25 lexical share' in capsys.readouterr().out
+    assert main(search) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("nothing here for 'what is the best way to clean a tap'")
+    assert "under the self-calibrated bar" in said
 
 
 def test_ingest_calibrate_records_the_collections_own_bar(

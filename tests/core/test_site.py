@@ -359,13 +359,14 @@ def test_a_theme_ships_as_theme_css_loaded_after_the_pages_own(tmp_path: Path) -
 def test_the_site_ships_the_collections_own_bar_and_the_page_abstains_by_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """build-site fits bm25's bar as `ingest --calibrate` records it (the same pseudo queries,
+    """build-site fits bm25's bar as `ingest` records it (the same pseudo queries,
     deterministic), ships it in the head, and a search over the site abstains by it; with
     --no-calibrate the site ships none and answers (adr/0069)."""
     out, bare = tmp_path / "site", tmp_path / "bare"
     assert main(["build-site", "sample", "-o", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert main(["ingest", "sample", "--index-dir", str(tmp_path / "idx"), "--calibrate"]) == 0
+    assert main(["ingest", "sample", "--index-dir", str(tmp_path / "idx")]) == 0  # calibrates
+    assert 'calibrated "nothing here"' in capsys.readouterr().out
     with groundkit.Searcher.open(tmp_path / "idx") as stored:
         recorded = read_lexical_bar(stored.reader.location)
     assert recorded is not None and recorded.separates

@@ -52,7 +52,8 @@ QUERIES = (
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("static")
     index = root / "idx"
-    groundkit.ingest(SAMPLE, index_dir=index, embedder=groundkit.get_embedder("hash"))
+    hashing = groundkit.get_embedder("hash")
+    groundkit.ingest(SAMPLE, index_dir=index, embedder=hashing, calibrate=False)  # no bar shipped
     with open_reader(index, "default") as reader:
         export_static(reader, root / "site" / "index", SAMPLE)
     yield index, root / "site"

@@ -147,7 +147,7 @@ def test_serve_shards_rest_answers_as_one_collection(
 
 
 def test_serve_shards_fetch_verify_and_list(sharded_server: Server, sharded_index: Path) -> None:
-    first = _post(sharded_server, {"query": QUERIES[1], "top_k": 1}).json()["results"][0]
+    first = _post(sharded_server, {"query": QUERIES[0], "top_k": 1}).json()["results"][0]
     fetched = httpx.get(
         f"{sharded_server.url}/v1/chunks/{first['chunk_id']}", timeout=TIMEOUT
     ).json()

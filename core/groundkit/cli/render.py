@@ -120,11 +120,48 @@ def _pages(citation: Citation) -> str:
     return f" (pp. {citation.start_page}-{citation.end_page})"
 
 
+def calibrated_message(calibration: dict[str, Any]) -> str:
+    """One line on what the ingest's self-calibration recorded (adr/0072)."""
+    bar = calibration["bm25"]
+    state = "applied" if bar["separates"] else "not applied: it does not separate"
+    line = f'calibrated "nothing here": bm25 lexical share {bar["share"]} ({state})'
+    hybrid = calibration.get("hybrid")
+    if hybrid is not None:
+        line += f"; dense floor {hybrid['floor']}, hybrid lexical share {hybrid['lexical_share']}"
+    return line
+
+
+def nothing_found(response: SearchResponse) -> str:
+    """Why a search has no result: nothing matched, or the collection says "nothing here"
+    (its evidence under the bar it applies: adr/0060, adr/0072)."""
+    meta = response.metadata
+    if not meta.get("abstained"):
+        return f"no results for {response.query!r}"
+    why = []
+    if meta.get("dense_best") is not None or "min_similarity" in meta:
+        best = meta.get("dense_best")
+        similar = "nothing" if best is None else f"{best:.3f}"
+        why.append(
+            f"best similarity {similar}, under the {meta.get('floor_source')} floor "
+            f"{meta['min_similarity']:.3f}"
+        )
+    fusion, bar = meta.get("fusion") or {}, meta.get("lexical_bar") or {}
+    minimum = fusion.get("min_lexical_share", bar.get("min_lexical_share"))
+    if minimum is not None:
+        source = fusion.get("lexical_share_source", bar.get("source"))
+        share = meta.get("lexical_share") or 0.0
+        why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
+    return (
+        f"nothing here for {response.query!r}: no passage holds enough of it ({'; '.join(why)});"
+        " see docs/explanation/hybrid-and-abstention.md"
+    )
+
+
 def print_search(response: SearchResponse, checks: Sequence[Verification]) -> None:
     """Ranked results as lines: source, line span, offsets, score, verdict, heading, snippet."""
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     if not response.results:
-        print(f"no results for {response.query!r}")
+        print(nothing_found(response))
     expansions = response.metadata.get("expansions") or {}
     for kind, label in (("fuzzy", "a typo away"), ("prefix", "it begins")):
         for word, terms in expansions.get(kind, {}).items():

@@ -254,6 +254,7 @@ def evaluate_dataset(  # noqa: PLR0913  keyword-only, one per `groundkit evaluat
         embedder=embedder,
         vector_store=vector_store,
         progress=progress,
+        calibrate=False,  # an evaluation ranks every judged query (adr/0072)
     )
     kept = open_store(index_dir, name, create=False)
     try:

@@ -8,7 +8,8 @@ it each (``hybrid_pair``). The shipped questions are real questions, like the of
 a collection is asked; the pseudo on-topic queries are not, and how far they are from real
 ones depends on the collection and the mode (shorter than questions for bm25, word lists
 that embed far from their sentences for dense), so they choose no bar (adr/0066).
-bm25's bar is applied only where it *separates* (at most ``MAX_RATE`` of them under it).
+bm25's bar is applied only where it *separates* (at most ``MAX_RATE`` of them under it, of at
+least ``MIN_ON_TOPIC``).
 """
 
 from __future__ import annotations
@@ -20,17 +21,22 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundkit.evaluation.floor_calibration import _summary
 from groundkit.retrieval import HybridOptions
-from groundkit.retrieval.floor import FloorRecord, write_floor
-from groundkit.retrieval.lexical_bar import LexicalBar, write_lexical_bar
+from groundkit.retrieval.floor import FloorRecord, read_floor, write_floor
+from groundkit.retrieval.lexical_bar import LexicalBar, read_lexical_bar, write_lexical_bar
 from groundkit.retrieval.searcher import Searcher
+
+if TYPE_CHECKING:
+    from groundkit.embedding import Embedder
 
 __all__ = [
     "MAX_RATE",
+    "MIN_ON_TOPIC",
     "OFF_TOPIC_ANSWERED",
     "PSEUDO_QUERIES",
     "SelfCalibration",
@@ -39,6 +45,8 @@ __all__ = [
     "off_topic_bar",
     "off_topic_questions",
     "pseudo_on_topic",
+    "recalibrate",
+    "recalibrate_after_ingest",
     "record_self_calibration",
     "self_calibrate",
 ]
@@ -48,6 +56,9 @@ PSEUDO_QUERIES = 200
 MAX_RATE = 0.1
 """bm25 abstains only where its bar errs on at most this share of either pseudo set (without
 a bar it answers every off-topic question that shares a word with the collection)."""
+MIN_ON_TOPIC = 20
+"""bm25's bar is applied only where at least this many pseudo on-topic queries measured it: a
+collection of a few passages yields too few to say whether it separates (adr/0072)."""
 OFF_TOPIC_ANSWERED = 0.05
 """The share of the shipped off-topic questions a calibrated mode may still answer (adr/0066)."""
 OFF_TOPIC_FILE = "off-topic-questions.txt"
@@ -70,7 +81,8 @@ def pseudo_on_topic(retriever: Searcher, count: int = PSEUDO_QUERIES) -> list[st
     ordered by id, evenly spaced; every other one gives its heading, the rest two to four of
     its words at places seeded by the chunk's id, and one word of another sampled chunk (a
     real question names things its answer does not hold)."""
-    chunks = sorted(retriever.reader.iter_chunks(), key=lambda chunk: chunk.chunk_id)
+    every = chain.from_iterable(reader.iter_chunks() for reader in retriever.readers)
+    chunks = sorted(every, key=lambda chunk: chunk.chunk_id)  # a sharded collection alike
     if not chunks:
         return []
     picks = [chunks[i * len(chunks) // count] for i in range(min(count, len(chunks)))]
@@ -113,7 +125,8 @@ class SelfCalibration:
     @property
     def separates(self) -> bool:
         abstained, answered = self.bm25_rates()
-        return abstained <= MAX_RATE and answered <= MAX_RATE
+        measured = self.on_topic >= MIN_ON_TOPIC
+        return measured and abstained <= MAX_RATE and answered <= MAX_RATE
 
     def _measured(self) -> dict[str, Any]:
         abstained, answered = self.bm25_rates()
@@ -243,9 +256,38 @@ def _hybrid(retriever: Searcher, on_queries: list[str], off_queries: list[str]) 
 
 def record_self_calibration(retriever: Searcher, result: SelfCalibration) -> list[Path]:
     """Record ``result`` beside ``retriever``'s collection file: ``lexical-bar.json``, and the
-    floor and hybrid share in ``dense-floor.json`` where it has a semantic embedder."""
-    location = retriever.reader.location
-    written = [write_lexical_bar(location, result.lexical_bar())]
-    if result.floor is not None:
-        written.append(write_floor(location, result.floor))
+    floor and hybrid share in ``dense-floor.json`` where it has a semantic embedder; beside
+    each shard's, the same, for a sharded collection (its shards must agree on them)."""
+    written = []
+    for reader in retriever.readers:
+        written.append(write_lexical_bar(reader.location, result.lexical_bar()))
+        if result.floor is not None:
+            written.append(write_floor(reader.location, result.floor))
     return written
+
+
+def recalibrate_after_ingest(retriever: Searcher) -> SelfCalibration | None:
+    """What an ingest does last (adr/0072): the collection calibrates itself again and records
+    it, unless its bar was measured on this generation already or it holds no chunk (None).
+    A floor the user set (``groundkit calibrate --queries`` or ``--floor``) is kept: it came
+    from real queries; bm25's bar is then calibrated alone."""
+    location = retriever.readers[0].location
+    bar = read_lexical_bar(location)
+    chunks = sum(reader.chunk_count for reader in retriever.readers)
+    if not chunks or (bar and bar.generation == retriever.generation):
+        return None
+    embedder = retriever.embedder
+    kept = None if embedder is None else read_floor(location, embedder.identity)
+    result = self_calibrate(retriever, dense=kept is None or kept.source == "self-calibrated")
+    record_self_calibration(retriever, result)
+    return result
+
+
+def recalibrate(
+    index_dir: str | Path, collection: str, embedder: Embedder | None = None
+) -> dict[str, Any] | None:
+    """The last step of an ingest, ordinary or sharded: ``recalibrate_after_ingest`` on the
+    collection as stored, what it recorded (``SelfCalibration.to_dict``) or None."""
+    with Searcher.open(index_dir, collection, embedder=embedder) as retriever:
+        result = recalibrate_after_ingest(retriever)
+    return None if result is None else result.to_dict()

@@ -40,6 +40,7 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
     allow_addresses: Sequence[str] = (),
     fetch_timeout_s: float = 30.0,
     texts: Iterable[tuple[str, str]] | None = None,
+    calibrate: bool = True,
 ) -> IngestReport:
     """Ingest a file or folder into a stored collection (created on first use).
 
@@ -55,8 +56,13 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
 
     ``texts``: (source, text) pairs ingested as the files of folder ``path`` holding them,
     without reading each file (``Indexer.ingest_texts``: a dataset's corpus in memory).
+
+    ``calibrate``: where the collection changed, it then calibrates where it says "nothing
+    here" on its own pseudo queries and records it (``groundkit calibrate --self --write``;
+    ``report.calibration``), so a new collection abstains on off-topic questions (adr/0072).
     """
     from groundkit.collection import collection_file, open_reader, open_store, page_archive_dir
+    from groundkit.evaluation.self_calibration import recalibrate
     from groundkit.vectors.store_registry import refresh_vector_store
 
     url = is_url(path)
@@ -83,6 +89,8 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
         store.close()
     with open_reader(index_dir, collection) as reader:
         refresh_vector_store(reader, vector_store, location=reader.location)
+    if calibrate:  # the collection as stored calibrates itself (adr/0072)
+        report.calibration = recalibrate(index_dir, collection, embedder)
     return report
 
 

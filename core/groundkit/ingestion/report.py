@@ -59,6 +59,9 @@ class IngestReport:
     """Each extracted source written -> its extractor (``pdf 1+pypdf-7.1.1 (plain)``)."""
     excluded: list[str] = field(default_factory=list)
     """Files and folders (``name/``) not read because an exclude pattern named them."""
+    calibration: dict[str, Any] | None = None
+    """The self-calibration the ingest recorded (``SelfCalibration.to_dict``), None where it
+    did not calibrate (nothing changed, or ``calibrate=False``: adr/0072)."""
 
     @property
     def ok(self) -> bool:
@@ -103,6 +106,7 @@ class IngestReport:
             "chunks_written": self.chunks_written,
             "generation": self.generation,
             "elapsed_s": round(self.elapsed_s, 3),
+            "calibration": self.calibration,
         }
 
     def summary(self, *, refusals: bool = True) -> str:

@@ -11,7 +11,7 @@ skips or removes its own documents and the seal records the new statistics.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +50,22 @@ MAX_SHARDS = 4096
 
 @dataclass(slots=True)
 class ShardedIngestReport:
-    """Each shard's ingest report, and the manifest sealed after them."""
+    """Each shard's ingest report, the manifest sealed after them, and the self-calibration
+    the sealed collection recorded (adr/0072; None: not calibrated)."""
 
     manifest: ShardManifest
     reports: list[IngestReport] = field(default_factory=list)
+    calibration: dict[str, Any] | None = None
+
+    def calibrated(
+        self, index_dir: str | Path, embedder: Embedder | None = None
+    ) -> ShardedIngestReport:
+        """This report, after the sealed collection calibrated itself (``recalibrate``: the
+        pseudo queries of all its chunks, the same record beside every shard)."""
+        from groundkit.evaluation.self_calibration import recalibrate
+
+        found = recalibrate(index_dir, self.manifest.collection, embedder)
+        return replace(self, calibration=found)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -70,6 +82,7 @@ class ShardedIngestReport:
                 for r in self.reports
                 for x in r.refused
             ],
+            "calibration": self.calibration,
         }
 
 
@@ -202,9 +215,11 @@ def ingest_sharded(  # noqa: PLR0913  ingest's keywords, and how many shards
     embedder: Embedder | None = None,
     vector_store: str | None = None,
     progress: Callable[[IngestProgress], None] | None = None,
+    calibrate: bool = True,
 ) -> ShardedIngestReport:
     """Build or update sharded collection ``collection`` from ``path`` in this process: every
-    shard's ingest one after another, then the seal (Ray runs the same steps in parallel)."""
+    shard's ingest one after another, then the seal (Ray runs the same steps in parallel),
+    then, with ``calibrate``, the self-calibration every shard records alike (``ingest``'s)."""
     count = shard_count(index_dir, collection, shards)
     require_source(path)
     analyzer = recorded_analyzer(index_dir, collection, analyzer)
@@ -223,7 +238,8 @@ def ingest_sharded(  # noqa: PLR0913  ingest's keywords, and how many shards
         )
         for shard in range(count)
     ]
-    return ShardedIngestReport(seal_shards(index_dir, collection, count), reports)
+    sealed = ShardedIngestReport(seal_shards(index_dir, collection, count), reports)
+    return sealed.calibrated(index_dir, embedder) if calibrate else sealed
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,13 +317,22 @@ class ShardPlan:
             vector_store=vector_store,
         )
 
-    def seal(self, reports: Sequence[IngestReport]) -> ShardedIngestReport:
+    def seal(
+        self,
+        reports: Sequence[IngestReport],
+        *,
+        calibrate: bool = True,
+        embedder: Embedder | None = None,
+    ) -> ShardedIngestReport:
         """The reduce, once every shard is ingested: the manifest with the reduced
-        statistics, and the shards' ``reports`` in shard order."""
+        statistics, and the shards' ``reports`` in shard order; then, with ``calibrate``, the
+        collection's self-calibration (``embedder``: the one it was built with, where it is
+        not a registered one that ``Searcher.open`` finds itself)."""
         if len(reports) != self.shards:
             raise ConfigurationError(
                 f"{len(reports)} of {self.shards} shards reported; nothing was sealed"
             )
-        return ShardedIngestReport(
+        sealed = ShardedIngestReport(
             seal_shards(self.index_dir, self.collection, self.shards), list(reports)
         )
+        return sealed.calibrated(self.index_dir, embedder) if calibrate else sealed

@@ -312,6 +312,7 @@ def _ingest_and_export(
         settings=options.settings,
         embedder=options.embedder,
         progress=progress,
+        calibrate=options.calibrate,
     )
     if ingest.nothing_matched:  # an empty site would answer every search "no results"
         raise IngestionError(
@@ -319,7 +320,9 @@ def _ingest_and_export(
             subject=str(source),
             reason="nothing_matched",
         )
-    bar, floor = _calibration(index_dir, options) if options.calibrate else (None, None)
+    # the ingest's self-calibration (adr/0072), shipped as fitted (adr/0069, adr/0070)
+    fitted = ingest.calibration or {}
+    bar, floor = fitted.get("bm25"), fitted.get("hybrid")
     sources_dir = work / "sources"
     roots: set[str] = set()
     with open_reader(index_dir, options.collection) as reader:
@@ -358,21 +361,6 @@ def _ingest_and_export(
         lexical_bar=bar,
         dense_floor=floor,
     )
-
-
-def _calibration(
-    index_dir: Path, options: SiteOptions
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """bm25's bar and, with a semantic embedder, the dense floor and hybrid's share, fitted
-    by the collection on its own pseudo queries as ``groundkit ingest --calibrate`` records
-    them (deterministic: seeded by chunk ids, the questions shipped; adr/0069, adr/0070)."""
-    from groundkit.evaluation.self_calibration import self_calibrate
-    from groundkit.retrieval.searcher import Searcher
-
-    with Searcher.open(index_dir, options.collection, embedder=options.embedder) as searcher:
-        fitted = self_calibrate(searcher)
-    floor = None if fitted.floor is None else fitted.floor.to_dict()
-    return fitted.lexical_bar().to_dict(), floor
 
 
 def _copy_app(

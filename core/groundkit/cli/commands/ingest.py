@@ -20,7 +20,7 @@ from groundkit.cli.options import (
     stemmer_option,
     vector_store_option,
 )
-from groundkit.cli.render import ProgressBar, emit_json
+from groundkit.cli.render import ProgressBar, calibrated_message, emit_json
 from groundkit.config import (
     DEFAULT_EXTENSIONS,
     DEFAULT_MAX_FILE_BYTES,
@@ -31,7 +31,6 @@ from groundkit.embedding.embedder_registry import available_embedders, resolve_e
 from groundkit.errors import GroundkitError
 
 if TYPE_CHECKING:
-    from groundkit.embedding import Embedder
     from groundkit.ingestion import IngestReport
 
 NAME = "ingest"
@@ -74,10 +73,11 @@ def add_parser(commands: Any, parents: Parents) -> None:
     _fetch_flags(parser)
     parser.add_argument(
         "--calibrate",
-        action="store_true",
-        help="after the ingest, the collection calibrates where it says nothing is here, on "
-        "its own pseudo queries (as `groundkit calibrate --self --write`; docs: "
-        "explanation/hybrid-and-abstention)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="where the collection changed, it then calibrates where it says nothing is here, "
+        "on its own pseudo queries, as `groundkit calibrate --self --write` does (default: on; "
+        "--no-calibrate keeps the last record; docs: explanation/hybrid-and-abstention)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
@@ -161,17 +161,6 @@ def _fetch_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _calibrate(args: argparse.Namespace, embedder: Embedder | None) -> dict[str, Any]:
-    """``--calibrate``: the collection's self-calibration, recorded (adr/0060)."""
-    from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
-    from groundkit.retrieval import Searcher
-
-    with Searcher.open(args.index_dir, args.collection, embedder=embedder) as retriever:
-        result = self_calibrate(retriever)
-        written = record_self_calibration(retriever, result)
-    return result.to_dict() | {"recorded": [str(path) for path in written]}
-
-
 def _extensions(text: str) -> tuple[str, ...]:
     words = (word.strip() for word in text.split(","))
     return tuple(word if word.startswith(".") else f".{word}" for word in words if word)
@@ -202,24 +191,22 @@ def run(args: argparse.Namespace) -> int:
             progress=ProgressBar(sys.stderr, enabled=not (args.quiet or args.json)),
             allow_addresses=args.allow_address,
             fetch_timeout_s=args.fetch_timeout,
+            calibrate=args.calibrate,
         )
     except KeyboardInterrupt:  # say what was stored: the groups committed before the interrupt
         print(interrupted_message(_stored_generation(args.index_dir, args.collection) - before),
               file=sys.stderr)  # fmt: skip
         return 130
-    calibration = _calibrate(args, embedder) if args.calibrate else None
     if args.json:
-        emit_json(report.to_dict() | ({} if calibration is None else {"calibration": calibration}))
+        emit_json(report.to_dict())
     elif not args.quiet:
-        if calibration is not None:
-            bar = calibration["bm25"]
-            state = "applied" if bar["separates"] else "not applied: it does not separate"
-            print(f"calibrated: bm25 lexical share {bar['share']} ({state})", file=sys.stderr)
         what = report.root
         if args.path == SAMPLE_NAME:  # not a folder named sample: say where it comes from
             what = f"the bundled sample corpus ({report.root}; ./{SAMPLE_NAME} for a folder)"
         print(f"ingested {what} into {report.collection}")
         print(report.summary(refusals=False))  # the refusals once, on stderr, grouped by fix
+        if report.calibration is not None:
+            print(calibrated_message(report.calibration))
         if report.refused:
             print(report.refusals_text(), file=sys.stderr)
     if args.quiet or args.json:  # the summary (which says these) was not printed

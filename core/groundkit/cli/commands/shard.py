@@ -13,7 +13,7 @@ from typing import Any
 
 from groundkit.cli.exits import ExitCode
 from groundkit.cli.options import Parents, positive_int, vector_store_option
-from groundkit.cli.render import emit_json, print_table
+from groundkit.cli.render import calibrated_message, emit_json, print_table
 from groundkit.config import IngestSettings
 from groundkit.embedding.embedder_registry import resolve_embedder
 
@@ -136,7 +136,9 @@ def _build(args: argparse.Namespace) -> ExitCode:
     if args.json:
         emit_json(summary)
     else:
-        print_table({k: v for k, v in summary.items() if k != "refused"})
+        print_table({k: v for k, v in summary.items() if k not in ("refused", "calibration")})
         for refusal in summary["refused"]:
             print(f"refused: {refusal['message']}")
+        if summary["calibration"] is not None:
+            print(calibrated_message(summary["calibration"]))
     return ExitCode.REFUSED_INPUT if summary["refused"] else ExitCode.OK

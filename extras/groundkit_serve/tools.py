@@ -125,7 +125,9 @@ class Registry:
                     "Search a collection",
                     "Ranked passages for a query, each with its full citation (source, "
                     "0-based end-exclusive code-point offsets, line span) and, with verify, a "
-                    "fresh verdict. Modes: bm25, dense, hybrid.",
+                    "fresh verdict. Modes: bm25, dense, hybrid. No results with "
+                    "metadata.abstained true means the collection says nothing here: no "
+                    "passage holds enough of the query (its own calibrated bar).",
                     SearchArguments,
                     SearchReply,
                     self.search,

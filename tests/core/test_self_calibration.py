@@ -254,6 +254,30 @@ def test_an_ingest_calibrates_where_the_collection_changed(tmp_path: Path) -> No
         assert now.generation == retriever.generation != bar.generation
 
 
+def test_an_open_searcher_applies_what_was_recorded_after_it_opened(tmp_path: Path) -> None:
+    """A searcher kept open (a service) reads the bar and the floor again once an ingest or
+    ``calibrate`` records them anew, without a new generation (adr/0072)."""
+    index = tmp_path / "index"
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=index, calibrate=False)
+    question = "what is the best way to clean a tap"
+    with Searcher.open(index) as kept_open:
+        assert kept_open.search(question).results  # no record: bm25 answers
+        unchanged = groundkit.ingest(groundkit.sample_corpus(), index_dir=index)
+        assert unchanged.indexed == [] and unchanged.calibration is not None
+        said = kept_open.search(question).metadata
+        assert said["abstained"] is True and said["lexical_bar"]["source"] == "self-calibrated"
+    hashed = tmp_path / "hashed"
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=hashed, embedder=Meaningful())
+    with Searcher.open(hashed, embedder=Meaningful()) as kept_open:
+        before = kept_open.search("leak", mode="hybrid").metadata
+        assert before["floor_source"] == "self-calibrated"
+        write_floor(kept_open.reader.location, FloorRecord(0.5, Meaningful().identity, None, 0.7))
+        after = kept_open.search("leak", mode="hybrid").metadata
+        assert (after["min_similarity"], after["floor_source"]) == (0.5, "collection")
+        fusion = after["fusion"]
+        assert (fusion["min_lexical_share"], fusion["lexical_share_source"]) == (0.7, "collection")
+
+
 def test_a_collection_of_a_few_passages_applies_no_bar(tmp_path: Path) -> None:
     """Too few pseudo on-topic queries to measure a rate (under ``MIN_ON_TOPIC``): the ingest
     records the bar as not separating, and bm25 answers every match."""

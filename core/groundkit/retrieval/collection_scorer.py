@@ -38,12 +38,18 @@ from groundkit.retrieval.join import JoinedRecords, join_results
 from groundkit.retrieval.merge import NO_TIE, ShardHit
 from groundkit.retrieval.request import SearchFilter, SearchMode
 from groundkit.retrieval.shard_stats import ShardStatistics, collection_stats, map_statistics
+from groundkit.retrieval.sidecar import Sidecar
 from groundkit.store.protocols import CollectionReader
 
 if TYPE_CHECKING:  # the sharded side is imported where a shard is opened: a search needs none
     from groundkit.shards.shard_manifest import ShardManifest
 
-from groundkit.retrieval.lexical_bar import LexicalBar, read_lexical_bar, shipped_lexical_bar
+from groundkit.retrieval.lexical_bar import (
+    LEXICAL_BAR_FILE,
+    LexicalBar,
+    read_lexical_bar,
+    shipped_lexical_bar,
+)
 
 __all__ = ["CollectionScorer"]
 
@@ -88,7 +94,7 @@ class CollectionScorer:
         self._lexicon = Lexicon(reader)
         self._tie_keys = CachedTieKeys.of(reader)
         self._filters = FilterCache(reader)
-        self._bar: tuple[float | None, str] | None = None
+        self._bar: Sidecar[LexicalBar | None] | None = None
 
     @staticmethod
     def _check_sealed(reader: CollectionReader, shard: int, manifest: ShardManifest) -> None:
@@ -179,18 +185,20 @@ class CollectionScorer:
 
     def lexical_bar(self) -> tuple[float | None, str]:
         """bm25's lexical evidence bar and its source (adr/0060): the recorded one where it
-        separates, else None (bm25 does not abstain) with why."""
+        separates, else None (bm25 does not abstain) with why; read again when an ingest or
+        ``calibrate`` records it anew (adr/0072)."""
         if self._bar is None:
             shipped = self._reader.shipped_lexical_bar()
             if shipped is not None:  # a static site's head (adr/0069)
-                bar: LexicalBar | None = shipped_lexical_bar(shipped, self.location)
+                fixed = shipped_lexical_bar(shipped, self.location)
+                self._bar = Sidecar(None, lambda: fixed)
             else:
-                bar = read_lexical_bar(self.location)
-            if bar is None:
-                self._bar = (None, "none")
-            else:
-                self._bar = (bar.share if bar.separates else None, bar.source)
-        return self._bar
+                beside = Path(self.location).parent / LEXICAL_BAR_FILE
+                self._bar = Sidecar(beside, lambda: read_lexical_bar(self.location))
+        bar = self._bar.get()
+        if bar is None:
+            return None, "none"
+        return (bar.share if bar.separates else None), bar.source
 
     def term_idf(self, terms: Sequence[str]) -> list[tuple[int, float]]:
         """Each term's document frequency and BM25 idf as this read view scores with it (a

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 
 from groundkit.embedding.embedder import Embedder
 from groundkit.embedding.embedder_registry import embedder_maker
@@ -19,8 +20,15 @@ from groundkit.errors import ConfigurationError, GroundkitError, IndexIdentityEr
 from groundkit.identities import bind_embedder
 from groundkit.manifest import EmbeddingIdentity
 from groundkit.retrieval.abstention import DEFAULT_MIN_LEXICAL_SHARE
-from groundkit.retrieval.floor import FloorRecord, check_floor, read_floor, shipped_floor
+from groundkit.retrieval.floor import (
+    FLOOR_FILE,
+    FloorRecord,
+    check_floor,
+    read_floor,
+    shipped_floor,
+)
 from groundkit.retrieval.request import SearchMode
+from groundkit.retrieval.sidecar import Sidecar
 from groundkit.store.protocols import CollectionReader
 from groundkit.vectors.store_registry import load_vector_store, recorded_vector_store
 from groundkit.vectors.vector_store import TieKeys, VectorStore
@@ -60,9 +68,7 @@ class DenseLeg:
                 self._problem = f" ({exc.message})"
         self.vector_store = vector_store
         self._store: VectorStore | None = None
-        self._recorded: tuple[float, str] | None = None
-        self._recorded_share: float | None = None
-        self._recorded_source = "collection"
+        self._record: Sidecar[FloorRecord | None] | None = None
 
     @property
     def embedder(self) -> Embedder | None:
@@ -96,23 +102,25 @@ class DenseLeg:
         if given is not None:
             return check_floor(given), "search"
         embedder = self.require(mode)
-        if self._recorded is None:
-            assert self.manifest is not None  # require() checked it
-            record = self._record(self.manifest)
-            self._recorded = (
-                (embedder.similarity_floor, "embedder")
-                if record is None
-                else (record.floor, record.source)
-            )
-            self._recorded_source = "collection" if record is None else record.source
-            self._recorded_share = None if record is None else record.lexical_share
-        return self._recorded
+        record = self._recorded()
+        if record is None:
+            return embedder.similarity_floor, "embedder"
+        return record.floor, record.source
 
-    def _record(self, manifest: EmbeddingIdentity) -> FloorRecord | None:
-        shipped = self._reader.shipped_dense_floor()
-        if shipped is not None:  # a static site's head (adr/0070)
-            return shipped_floor(shipped, self._location, manifest)
-        return read_floor(self._location, manifest)
+    def _recorded(self) -> FloorRecord | None:
+        """The collection's floor record, read again when an ingest or ``calibrate`` records
+        it anew (adr/0072); a static site's shipped one, read once."""
+        if self._record is None:
+            manifest = self.manifest
+            assert manifest is not None  # require() checked it
+            shipped = self._reader.shipped_dense_floor()
+            if shipped is not None:  # a static site's head (adr/0070)
+                fixed = shipped_floor(shipped, self._location, manifest)
+                self._record = Sidecar(None, lambda: fixed)
+            else:
+                beside = Path(self._location).parent / FLOOR_FILE
+                self._record = Sidecar(beside, lambda: read_floor(self._location, manifest))
+        return self._record.get()
 
     def lexical_share(self, given: float | None) -> tuple[float, str]:
         """Hybrid's lexical evidence bar and where it came from: ``search`` (given),
@@ -120,10 +128,10 @@ class DenseLeg:
         (adr/0049). Reads the record as ``floor`` does."""
         if given is not None:
             return given, "search"
-        if self._recorded is None:
-            self.floor("hybrid", None)
-        if self._recorded_share is not None:
-            return self._recorded_share, self._recorded_source
+        self.require("hybrid")
+        record = self._recorded()
+        if record is not None and record.lexical_share is not None:
+            return record.lexical_share, record.source
         return DEFAULT_MIN_LEXICAL_SHARE, "default"
 
     def require(self, mode: str) -> Embedder:

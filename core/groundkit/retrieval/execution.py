@@ -118,7 +118,6 @@ class Execution:
         self._framing_terms: frozenset[str] | None = None
         self._every = tuple(range(layout.shards))
         self._default_mode: SearchMode | None = None
-        self._bar: tuple[float | None, str] | None = None
 
     @property
     def default_mode(self) -> SearchMode:
@@ -311,9 +310,8 @@ class Execution:
 
     def _bm25_bar(self) -> tuple[float | None, str]:
         """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
-        ``ConfigurationError``, as for the floor); asked once, as each shard reads it once."""
-        if self._bar is not None:
-            return self._bar
+        ``ConfigurationError``, as for the floor); asked per search, as the floor is, since an
+        ingest or ``calibrate`` may record it anew while this searcher is open (adr/0072)."""
         bars = self.ask(self.layout.holding, LexicalBar())
         if len(set(bars)) > 1:
             raise ConfigurationError(
@@ -321,8 +319,7 @@ class Execution:
                 f"({bars}); calibrate the sharded collection again",
                 subject=self.layout.collection,
             )
-        self._bar = bars[0]
-        return self._bar
+        return bars[0]
 
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's

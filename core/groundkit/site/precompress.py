@@ -29,7 +29,7 @@ def gzip_bytes(data: bytes) -> bytes:
 
 def _brotli() -> Any:
     try:
-        import brotli  # type: ignore[import-not-found, unused-ignore]
+        import brotli  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except ImportError:
         raise ConfigurationError(
             f"--precompress brotli needs the brotli extra, which is not installed: "

@@ -346,3 +346,30 @@ def test_serve_without_the_extra_names_the_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert 'pip install ".[serve]"' in done.stderr
+
+
+def test_a_served_collection_applies_a_bar_recorded_while_it_serves(tmp_path: Path) -> None:
+    """The "nothing here" bar an ingest or ``calibrate --write`` records while the server runs
+    is applied at once, without a new generation or a restart (adr/0072)."""
+    index = tmp_path / "index"
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=index, calibrate=False)
+    server = start_server("--index-dir", str(index))
+    question = {"q": "what is the best way to clean a tap", "top_k": 3}
+    try:
+        with httpx.Client(timeout=TIMEOUT) as client:
+            before = client.get(server.url + "/v1/search", params=question).json()
+            assert before["results"] and "abstained" not in before["metadata"]
+            calibrate = [sys.executable, "-m", "groundkit", "calibrate", "--self", "--write"]
+            done = subprocess.run(
+                [*calibrate, "--index-dir", str(index)],
+                check=False,
+                capture_output=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            after = client.get(server.url + "/v1/search", params=question).json()
+    finally:
+        server.stop()
+    assert after["generation"] == before["generation"]
+    assert after["results"] == [] and after["metadata"]["abstained"] is True
+    assert after["metadata"]["lexical_bar"]["source"] == "self-calibrated"

@@ -130,6 +130,7 @@ class ShardBuild(Protocol):
         vector_store: str | None,
         corpus_dir: str | Path | None,
         address: str | None,
+        calibrate: bool,
     ) -> ShardedIngestReport: ...
 
 

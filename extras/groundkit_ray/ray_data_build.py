@@ -77,13 +77,15 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
     vector_store: str | None = None,
     corpus_dir: str | Path | None = None,
     address: str | None = None,
+    calibrate: bool = True,
 ) -> ShardedIngestReport:
     """Build or update sharded collection ``collection`` from ``source`` on Ray.
 
     ``source``: a folder, or a ``.jsonl`` file written out under ``corpus_dir`` first (the
     files the citations point at). ``embedder``: a registered name or model folder, resolved
     inside each actor. ``address``: a Ray cluster (default: the one this process is connected
-    to, or a new local instance).
+    to, or a new local instance). ``calibrate``: the sealed collection then calibrates where
+    it says "nothing here", as a local build does (adr/0072).
     """
     ray = require_initialized(address)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -117,5 +119,7 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
     )
     rows = sorted(done.take_all(), key=lambda row: int(row["shard"]))
     reports = [pickle.loads(row["report"]) for row in rows]
+    if not calibrate:
+        return plan.seal(reports, calibrate=False)
     # the sealed collection calibrates itself as a local build does (adr/0072)
     return plan.seal(reports, embedder=None if embedder is None else resolve_embedder(embedder))

@@ -30,6 +30,7 @@ def _build(  # noqa: PLR0913  ShardBuild's signature, as the SPI states it
     vector_store: str | None,
     corpus_dir: str | Path | None,
     address: str | None,
+    calibrate: bool,
 ) -> ShardedIngestReport:
     from groundkit_ray.ray_data_build import build_on_ray
 
@@ -43,6 +44,7 @@ def _build(  # noqa: PLR0913  ShardBuild's signature, as the SPI states it
         vector_store=vector_store,
         corpus_dir=corpus_dir,
         address=address,
+        calibrate=calibrate,
     )
 
 

@@ -57,3 +57,24 @@ def test_cli_shard_errors_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     assert main(["search", "leak", *index, "--verify"]) == 0
     assert "[verified]" in capsys.readouterr().out
+
+
+def test_cli_shard_build_calibrates_every_shard_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``shard build`` records one "nothing here" bar beside every shard, the bar one
+    collection of the same corpus records; ``--no-calibrate`` records none (adr/0072)."""
+    sample = str(groundkit.sample_corpus())
+    index = ["--index-dir", str(tmp_path / "index"), "--json"]
+    assert main(["shard", "build", sample, "--shards", "3", "--collection", "many", *index]) == 0
+    sharded = json.loads(capsys.readouterr().out)["calibration"]["bm25"]
+    assert main(["ingest", sample, "--collection", "one", *index]) == 0
+    one = json.loads(capsys.readouterr().out)["calibration"]["bm25"]
+    del sharded["generation"], one["generation"]  # the manifest's and the collection's own
+    assert sharded == one and sharded["separates"] is True
+    bars = sorted((tmp_path / "index" / "many").glob("shard-*/lexical-bar.json"))
+    assert len(bars) == 3 and len({bar.read_text(encoding="utf-8") for bar in bars}) == 1
+    args = ["shard", "build", sample, "--shards", "2", "--collection", "bare", "--no-calibrate"]
+    assert main([*args, *index]) == 0
+    assert json.loads(capsys.readouterr().out)["calibration"] is None
+    assert not list((tmp_path / "index" / "bare").glob("shard-*/lexical-bar.json"))

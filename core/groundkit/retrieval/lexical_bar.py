@@ -83,7 +83,8 @@ def read_lexical_bar(location: str) -> LexicalBar | None:
     except (OSError, ValueError, KeyError, TypeError, ConfigurationError) as exc:
         raise ConfigurationError(
             f"{path} is unreadable ({exc}); measure it again with `groundkit calibrate --self "
-            "--write`, or delete the file (bm25 then never abstains)",
+            "--write`, or delete the file (bm25 then does not abstain until an ingest "
+            "calibrates the collection again)",
             subject=str(path),
         ) from None
 

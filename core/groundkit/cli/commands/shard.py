@@ -83,6 +83,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
         help="also embed every chunk (e.g. hash, minilm) for dense and hybrid search",
     )
     vector_store_option(build, "vector store built beside each shard")
+    build.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="where the collection changed, it then calibrates where it says nothing is here, "
+        "the same bar beside every shard, as `groundkit ingest` does (default: on; "
+        "--no-calibrate keeps the last record)",
+    )
     actions.add_parser("status", parents=shared, help="the manifest: shards and statistics")
 
 
@@ -118,6 +126,7 @@ def _build(args: argparse.Namespace) -> ExitCode:
             vector_store=args.vector_store,
             corpus_dir=args.corpus_dir,
             address=args.address,
+            calibrate=args.calibrate,
         )
     else:
         source = corpus_source(args.path, args.corpus_dir)
@@ -131,6 +140,7 @@ def _build(args: argparse.Namespace) -> ExitCode:
             settings=IngestSettings(),
             embedder=None if args.embedder is None else resolve_embedder(args.embedder),
             vector_store=args.vector_store,
+            calibrate=args.calibrate,
         )
     summary: dict[str, Any] = report.to_dict()
     if args.json:

@@ -88,7 +88,7 @@ class Shipped:
     """groundkit's Lexicon over a reader whose term list is already read."""
 
     def __init__(self, terms: list[str]) -> None:
-        self.lexicon = Lexicon(_Terms(terms))  # type: ignore[arg-type]
+        self.lexicon = Lexicon(_Terms(terms), str)  # type: ignore[arg-type]
         self.lexicon.near("", 1)  # builds the delete table
 
     def near(self, term: str, max_edits: int) -> dict[str, int]:

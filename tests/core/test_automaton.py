@@ -106,7 +106,7 @@ def test_structures_agree_on_the_sample_collection() -> None:
     reader = store.reader()
     terms = reader.indexed_terms("")
     assert len(terms) > 500
-    assert_structures_agree(Lexicon(reader), terms, typos(terms, 150, seed=31))
+    assert_structures_agree(Lexicon(reader, str), terms, typos(terms, 150, seed=31))
 
 
 @pytest.mark.shared_data
@@ -122,4 +122,4 @@ def test_structures_agree_on_the_cranfield_vocabulary(shared_data: Path) -> None
         load_words(store, terms)
     reader = store.reader()
     assert reader.indexed_terms("") == terms
-    assert_structures_agree(Lexicon(reader), terms, typos(terms, 150, seed=46))
+    assert_structures_agree(Lexicon(reader, str), terms, typos(terms, 150, seed=46))

@@ -58,7 +58,7 @@ def lexicon_of(terms: list[str]) -> Lexicon:
     store = MemoryStore("lexicon")
     with store.batch():
         load_words(store, terms)
-    return Lexicon(store.reader())
+    return Lexicon(store.reader(), Analyzer().readable)
 
 
 def load_words(store: CollectionStore, words: list[str]) -> None:
@@ -266,7 +266,7 @@ def test_two_typos_are_measured_on_the_word_not_its_stem(write_corpus: WriteCorp
 def test_the_surface_words_are_the_plain_words_of_the_text() -> None:
     store = MemoryStore("surface")
     load_words(store, ["displaying tables", "is a b2b x.y z_z aggregation", "tables"])
-    lexicon = Lexicon(store.reader())
+    lexicon = Lexicon(store.reader(), Analyzer().readable)
     assert lexicon.words() == ["aggregation", "displaying", "tables"]
     assert lexicon.near_words("dfsplayng", 2) == {"displaying": 2}
     assert lexicon.near_words("tabels", 1) == {"tables": 1}
@@ -392,7 +392,8 @@ def shares(shares_store: MemoryStore) -> Searcher:
 def expand(store: MemoryStore, query: str) -> ExpandedQuery:
     reader = store.reader()
     index = BM25Index(reader, accelerator="python")
-    return expand_query(query, Analyzer(), Lexicon(reader), index, prefix=True, fuzzy=False)
+    lexicon = Lexicon(reader, Analyzer().readable)
+    return expand_query(query, Analyzer(), lexicon, index, prefix=True, fuzzy=False)
 
 
 def test_a_begun_word_completes_through_the_words_of_the_text(shares: Searcher) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import groundkit
+from groundkit.analysis.analyzer import Analyzer
 from groundkit.collection import open_reader
 from groundkit.errors import ConfigurationError, StorageError
 from groundkit.evaluation.self_calibration import record_self_calibration, self_calibrate
@@ -388,7 +389,7 @@ def test_the_word_list_is_the_chunks_surface_words(
     monkeypatch.setattr(static_export, "TERMS_BLOCK", 64)  # several word blocks
     with open_reader(index, "default") as reader:
         export_static(reader, tmp_path / "site" / "index", SAMPLE)
-        scanned = Lexicon(reader).words()
+        scanned = Lexicon(reader, Analyzer().readable).words()
     static = StaticReader(Files(tmp_path / "site"), index="index/")
     assert static.indexed_words() == scanned and len(scanned) > 2 * 64
     head = json.loads(zlib.decompress((site / "index" / HEAD).read_bytes()))

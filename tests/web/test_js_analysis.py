@@ -77,6 +77,7 @@ def plain_identities() -> list[dict[str, Any] | None]:
         Analyzer(fold=True).identity,
         Analyzer(headings=0).identity,  # collections from before heading weight (adr/0065)
         Analyzer(headings=2).identity,
+        Analyzer(markup=False).identity,  # collections from before reST markup (adr/0073)
     ]
 
 
@@ -88,6 +89,7 @@ def language_identities() -> list[dict[str, Any]]:
     out.append(Analyzer.for_languages("de,fr,en").identity)
     out.append(Analyzer.for_languages("el,ru,ar,hi", fold=True).identity)
     out.append(Analyzer.for_languages("de,fr", headings=0).identity)
+    out.append(Analyzer.for_languages("de,fr", markup=False).identity)
     return out
 
 
@@ -140,12 +142,12 @@ def check_same(
 
 
 def test_the_js_analysis_is_the_cores_without_languages(node: str) -> None:
-    assert check_same(node, plain_identities(), TEXTS) == (8, len(TEXTS))
+    assert check_same(node, plain_identities(), TEXTS) == (9, len(TEXTS))
 
 
 def test_the_js_analysis_is_the_cores_in_every_js_language(node: str, languages: None) -> None:
     identities: list[dict[str, Any] | None] = list(language_identities())
-    assert check_same(node, identities, TEXTS)[0] == len(js_capable.JS_LANGUAGES) + 9
+    assert check_same(node, identities, TEXTS)[0] == len(js_capable.JS_LANGUAGES) + 10
 
 
 GENERATED = st.text(
@@ -257,6 +259,8 @@ def test_the_js_refuses_what_it_cannot_reproduce(node: str, languages: None) -> 
         {**Analyzer().identity, "headings": 0},
         {**Analyzer().identity, "headings": 1.5},
         {**Analyzer().identity, "headings": "1"},
+        {**Analyzer().identity, "markup": "markdown"},
+        {**Analyzer.for_languages("de,fr").identity, "markup": True},
         {**Analyzer.for_languages("de,fr").identity, "headings": -1},
         {**Analyzer.for_languages("de,fr").identity, "languages": ["de", "xx"]},
         {**Analyzer.for_languages("de,fr").identity, "languages": ["fr", "de"]},

@@ -22,6 +22,7 @@ from groundkit.analysis.languages import (
     stemmer_release,
 )
 from groundkit.analysis.languages import resolve_language as _resolve_language
+from groundkit.analysis.markup import MARKUP, without_markup
 from groundkit.analysis.stopwords import FOLDED_STOPWORD_SETS, STOPWORD_SETS
 from groundkit.analysis.tokenize import token_spans, tokens, wanted_token_spans
 from groundkit.errors import ConfigurationError, IndexIdentityError
@@ -79,6 +80,10 @@ class Analyzer:
     headings: int = HEADING_WEIGHT
     """Times a chunk's heading path counts among its terms (``chunk_terms``); 0: the chunk's
     text alone, as every collection built before adr/0065 (their identity has no key)."""
+    markup: bool = True
+    """Blank the reST markup a reader never sees (role names, hyperlink targets, embedded URIs)
+    out of a chunk's text before analysis (``readable``); False: as every collection built
+    before adr/0073 (their identity has no key)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)
@@ -105,7 +110,7 @@ class Analyzer:
 
     @classmethod
     def for_language(
-        cls, tag: str, *, fold: bool = False, headings: int = HEADING_WEIGHT
+        cls, tag: str, *, fold: bool = False, headings: int = HEADING_WEIGHT, markup: bool = True
     ) -> Analyzer:
         """The analyzer of a language (``de``, ``pt-BR``, ``german``): its Snowball stemmer and
         stop words: Snowball's list, else Lucene's, else none (Yiddish)."""
@@ -116,19 +121,23 @@ class Analyzer:
         lists = (f"snowball-{algorithm}", f"lucene-{algorithm}")
         stopwords = next((name for name in lists if name in STOPWORD_SETS), "none")
         return cls(
-            stemmer=f"snowball-{algorithm}", stopwords=stopwords, fold=fold, headings=headings
+            stemmer=f"snowball-{algorithm}",
+            stopwords=stopwords,
+            fold=fold,
+            headings=headings,
+            markup=markup,
         )
 
     @classmethod
     def for_languages(
-        cls, tags: str, *, fold: bool = False, headings: int = HEADING_WEIGHT
+        cls, tags: str, *, fold: bool = False, headings: int = HEADING_WEIGHT, markup: bool = True
     ) -> Analyzer:
         """``for_language`` of one tag; of several (``de,fr,en``), per-document analysis: each
         document analyzed with its declared language, the first for those declaring none."""
         if "," not in tags:
-            return cls.for_language(tags, fold=fold, headings=headings)
+            return cls.for_language(tags, fold=fold, headings=headings, markup=markup)
         codes = tuple(tag.strip() for tag in tags.split(","))
-        return Multilingual.of(codes, fold=fold, headings=headings)
+        return Multilingual.of(codes, fold=fold, headings=headings, markup=markup)
 
     def document_terms(self, text: str, language: str | None) -> list[str]:
         """The index terms of a document's ``text``, which declares ``language`` (or None)."""
@@ -139,12 +148,17 @@ class Analyzer:
     ) -> list[str]:
         """A chunk's postings: the terms of its ``text``, then those of each heading of its
         ``heading_path`` ``headings`` times (a field weight that BM25 sees as term frequency
-        and length, so every reader of postings scores it alike: adr/0065)."""
-        terms = self.document_terms(text, language)
+        and length, so every reader of postings scores it alike: adr/0065), each ``readable``."""
+        terms = self.document_terms(self.readable(text), language)
         for _ in range(self.headings):
             for heading in heading_path:
-                terms.extend(self.document_terms(heading, language))
+                terms.extend(self.document_terms(self.readable(heading), language))
         return terms
+
+    def readable(self, text: str) -> str:
+        """``text`` as a reader of the rendered page sees it: with ``markup``, its reST markup
+        blanked (``analysis.markup``; every offset kept), else as it is."""
+        return without_markup(text) if self.markup else text
 
     def accepts(self, declared: str) -> bool:
         """Whether a document declaring ``declared`` can be analyzed as its language says."""
@@ -184,6 +198,8 @@ class Analyzer:
             identity["fold"] = "diacritics"
         if self.headings:  # absent when 0: identities from before heading weight stay equal
             identity["headings"] = self.headings
+        if self.markup:  # absent when off: identities from before adr/0073 stay equal
+            identity["markup"] = MARKUP
         if self.stemmer.startswith("snowball-") and self.stemmer != "snowball-english":
             identity["release"] = stemmer_release()
         return identity
@@ -201,9 +217,12 @@ class Analyzer:
         stemmer, stopwords = identity.get("stemmer"), identity.get("stopwords")
         headings = _heading_weight(identity)
         if stemmer in STEMMERS and stopwords in STOPWORD_SETS and headings is not None:
-            fold = identity.get("fold") == "diacritics"
             candidate = cls(
-                stemmer=str(stemmer), stopwords=str(stopwords), fold=fold, headings=headings
+                stemmer=str(stemmer),
+                stopwords=str(stopwords),
+                fold=identity.get("fold") == "diacritics",
+                headings=headings,
+                markup="markup" in identity,  # any other value than MARKUP is refused below
             )
             if candidate.identity_json == stored:
                 return candidate
@@ -291,9 +310,11 @@ class Multilingual(Analyzer):
 
     def __post_init__(self) -> None:
         _check_heading_weight(self.headings)
-        # the parts analyze text; the heading weight is the collection's, named once at the top
+        # the parts analyze text; the heading weight and the markup rule are the collection's,
+        # named once at the top
         known = {
-            code: Analyzer.for_language(code, fold=self.fold, headings=0) for code in self.codes
+            code: Analyzer.for_language(code, fold=self.fold, headings=0, markup=False)
+            for code in self.codes
         }
         if len(self.codes) < 2 or len(known) != len(self.codes):
             raise ConfigurationError(
@@ -303,7 +324,12 @@ class Multilingual(Analyzer):
 
     @classmethod
     def of(
-        cls, tags: tuple[str, ...], *, fold: bool = False, headings: int = HEADING_WEIGHT
+        cls,
+        tags: tuple[str, ...],
+        *,
+        fold: bool = False,
+        headings: int = HEADING_WEIGHT,
+        markup: bool = True,
     ) -> Multilingual:
         """The analyzer of ``tags`` (``de``, ``pt-BR``, ``german``), kept as ISO codes."""
         codes = []
@@ -313,7 +339,7 @@ class Multilingual(Analyzer):
                 choices = ", ".join(sorted(LANGUAGES))
                 raise ConfigurationError(f"unknown language {tag!r}; choose one of {choices}")
             codes.append(next(code for code, name in LANGUAGES.items() if name == algorithm))
-        return cls(codes=tuple(codes), fold=fold, headings=headings)
+        return cls(codes=tuple(codes), fold=fold, headings=headings, markup=markup)
 
     @classmethod
     def from_stored(cls, identity: Mapping[str, Any], *, subject: str) -> Multilingual:
@@ -325,7 +351,8 @@ class Multilingual(Analyzer):
         if known and headings is not None:
             assert isinstance(codes, list)
             fold = identity.get("fold") == "diacritics"
-            candidate = cls(codes=tuple(codes), fold=fold, headings=headings)
+            markup = "markup" in identity  # any other value than MARKUP is refused below
+            candidate = cls(codes=tuple(codes), fold=fold, headings=headings, markup=markup)
             if candidate.identity_json == stored:
                 return candidate
         raise IndexIdentityError(
@@ -350,6 +377,8 @@ class Multilingual(Analyzer):
             identity["fold"] = "diacritics"
         if self.headings:
             identity["headings"] = self.headings
+        if self.markup:
+            identity["markup"] = MARKUP
         return identity
 
     @property

@@ -13,7 +13,7 @@ measured on words rather than stems (``dfsplayng`` -> ``displaying``; adr/0061).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from groundkit.analysis.tokenize import surface_words
 from groundkit.index.automaton import terms_within
@@ -23,10 +23,13 @@ __all__ = ["Lexicon", "edit_distance"]
 
 
 class Lexicon:
-    """The indexed terms of one read view, read on first use and kept."""
+    """The indexed terms of one read view, read on first use and kept; ``readable``: the
+    analyzer's, what a chunk's text reads as before its words are taken (``Analyzer.readable``),
+    so the surface words are those its terms came from."""
 
-    def __init__(self, reader: CollectionReader) -> None:
+    def __init__(self, reader: CollectionReader, readable: Callable[[str], str]) -> None:
         self._reader = reader
+        self._readable = readable
         self._sorted: list[str] | None = None
         self._terms: frozenset[str] | None = None
         self._deletes: dict[str, list[str]] | None = None
@@ -55,7 +58,8 @@ class Lexicon:
         if self._words is None:
             stored = self._reader.indexed_words()
             if stored is None:
-                stored = surface_words(chunk.text for chunk in self._reader.iter_chunks())
+                readable = self._readable
+                stored = surface_words(readable(chunk.text) for chunk in self._reader.iter_chunks())
             self._words = stored
         return self._words
 

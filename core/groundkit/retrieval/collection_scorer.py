@@ -91,7 +91,7 @@ class CollectionScorer:
             stats = collection_stats(manifest.chunk_count, manifest.total_length, self._global_df)
         self._own = manifest is None
         self._lexical = BM25Index(reader, bm25, accelerator=accelerator, stats=stats)
-        self._lexicon = Lexicon(reader)
+        self._lexicon = Lexicon(reader, self.analyzer.readable)
         self._tie_keys = CachedTieKeys.of(reader)
         self._filters = FilterCache(reader)
         self._bar: Sidecar[LexicalBar | None] | None = None

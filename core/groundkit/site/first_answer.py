@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundkit.analysis.markup import MARKUP
 from groundkit.site.js_capable import analysis_refusal
 
 __all__ = ["first_answer_refusal"]
@@ -30,6 +31,8 @@ def first_answer_refusal(identity: Mapping[str, Any] | None, *, dense: bool = Fa
         return f"its CJK rule {identity.get('cjk')} has no JS copy"
     if identity.get("fold", "diacritics") != "diacritics":
         return f"its folding {identity.get('fold')} has no JS copy"
+    if identity.get("markup", MARKUP) != MARKUP:  # adr/0073: postings and words only
+        return f"its markup rule {identity.get('markup')} has no JS copy"
     headings = identity.get("headings", 1)
     if type(headings) is not int or headings < 1:  # adr/0065: postings only, read as they are
         return f"its heading weight {headings} is not one the core writes"

@@ -142,7 +142,7 @@ def export_static(
     # the rows again, each with its text: all the page's JS path reads of a result
     passages = [[*row[:6], text] for row, text in zip(chunks.rows, chunks.texts, strict=True)]
     files.blocks(passages, TEXT_BLOCK, texts_path, "texts")
-    words = surface_words(chunks.texts)
+    words = surface_words(map(analyzer.readable, chunks.texts))
     files.blocks(words, TERMS_BLOCK, words_path, "terms")
     vector_keys: list[int] | None = None
     embedding = reader.embedding_identity

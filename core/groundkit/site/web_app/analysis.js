@@ -204,6 +204,7 @@ export function tokenSpans(text) {
 // ---- the analyzers (analyzer.py, multilingual.py) ----
 const NAME = "groundkit.standard";
 const VERSION = 2;
+const MARKUP = "rst"; // markup.MARKUP: reST markup blanked before analysis (ADR 0073)
 const POSSESSIVE = ["'s", "\u2019s"];
 const ASCII_ONLY = new Set(["porter", "snowball-english"]);
 const FOLDED_STOPWORD_SETS = new Set(["lucene-greek"]);
@@ -223,11 +224,12 @@ const loadLanguage = (algorithm) => {
   return found;
 };
 
-// The identity Analyzer(stemmer, stopwords, fold, headings).identity gives (key order aside).
-function singleIdentity(stemmer, stopwords, fold, headings = 0) {
+// The identity Analyzer(stemmer, stopwords, fold, headings, markup).identity gives (key order aside).
+function singleIdentity(stemmer, stopwords, fold, headings = 0, markup = undefined) {
   const identity = { name: NAME, version: VERSION, stemmer, stopwords, cjk: "bigram" };
   if (fold) identity.fold = "diacritics";
   if (headings) identity.headings = headings;
+  if (markup) identity.markup = markup;
   if (stemmer.startsWith("snowball-") && stemmer !== "snowball-english") identity.release = RELEASE;
   return identity;
 }
@@ -267,6 +269,8 @@ export function identityRefusal(identity) {
   if (identity.headings !== undefined && !(Number.isInteger(identity.headings) && identity.headings > 0)) {
     return `its heading weight ${identity.headings} is not one the core writes`;
   }
+  // reST markup left out of the text (ADR 0073) changes postings and the shipped words only
+  if (identity.markup !== undefined && identity.markup !== MARKUP) return `its markup rule ${identity.markup} has no JS copy`;
   const fold = identity.fold === "diacritics";
   if (Object.hasOwn(identity, "languages")) {
     const codes = identity.languages;
@@ -290,7 +294,7 @@ export function identityRefusal(identity) {
     const algorithm = algorithmOfStopwords(stopwords);
     if (algorithm === null || !Object.values(LANGUAGES).includes(algorithm)) return `its stop words ${stopwords} are unknown to this copy`;
   }
-  if (!same(identity, singleIdentity(stemmer, stopwords, fold, identity.headings))) {
+  if (!same(identity, singleIdentity(stemmer, stopwords, fold, identity.headings, identity.markup))) {
     if (identity.release !== undefined && identity.release !== RELEASE) {
       return `it was stemmed by ${identity.release}; this page's stemmers are ${RELEASE}'s`;
     }
@@ -448,6 +452,7 @@ export async function analyzerFromIdentity(identity) {
   const want = { name: NAME, version: VERSION, stemmer: PER_DOCUMENT, languages: codes, parts: identities, cjk: "bigram" };
   if (fold) want.fold = "diacritics";
   if (identity.headings) want.headings = identity.headings;
+  if (identity.markup) want.markup = identity.markup;
   if (!same(identity, want)) return null;
   return new MultilingualAnalyzer(identity, codes, parts);
 }

@@ -150,9 +150,10 @@ class Analyzer:
         ``heading_path`` ``headings`` times (a field weight that BM25 sees as term frequency
         and length, so every reader of postings scores it alike: adr/0065), each ``readable``."""
         terms = self.document_terms(self.readable(text), language)
-        for _ in range(self.headings):
-            for heading in heading_path:
-                terms.extend(self.document_terms(self.readable(heading), language))
+        if self.headings:
+            readable = self.readable
+            path = [t for h in heading_path for t in self.document_terms(readable(h), language)]
+            terms.extend(path * self.headings)
         return terms
 
     def readable(self, text: str) -> str:

@@ -20,12 +20,11 @@ MARKUP = "rst"
 """What an analyzer's identity records (``markup``) when it blanks this markup."""
 
 _NAME = r"[A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)*"  # a role name, domain included (py:meth)
-_MARKUP = re.compile(
-    rf"(?<![\w`]):{_NAME}:(?=`)"  # :role:`text`
-    rf"|(?<=`):{_NAME}:(?![\w`])"  # `text`:role:
-    r"|(?m:^[ \t]*\.\. _(?:`[^`\n]*`|[^`:\n]+):(?:[ \t][^\n]*)?$)"  # .. _label: URI
-    r"|\s+<[^<>`\n]+>(?=`)"  # `text <URI>`_, :doc:`text <path>`
-    r"|(?<=`)__?(?!\w)"  # the underscores of `reference`_ and `anonymous`__
+_PASSES = (  # (what the text must hold, the markup): each pattern starts with a literal
+    (":", re.compile(rf":(?:(?<![\w`]:){_NAME}:(?=`)|(?<=`:){_NAME}:(?![\w`]))")),  # roles
+    (".. _", re.compile(r"(?m:^[ \t]*\.\. _(?:`[^`\n]*`|[^`:\n]+):(?:[ \t][^\n]*)?$)")),  # targets
+    ("<", re.compile(r"<(?<=\s<)[^<>`\n]+>(?=`)")),  # `text <URI>`_, :doc:`text <path>`
+    ("`_", re.compile(r"_(?<=`_)_?(?!\w)")),  # the underscores of `reference`_, `anonymous`__
 )
 
 
@@ -34,4 +33,11 @@ def without_markup(text: str) -> str:
     underscores blanked (each character a space, so every offset stays where it was)."""
     if "`" not in text and ".. _" not in text:  # what every piece of this markup holds
         return text
-    return _MARKUP.sub(lambda found: " " * len(found.group()), text)
+    for trigger, pattern in _PASSES:
+        if trigger in text:
+            text = pattern.sub(_blank, text)
+    return text
+
+
+def _blank(found: re.Match[str]) -> str:
+    return " " * (found.end() - found.start())

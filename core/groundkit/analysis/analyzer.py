@@ -81,9 +81,9 @@ class Analyzer:
     """Times a chunk's heading path counts among its terms (``chunk_terms``); 0: the chunk's
     text alone, as every collection built before adr/0065 (their identity has no key)."""
     markup: bool = True
-    """Blank the reST markup a reader never sees (role names, hyperlink targets, embedded URIs)
-    out of a chunk's text before analysis (``readable``); False: as every collection built
-    before adr/0073 (their identity has no key)."""
+    """Blank the reST markup a reader never sees (role names, hyperlink targets, embedded URIs,
+    reference underscores) out of a chunk's text before analysis (``readable``); False: as
+    every collection built before adr/0073 (their identity has no key)."""
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _cache: Memo[str, str] = field(init=False, repr=False, compare=False)

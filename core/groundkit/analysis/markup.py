@@ -3,11 +3,11 @@
 Sphinx renders the role ``:meth:`` of ``:meth:`save``` as nothing, a hyperlink target
 (``.. _mod_dav: URL``) as nothing, and a link with an embedded URI (the ``<URL>`` of a link)
 as its text alone: role names, targets, embedded URIs and a reference's closing underscores
-are markup, not words of the text.
-Left in, they are indexed words (``meth``, ``mod``, ``attr`` and ``func`` stand in Django's
-docs thousands of times), which a search box takes for the word being typed instead of the
-word they abbreviate (adr/0073). Blanking keeps every offset, so citations are unchanged;
-only what is indexed changes. Text without a backtick or a target is returned unscanned.
+are markup, not words of the text. Left in, they are indexed words (``meth``, ``mod``,
+``attr`` and ``func`` stand in Django's docs thousands of times), which a search box takes for
+the word being typed instead of the word they abbreviate (adr/0073). Blanking keeps every
+offset, so citations are unchanged; only what is indexed changes. Text without a backtick or
+a target is returned unscanned.
 """
 
 from __future__ import annotations

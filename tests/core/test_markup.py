@@ -11,6 +11,7 @@ import groundkit
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.markup import without_markup
 from groundkit.retrieval import Searcher
+from groundkit.retrieval.highlight import highlight_spans
 
 REST = (
     "Call :meth:`save` or :py:class:`~django.db.models.Model` and `saved`:ref: text, read\n"
@@ -76,3 +77,12 @@ def test_a_begun_word_that_is_only_a_role_name_completes(tmp_path: Path) -> None
         cited = searcher.search("item3", 1).results[0].citation
     assert ":meth:`item3`" in cited.text  # the cited text is the source's, markup kept
     assert groundkit.verify_citation(cited, corpus).verdict == "verified"
+
+
+def test_highlights_mark_no_markup_unless_built_before_it() -> None:
+    text = "A :class:`Form` is a class; see `classes <https://x.org/class>`_."
+    marked = highlight_spans(Analyzer(), {"class"}, text)
+    assert [text[start:end] for start, end in marked] == ["class", "classes"]
+    assert marked[0][0] == text.index("a class") + 2  # not the role's
+    before = highlight_spans(Analyzer(markup=False), {"class"}, text)
+    assert [text[start:end] for start, end in before] == ["class", "class", "classes", "class"]

@@ -1,6 +1,7 @@
 // Runs the page's JS analysis (core/groundkit/site/web_app/analysis.js) for
 // tests/web/test_js_analysis.py: reads {identities, texts, stems} as JSON on stdin and prints
-// {tokens, spans, analyzed: [per identity: null, or per text [terms, termSpans, highlights]],
+// {tokens, spans, readable (markup blanked), analyzed: [per identity: null, or per text
+// [terms, termSpans, highlights]],
 // stems: {algorithm: [stem of each word]}}. Usage: node analysis_run.mjs < request.json
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -14,6 +15,7 @@ const out = {
   tokens: request.texts.map((text) => analysis.tokens(text)),
   spans: request.texts.map((text) => analysis.tokenSpans(text)),
   known: request.texts.map((text) => analysis.knownToPython(text)),
+  readable: request.texts.map((text) => analysis.withoutMarkup(text)),
   analyzed: [],
   refusals: [],
   stems: {},

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from groundkit.analysis.analyzer import Analyzer
 from groundkit.analysis.languages import LANGUAGES, language_stemmer
+from groundkit.analysis.markup import without_markup
 from groundkit.analysis.tokenize import token_spans, tokens
 from groundkit.errors import IndexIdentityError
 from groundkit.retrieval.highlight import highlight_spans
@@ -117,6 +118,9 @@ TEXTS = [
     "les cases dels homes d'aquí",
     "huset husene bøgerne",
     "中文字 한국어 日本語のテキスト 𝔘𝔫𝔦 ²³ Ⅻ ॐ",
+    "Call :meth:`save` or :py:class:`~db.Model`, `saved`:ref: and `the guide <https://x.org/𝔘>`_"
+    "\n.. _mod_dav: https://httpd.apache.org/mod/mod_dav.html\n  .. _`a b`:\nRead ``:mod:``, "
+    "10:30:`x`, é:meth:`y` and `anonymous`__ then `ref`_x :doc:`t\u3000<p/𝔘>`",
 ]
 
 
@@ -125,6 +129,7 @@ def check_same(
 ) -> tuple[int, int]:
     """Every JS answer equals the core's; returns (analyzers, texts) compared."""
     js = run_js(node, {"identities": identities, "texts": texts})
+    assert js["readable"] == [without_markup(text) for text in texts]
     for text, got_tokens, got_spans in zip(texts, js["tokens"], js["spans"], strict=True):
         assert got_tokens == tokens(text), text
         assert [tuple(s) for s in got_spans] == list(token_spans(text)), text
@@ -197,6 +202,17 @@ SPECIAL = st.sampled_from(
         " ",
         "-",
         "_",
+        "`",
+        ":",
+        " <",
+        ">`",
+        "\n.. _",
+        ":meth:`",
+        ":py:class:",
+        "`_",
+        "__",
+        "\u3000",
+        "\x1c",
     ]
 )
 
@@ -368,3 +384,22 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         wrong = [cp for cp in assigned if got.get(str(cp), chr(cp)) != function(chr(cp))]
         assert not wrong, (name, [hex(cp) for cp in wrong[:20]])
     assert len(assigned) > 280_000
+
+
+MARKUP_PIECES = st.sampled_from(
+    [
+        *("`", ":", "meth", "py", "é", "𝔘", " ", "\n", "\r", "<", ">", ".. _", "_", "x"),
+        *("\u3000", "\x1c", "-", "+", ".", "\u2028", "9", ":meth:`", "`:ref:", " <u>`", "`_"),
+        *("`__", "\n.. _a:", "\r.. _b: u", "\u2028.. _c:", " .. _`d e`: ", ":py:x:", "é:f:`"),
+        "\x1c<g>`",
+    ]
+)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(MARKUP_PIECES, max_size=14).map("".join), min_size=400, max_size=400))
+def test_the_js_markup_rule_is_the_cores(node: str, texts: list[str]) -> None:
+    """withoutMarkup blanks what markup.without_markup blanks, on texts dense with markup's
+    characters (line ends \\r and \\u2028 included, which JS's ^ and $ would take as lines)."""
+    got = run_js(node, {"identities": [], "texts": texts})["readable"]
+    assert got == [without_markup(text) for text in texts]

@@ -2,8 +2,9 @@
 
 Highlights are found by the collection's own analyzer, so they mark exactly the words that
 matched: a stemmed match marks the surface word (``running`` for the query ``runs``), a CJK
-bigram its two characters. Offsets are code points in the cited text, as everywhere else.
-The CLI, the browser app and the service all cut their snippets with ``snippet``.
+bigram its two characters, and markup that is not indexed (a reST role name, adr/0073) none.
+Offsets are code points in the cited text, as everywhere else. The CLI, the browser app and
+the service all cut their snippets with ``snippet``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def highlight_spans(analyzer: Analyzer, terms: Collection[str], text: str) -> tu
     if not terms:
         return ()
     merged: list[list[int]] = []
-    for start, end in analyzer.matched_spans(text, frozenset(terms)):
+    for start, end in analyzer.matched_spans(analyzer.readable(text), frozenset(terms)):
         if merged and start < merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:

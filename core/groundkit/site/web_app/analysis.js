@@ -436,7 +436,7 @@ async function single(identity, stemmer, stopwords, fold) {
 
 /** The analyzer a site's identity records (null: the core's default), or null (see identityRefusal). */
 export async function analyzerFromIdentity(identity) {
-  if (identity === null || identity === undefined) identity = singleIdentity("porter", "lucene-english", false);
+  if (identity === null || identity === undefined) identity = singleIdentity("porter", "lucene-english", false, 3, MARKUP);
   if (identityRefusal(identity) !== null) return null;
   const fold = identity.fold === "diacritics";
   if (!Object.hasOwn(identity, "languages")) return single(identity, identity.stemmer, identity.stopwords, fold);
@@ -457,12 +457,33 @@ export async function analyzerFromIdentity(identity) {
   return new MultilingualAnalyzer(identity, codes, parts);
 }
 
-/** highlight.highlight_spans: the sorted spans of words whose term is in terms, overlaps merged. */
+// ---- reST markup a reader never sees (markup.py, ADR 0073): blanked, one space per code point ----
+const ROLE_NAME = `[A-Za-z][${W}+.\\-]*(?::[A-Za-z][${W}+.\\-]*)*`;
+const MARKUP_PASSES = [
+  [":", new RegExp(`:(?:(?<![${W}\`]:)${ROLE_NAME}:(?=\`)|(?<=\`:)${ROLE_NAME}:(?![${W}\`]))`, "gu")],
+  [".. _", /(?<![^\n])[ \t]*\.\. _(?:`[^`\n]*`|[^`:\n]+):(?:[ \t][^\n]*)?(?![^\n])/gu],
+  ["<", new RegExp(`<(?<=[${SPACE}]<)[^<>\`\\n]+>(?=\`)`, "gu")],
+  ["`_", new RegExp(`_(?<=\`_)_?(?![${W}])`, "gu")],
+];
+
+/** markup.without_markup: text with its reST role names, hyperlink targets, embedded URIs and
+ * reference underscores blanked, code point for code point. */
+export function withoutMarkup(text) {
+  if (!text.includes("`") && !text.includes(".. _")) return text;
+  for (const [trigger, pattern] of MARKUP_PASSES) {
+    if (text.includes(trigger)) text = text.replace(pattern, (found) => " ".repeat(cpLength(found)));
+  }
+  return text;
+}
+
+/** highlight.highlight_spans: the sorted spans of words whose term is in terms, overlaps merged,
+ * over the text as analyzed (Analyzer.readable: markup blanked where the identity says so). */
 export function highlightSpans(analyzer, terms, text) {
   const wanted = terms instanceof Set ? terms : new Set(terms);
   if (!wanted.size) return [];
+  const readable = analyzer.identity?.markup === MARKUP ? withoutMarkup(text) : text;
   const merged = [];
-  for (const [start, end] of analyzer.matchedSpans(text, wanted)) {
+  for (const [start, end] of analyzer.matchedSpans(readable, wanted)) {
     if (merged.length && start < merged.at(-1)[1]) merged.at(-1)[1] = Math.max(merged.at(-1)[1], end);
     else merged.push([start, end]);
   }

@@ -22,13 +22,12 @@ from groundkit.collection import (
 )
 from groundkit.config import DEFAULT_COLLECTION, DEFAULT_INDEX_DIR, BM25Params
 from groundkit.errors import CorruptCollectionError, ShardUnavailableError
+from groundkit.file_state import FileState, file_state
 from groundkit.retrieval.audit import CollectionVerification, verify_reader
 from groundkit.retrieval.searcher import Searcher, sharded_searcher
 from groundkit.shards.shard_manifest import ShardManifest, load_manifest, shard_name
 from groundkit.store.sqlite.freshness import (
     GENERATIONS,
-    FileState,
-    file_state,
     quick_check,
     refuse_damaged,
     remember_damage,

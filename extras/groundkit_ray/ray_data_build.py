@@ -119,7 +119,7 @@ def build_on_ray(  # noqa: PLR0913  ShardBuild's keywords, and the ingest settin
     )
     rows = sorted(done.take_all(), key=lambda row: int(row["shard"]))
     reports = [pickle.loads(row["report"]) for row in rows]
-    if not calibrate:
-        return plan.seal(reports, calibrate=False)
-    # the sealed collection calibrates itself as a local build does (adr/0072)
-    return plan.seal(reports, embedder=None if embedder is None else resolve_embedder(embedder))
+    # the sealed collection calibrates itself as a local build does (adr/0072), with the
+    # embedder resolved here too, where the calibration embeds its queries
+    model = resolve_embedder(embedder) if calibrate and embedder is not None else None
+    return plan.seal(reports, calibrate=calibrate, embedder=model)

@@ -149,9 +149,9 @@ class Analyzer:
         """A chunk's postings: the terms of its ``text``, then those of each heading of its
         ``heading_path`` ``headings`` times (a field weight that BM25 sees as term frequency
         and length, so every reader of postings scores it alike: adr/0065), each ``readable``."""
-        terms = self.document_terms(self.readable(text), language)
-        if self.headings:
-            readable = self.readable
+        readable = self.readable
+        terms = self.document_terms(readable(text), language)
+        if self.headings:  # each heading analyzed once, its terms counted ``headings`` times
             path = [t for h in heading_path for t in self.document_terms(readable(h), language)]
             terms.extend(path * self.headings)
         return terms

@@ -9,26 +9,16 @@ rewrite within one clock tick is seen too.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from groundkit.file_state import FileState, file_state
 
 __all__ = ["Sidecar"]
 
 T = TypeVar("T")
 _UNREAD = object()
-
-
-def _stamp(path: Path | None) -> tuple[int, int, int] | None:
-    """The file's inode, size and modification time; None where there is none."""
-    if path is None:
-        return None
-    try:
-        found = os.stat(path)
-    except OSError:  # missing (or unreadable: read() says which)
-        return None
-    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 class Sidecar(Generic[T]):
@@ -38,10 +28,11 @@ class Sidecar(Generic[T]):
     def __init__(self, path: Path | None, read: Callable[[], T]) -> None:
         self._path = path
         self._read = read
-        self._held: tuple[tuple[int, int, int] | None, object] = (None, _UNREAD)
+        self._held: tuple[FileState, object] = (None, _UNREAD)
 
     def get(self) -> T:
-        stamp = _stamp(self._path)
+        # None where the record is missing, or unreadable (which read() then says)
+        stamp = None if self._path is None else file_state(self._path)
         held_stamp, value = self._held  # one tuple: a concurrent reader sees a pair that matches
         if value is _UNREAD or held_stamp != stamp:
             value = self._read()

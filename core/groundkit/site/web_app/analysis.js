@@ -436,6 +436,7 @@ async function single(identity, stemmer, stopwords, fold) {
 
 /** The analyzer a site's identity records (null: the core's default), or null (see identityRefusal). */
 export async function analyzerFromIdentity(identity) {
+  // null: the core's Analyzer() (heading weight 3, HEADING_WEIGHT; the markup rule)
   if (identity === null || identity === undefined) identity = singleIdentity("porter", "lucene-english", false, 3, MARKUP);
   if (identityRefusal(identity) !== null) return null;
   const fold = identity.fold === "diacritics";

@@ -24,13 +24,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from groundkit.errors import CorruptCollectionError
+from groundkit.file_state import FileState, file_state
 
 __all__ = [
     "GENERATIONS",
     "SETTLED_NS",
-    "FileState",
     "GenerationCache",
-    "file_state",
     "quick_check",
     "refuse_damaged",
     "remember_damage",
@@ -83,19 +82,6 @@ class GenerationCache:
 
 GENERATIONS = GenerationCache()
 """The process's generations per collection file: a request opens no SQLite connection."""
-
-FileState = tuple[int, int, int, int] | None
-"""A collection file's device, inode, size and modification time (None: absent)."""
-
-
-def file_state(path: Path) -> FileState:
-    """``path``'s device, inode, size and modification time; None if it cannot be read."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
 
 _DAMAGED: dict[Path, tuple[FileState, CorruptCollectionError]] = {}
 """Files ``quick_check`` found damaged, with their state then: refused until they change."""

@@ -1,6 +1,7 @@
 """The search-box variants over every Django heading and SciFact claim but a held-out seed's.
 
     python bench/search_box_tuning.py [--work bench/.bench/search_box] [--held-out 2026]
+        [--corpora django scifact]
         [--step 1] [--misses] [--out bench/results/search_box_tuning.json]
 
 ``bench/search_box.py``'s collections, variants (seed 40's edits) and measure (hit@3: the clean
@@ -74,6 +75,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=sb.REPO / "bench" / ".bench" / "search_box")
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data/beir/scifact"))
     parser.add_argument("--held-out", type=int, default=2026, help="the seed whose picks to skip")
+    parser.add_argument("--corpora", nargs="+", default=["django", "scifact"])
     parser.add_argument("--step", type=int, default=1, help="every step-th query only")
     parser.add_argument("--misses", action="store_true", help="list the variants missed")
     parser.add_argument(
@@ -81,7 +83,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     report = {"held_out_seed": args.held_out}
-    for name in ("django", "scifact"):
+    for name in args.corpora:
         found = report[name] = run(name, args)
         print(name, found["queries"], found["hit@3"], "own", found["hit@3 own top"], flush=True)
         for miss in found["misses"]:

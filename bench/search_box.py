@@ -5,10 +5,11 @@
 
 Corpora: Django 5.2's docs (the sdist's ``docs/**/*.txt``, one document per file) and BEIR
 SciFact (one document per abstract, title and text). groundkit ingests the same text as files
-(``groundkit ingest``, built once under ``--work``) and is compared at page level (a result's
-source); the peers (``bench/search_box_peers/peers.mjs``: MiniSearch 7.2 ``fuzzy: 0.2, prefix:
-true``, Orama 3.1 at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through
-its Node indexing API and its own search runtime) get one document per file or abstract.
+(``groundkit ingest``, built once under ``--work``) and is compared at page level (its pages as
+the page's grouped search ranks them, adr/0074); the peers
+(``bench/search_box_peers/peers.mjs``: MiniSearch 7.2 ``fuzzy: 0.2, prefix: true``, Orama 3.1
+at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through its Node
+indexing API and its own search runtime) get one document per file or abstract.
 Queries, seeded (``--seed``; another seed is a held-out set) and deterministic: Django's section
 titles (every k-th reST heading of two to eight words), SciFact's claims (every k-th of
 queries.jsonl). Variants: one typo (a word of 5+ letters, never its first letter), two typos
@@ -275,23 +276,21 @@ def page_of(source: str, root: Path) -> str:
 def groundkit_pages(
     retriever: groundkit.Searcher, root: Path, query: str, options: dict[str, bool]
 ) -> tuple[list[str], Any, float]:
-    """The top 3 pages (sources, best passage first), the expansions and the CPU seconds."""
+    """The top 3 pages, as the page's grouped search ranks them (adr/0074), the expansions and
+    the CPU seconds."""
     started = time.process_time()
     response = retriever.search(
         query,
-        top_k=30,
+        top_k=3,
         mode="bm25",
         highlight=False,
         prefix=options.get("prefix", False),
         fuzzy=options.get("fuzzy", False),
+        group=groundkit.GroupOptions(1),
     )
     spent = time.process_time() - started
-    pages: list[str] = []
-    for result in response.results:
-        page = page_of(result.citation.source, root)
-        if page not in pages:
-            pages.append(page)
-    return pages[:3], response.metadata.get("expansions"), spent
+    pages = [page_of(group.source, root) for group in response.groups or ()]
+    return pages, response.metadata.get("expansions"), spent
 
 
 # -- one corpus --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ the answer was produced, ``SearchTrace``). The results themselves are ``contract
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,7 @@ __all__ = ["ResultGroup", "SearchResponse", "SearchTrace"]
 @dataclass(frozen=True, slots=True)
 class ResultGroup:
     """One source page of a grouped search: its best passages, best first (each a full
-    result with its citation); ``score`` is the best one's."""
+    result with its citation), and the page's ``score``."""
 
     document_id: str
     """The page's document (``Document.document_id``)."""
@@ -24,16 +25,17 @@ class ResultGroup:
     """The page's source path, as its results' citations give it."""
     results: tuple[SearchResult, ...]
     """Its best passages, best first, each a full cited result."""
+    score: float
+    """The page's rank score: its best passage's plus half its second's, among the passages
+    ranked (``grouping.page_score``, adr/0074)."""
 
     def __post_init__(self) -> None:
         results = tuple(self.results)
         if not results or any(r.document_id != self.document_id for r in results):
             raise ValueError("ResultGroup: results must be one document's, at least one")
         object.__setattr__(self, "results", results)
-
-    @property
-    def score(self) -> float:
-        return self.results[0].score
+        if not math.isfinite(self.score):
+            raise ValueError(f"ResultGroup: score must be finite, got {self.score}")
 
 
 @dataclass(frozen=True, slots=True)

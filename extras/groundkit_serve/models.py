@@ -240,7 +240,9 @@ class ResultGroupOut(BaseModel):
 
     document_id: str
     source: str
-    score: float
+    score: float = Field(
+        description="the page's rank score: its best passage's plus half its second's"
+    )
     results: list[int]
 
 

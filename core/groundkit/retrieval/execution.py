@@ -183,11 +183,11 @@ class Execution:
             trace.stage = "rerank"
             trace.rerank_depth = plan.want
             mark = _lap(trace.timings_ms, "rerank", mark)
-        sizes: list[int] | None = None
+        pages_found: list[tuple[float, int]] | None = None
         if request.group is not None:
             pages = grouped(results, request.top_k, request.group.passages)
-            results = [result for page in pages for result in page]
-            sizes = [len(page) for page in pages]
+            results = [result for _, page in pages for result in page]
+            pages_found = [(score, len(page)) for score, page in pages]
             trace.group = {
                 "passages": request.group.passages,
                 "depth": request.passages,
@@ -203,7 +203,7 @@ class Execution:
             results=tuple(results),
             metadata=trace.to_dict(),
             trace=trace,
-            groups=None if sizes is None else group_results(results, sizes),
+            groups=None if pages_found is None else group_results(results, pages_found),
         )
 
     def _terms(

@@ -105,9 +105,10 @@ class RerankOptions:
 @dataclass(frozen=True, slots=True)
 class GroupOptions:
     """Results grouped by source page (Pagefind's sub-results): ``top_k`` counts pages, each
-    with up to ``passages`` of its best passages beneath it, pages ordered by their best
-    passage's rank. The pages are found among the best ``depth`` passages (default
-    max(100, 10 x top_k)): a page none of whose passages ranks there is not listed."""
+    with up to ``passages`` of its best passages beneath it, pages ranked by their best
+    passage's score plus half their second's (adr/0074). The pages are found among the best
+    ``depth`` passages (default max(100, 10 x top_k)): a page none of whose passages ranks
+    there is not listed."""
 
     passages: int = 3
     """Passages listed under each page (1 to ``MAX_GROUP_PASSAGES``), best first."""

@@ -198,7 +198,8 @@ def _page_flags(parser: argparse.ArgumentParser) -> None:
     pages.add_argument(
         "--group",
         action="store_true",
-        help="one entry per source page, its best passages beneath it; --top-k counts pages",
+        help="one entry per source page, its best passages beneath it, pages ranked by their best"
+        " passage plus half their second; --top-k counts pages",
     )
     pages.add_argument(
         "--group-passages",

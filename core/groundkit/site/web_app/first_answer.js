@@ -210,23 +210,24 @@ class StaticIndex {
     return { chunkId, document, index, text, start, end, startLine, endLine, metadata };
   }
 
-  // grouping.grouped: the first `pages` documents of the ranked hits, in the order of their
-  // best passage, each with its first `passages` passages; the hits page by page, and sizes.
+  // grouping.grouped: the best `pages` documents of the ranked hits by grouping.page_score
+  // (equal scores keep the order of the pages' best passages), each with its first `passages`
+  // passages; the hits page by page, and sizes.
   grouped(hits, pages, passages) {
-    const groups = [];
-    const at = new Map();
+    const found = new Map(); // each page's passages in rank order, pages by their best one
     for (const hit of hits) {
       const documentIndex = this.head.document[this.slot.get(hit.key)];
-      let index = at.get(documentIndex);
-      if (index === undefined) {
-        if (groups.length === pages) continue;
-        index = groups.length;
-        at.set(documentIndex, index);
-        groups.push([]);
-      }
-      if (groups[index].length < passages) groups[index].push(hit);
+      if (!found.has(documentIndex)) found.set(documentIndex, []);
+      found.get(documentIndex).push(hit);
     }
-    return [groups.flat(), groups.map((g) => g.length)];
+    const ranked = [...found.values()].map((p, order) => ({
+      score: pageScore(p[0].score, p.length > 1 ? p[1].score : null),
+      order,
+      kept: p.slice(0, passages),
+    }));
+    ranked.sort((a, b) => (a.score === b.score ? a.order - b.order : b.score - a.score));
+    const best = ranked.slice(0, pages).map((page) => page.kept);
+    return [best.flat(), best.map((g) => g.length)];
   }
 
   tieKey(key) {
@@ -282,6 +283,10 @@ function chunkIdFor(documentId, index, start, end) {
   const key = `groundkit:chunk\0${documentId}\0${index}\0${start}\0${end}`;
   return "chk_" + sha256Hex(new TextEncoder().encode(key)).slice(0, 32);
 }
+
+// grouping.page_score: a page's best passage's score plus half its second's (a negative second
+// adds nothing).
+const pageScore = (best, second) => (second === null ? best : best + Math.max(second, 0) * 0.5);
 
 // GroupOptions.depth_for: the passages ranked before grouping (config.py's DEFAULT_LEG_DEPTH
 // and GROUP_DEPTH_PER_PAGE; MAX_LEG_DEPTH is 100 x MAX_TOP_K, past any top_k the page asks).

@@ -1,5 +1,5 @@
 """Results grouped by page: one entry per source, its best passages beneath it, pages ranked by
-all their passages (adr/0074), each passage still a cited, verifiable result."""
+their best passage plus half their second (adr/0074), each passage still cited and verifiable."""
 
 from __future__ import annotations
 

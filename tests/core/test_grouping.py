@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 import groundkit
 from groundkit import ConfigurationError, GroupOptions, Searcher, SearchRequest
 from groundkit.cli import ExitCode, main
+from groundkit.contracts import Citation, SearchResult
+from groundkit.retrieval.grouping import grouped
 
 QUERIES = ["leak", "water pressure", "report a burst main", "bill payment", "chlorine", "the"]
 
@@ -139,3 +141,33 @@ def test_the_cli_groups_by_page(index: Path, capsys: pytest.CaptureFixture[str])
     first = payload["groups"][0]["source"]
     assert text.startswith(f" 1. {first}  score ")
     assert "    - " + first + ":" in text
+
+
+def test_a_page_scores_its_best_passage_plus_half_its_second() -> None:
+    def passage(page: str, score: float, at: int) -> SearchResult:
+        cited = Citation(f"{page}.md", "text", at, at + 5, "x" * 5, 1, 1)
+        return SearchResult("x" * 5, score, f"doc_{page}", f"chk_{page}_{at}", cited)
+
+    ranked = [  # best first, as a search ranks them; reranker logits can be negative
+        passage("a", 5.0, 0),
+        passage("b", 4.0, 0),
+        passage("b", 3.0, 10),
+        passage("e", 2.0, 0),
+        passage("f", 1.5, 0),
+        passage("f", 1.0, 10),
+        passage("b", 1.0, 20),  # a third passage adds nothing
+        passage("c", -1.0, 0),
+        passage("d", -1.5, 0),
+        passage("c", -2.0, 10),  # a negative second adds nothing either
+    ]
+    pages = grouped(ranked, 10, 2)
+    assert [(page[0].document_id, score) for score, page in pages] == [
+        ("doc_b", 5.5),
+        ("doc_a", 5.0),
+        ("doc_e", 2.0),  # equal to f's 2.0: e's best passage ranks first
+        ("doc_f", 2.0),
+        ("doc_c", -1.0),
+        ("doc_d", -1.5),
+    ]
+    assert [len(page) for _, page in pages] == [2, 1, 1, 2, 2, 1]
+    assert [len(page) for _, page in grouped(ranked, 2, 1)] == [1, 1]

@@ -75,7 +75,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=sb.REPO / "bench" / ".bench" / "search_box")
     parser.add_argument("--data", type=Path, default=Path("/work/shared/data/beir/scifact"))
     parser.add_argument("--held-out", type=int, default=2026, help="the seed whose picks to skip")
-    parser.add_argument("--corpora", nargs="+", default=["django", "scifact"])
+    parser.add_argument(
+        "--corpora", nargs="+", choices=["django", "scifact"], default=["django", "scifact"]
+    )
     parser.add_argument("--step", type=int, default=1, help="every step-th query only")
     parser.add_argument("--misses", action="store_true", help="list the variants missed")
     parser.add_argument(

@@ -26,8 +26,8 @@ class ResultGroup:
     results: tuple[SearchResult, ...]
     """Its best passages, best first, each a full cited result."""
     score: float
-    """The page's rank score: its best passage's plus half its second's, among the passages
-    ranked (``grouping.page_score``, adr/0074)."""
+    """The page's rank score: its best passage's plus half its second's (a negative second
+    adds nothing), among the passages ranked (``grouping.page_score``, adr/0074)."""
 
     def __post_init__(self) -> None:
         results = tuple(self.results)

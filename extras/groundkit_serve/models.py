@@ -242,6 +242,7 @@ class ResultGroupOut(BaseModel):
     source: str
     score: float = Field(
         description="the page's rank score: its best passage's plus half its second's"
+        " (a negative second adds nothing)"
     )
     results: list[int]
 

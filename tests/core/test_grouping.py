@@ -30,7 +30,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def reference(
     passages: list[tuple[str, str, float]], pages: int, per_page: int
-) -> list[list[tuple[str, str, float]]]:
+) -> list[tuple[float, list[tuple[str, str, float]]]]:
     """Group a ranked passage list by hand: a page scores its best passage plus half its
     second (when positive); pages by that score, then by their best passage's rank; rank
     order within."""
@@ -45,7 +45,7 @@ def reference(
         return scores[0] + max(scores[1], 0.0) / 2
 
     order = sorted(kept, key=lambda doc: (-page_score(doc), first[doc]))
-    return [kept[doc][:per_page] for doc in order[:pages]]
+    return [(page_score(doc), kept[doc][:per_page]) for doc in order[:pages]]
 
 
 @settings(max_examples=40, deadline=None)
@@ -69,7 +69,9 @@ def test_groups_are_the_ranked_passages_grouped(
         )
     want = reference([(r.document_id, r.chunk_id, r.score) for r in flat.results], k, per_page)
     assert got.groups is not None
-    assert [[(r.document_id, r.chunk_id, r.score) for r in g.results] for g in got.groups] == want
+    assert [
+        (g.score, [(r.document_id, r.chunk_id, r.score) for r in g.results]) for g in got.groups
+    ] == want
     assert [r.chunk_id for g in got.groups for r in g.results] == [r.chunk_id for r in got.results]
     assert len({g.document_id for g in got.groups}) == len(got.groups) <= k
     assert got.metadata["group"] == {
@@ -139,7 +141,7 @@ def test_the_cli_groups_by_page(index: Path, capsys: pytest.CaptureFixture[str])
     assert main([*args, "--top-k", "2", "--group"]) == ExitCode.OK
     text = capsys.readouterr().out
     first = payload["groups"][0]["source"]
-    assert text.startswith(f" 1. {first}  score ")
+    assert text.startswith(f" 1. {first}  page score ")
     assert "    - " + first + ":" in text
 
 

@@ -105,7 +105,8 @@ def js_answers(node: str, site: Path, requests: list[dict[str, Any]], tmp: Path)
 
 def requests_for(queries: list[tuple[str, str]], top_k: int = 10) -> list[dict[str, Any]]:
     """Each query plain, with prefix, with typos, with both, and with both grouped by page (2
-    passages a page); and its typo and cut variants."""
+    passages a page, and 1 on 3 pages: a page's second passage counts though not shown); and
+    its typo and cut variants."""
     sys.path.insert(0, str(REPO / "bench"))
     from typo_prefix import truncated, with_typo
 
@@ -116,6 +117,7 @@ def requests_for(queries: list[tuple[str, str]], top_k: int = 10) -> list[dict[s
                 out.append({"query": variant, "top_k": top_k, "prefix": prefix, "fuzzy": fuzzy})
             grouped = {"query": variant, "top_k": top_k, "prefix": True, "fuzzy": True, "group": 2}
             out.append(grouped)
+            out.append({**grouped, "top_k": 3, "group": 1})
     return out
 
 

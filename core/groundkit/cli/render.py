@@ -177,7 +177,8 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
     for rank, group in enumerate(response.groups, start=1):
         where = _where(group.results[0], roots)
         count = len(group.results)
-        print(f"{rank:>2}. {where}  score {group.score:.4f}  ({count} passage{'s' * (count > 1)})")
+        passages = f"{count} passage{'s' * (count > 1)}"
+        print(f"{rank:>2}. {where}  page score {group.score:.4f}  ({passages})")
         for result in group.results:
             verdict = f"  [{checks[at].verdict}]" if checks else ""
             _print_passage("    - ", result, roots, verdict, bold, indent="      ")

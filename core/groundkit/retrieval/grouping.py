@@ -13,9 +13,9 @@ __all__ = ["group_results", "grouped", "page_score"]
 
 def page_score(best: float, second: float | None) -> float:
     """A page's rank score from its two best passages' scores: the best one's plus half the
-    second's, so a page that answers in two places beats one that mentions the words once,
-    and no page scores more than 1.5 times its best passage. A negative second (a reranker's,
-    a cosine's) adds nothing."""
+    second's, so a page that answers in two places can outrank one whose single passage
+    scores a little higher. A negative second (a dense cosine) adds nothing, so the score is
+    never under the best passage's."""
     return best if second is None else best + max(second, 0.0) * 0.5
 
 

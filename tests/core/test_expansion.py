@@ -456,3 +456,45 @@ def test_an_eight_letter_word_takes_two_edits(write_corpus: WriteCorpus) -> None
     assert typo_budget("building") == 2 and typo_budget("buildin") == 1
     response = retriever.search("btildign", 3, "bm25", fuzzy=True)  # two edits from building
     assert response.results and response.results[0].source == "b.txt"
+
+
+CONTEXT = {
+    # "meth" is a word of the text (a drug, in one page), and "method" is what a visitor typing
+    # "useful meth" is after: more of the chunks holding "useful" hold method than meth
+    "methods.txt": "# Useful methods\n\nA useful method returns the request's host.\n",
+    "helpers.txt": "# Helpers\n\nAnother useful method: a method for the path.\n",
+    "drugs.txt": "# Drugs\n\nMeth is a drug, and not a useful one.\n",
+    "labs.txt": "# Labs\n\nA lab tested meth and other drugs.\n",
+}
+
+
+@pytest.fixture
+def context_store(write_corpus: WriteCorpus) -> MemoryStore:
+    store = MemoryStore("context")
+    Indexer(store).ingest(write_corpus(CONTEXT))
+    return store
+
+
+def test_a_completion_the_other_words_hold_with_more_joins_the_word(
+    context_store: MemoryStore,
+) -> None:
+    # chunks holding "useful": 3; of them, 1 holds meth and 2 hold method
+    expanded = expand(context_store, "useful meth")
+    assert expanded.prefix == {"meth": ["method"]}
+    assert expanded.terms == ["us", BM25Index.blend(["meth", "method"], 1.0)]
+    assert {"meth", "method"} <= expanded.matched_terms  # the word stays highlighted
+    retriever = Searcher.of(context_store.reader())
+    typed = retriever.search("useful meth", 2, "bm25", prefix=True)
+    assert {r.source for r in typed.results} == {"methods.txt", "helpers.txt"}
+    assert retriever.search("useful meth", 1, "bm25").results[0].source == "drugs.txt"
+
+
+def test_without_a_chunk_holding_every_other_word_the_word_keeps_its_reading(
+    context_store: MemoryStore,
+) -> None:
+    alone = expand(context_store, "meth")  # no other word: its share of the chunks, 2 of 4
+    assert alone.terms == ["meth", BM25Index.blend(["method"], 2 / 4)]
+    # "lab" and "useful" share no chunk, so the other words say nothing
+    assert expand(context_store, "lab useful meth").terms[:3] == ["lab", "us", "meth"]
+    # where the word holds as many of the other words' chunks, it keeps its reading
+    assert expand(context_store, "drug meth").terms[:2] == ["drug", "meth"]

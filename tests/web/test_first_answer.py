@@ -180,6 +180,8 @@ SAMPLE_QUERIES = [
     ("s15", "hydrant flushing for"),  # a stopword last: a word that also completes
     ("s16", "water main br"),  # two letters
     ("s17", "meter readi"),  # a fragment whose stem is no word it begins
+    ("s18", "Payment met"),  # a word the other words read as its completions (adr/0075)
+    ("s19", "Drought sur"),
 ]
 
 

@@ -148,6 +148,11 @@ class BM25Index:
         """The number of this read view's chunks holding ``term``."""
         return len(self._postings.get(term))
 
+    def keys(self, term: str) -> Sequence[int]:
+        """The keys of this read view's chunks holding ``term`` (a real term, not a blend),
+        ascending."""
+        return self._postings.get(term).keys
+
     def df(self, term: str) -> int:
         """The document frequency of ``term``: this read view's, or the collection's (stats);
         a blended term's is its most frequent member's (Lucene's SynonymQuery)."""

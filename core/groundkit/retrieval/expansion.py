@@ -4,10 +4,13 @@
 A word of the text (``form``, or a stopword such as ``for``) keeps its own term at full weight,
 and each of its completions is added as a term of its own, weighted by how likely it is the word
 meant: its share of the chunks that hold the word or one of its completions (a stopword counts
-as held by every chunk). A fragment (``obje``, no word of the text) stands for its completions
-only, blended at full weight; its own stem (``obj``) is dropped. A word that begins no word may
-be a typo (``fuzzy`` corrects it where it can) or a stem typed past its end: the longest shorter
-prefix that has completions is used, down to half the word (Pagefind's backtracking).
+as held by every chunk). A completion that more of the chunks holding all the query's other
+words hold than hold the word (``Useful meth`` -> method) joins the word in one blend at full
+weight: the other words say which reading is being typed. A fragment (``obje``, no word of the
+text) stands for its completions only, blended at full weight; its own stem (``obj``) is
+dropped. A word that begins no word may be a typo (``fuzzy`` corrects it where it can) or a stem
+typed past its end: the longest shorter prefix that has completions is used, down to half the
+word (Pagefind's backtracking).
 ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within its typo
 budget (one edit from five letters, two from eight: MiniSearch's 0.2 per letter, rounded),
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
@@ -15,7 +18,7 @@ measured on the word itself against the surface words of the text (``dfsplayng``
 blended at a lower weight.
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
-The figures and the choices are in adr/0046, adr/0061 and adr/0068.
+The figures and the choices are in adr/0046, adr/0061, adr/0068 and adr/0075.
 """
 
 from __future__ import annotations
@@ -82,7 +85,10 @@ class ExpandedQuery:
     @property
     def matched_terms(self) -> set[str]:
         """The indexed terms a result's words may match: exact and expanded."""
-        found = {term for term in self.terms if blend_members(term) is None}
+        found: set[str] = set()
+        for term in self.terms:  # a word its completions joined is a blend's member
+            blended = blend_members(term)
+            found.update([term] if blended is None else blended[1])
         for expanded in (*self.prefix.values(), *self.fuzzy.values()):
             found.update(expanded)
         return found
@@ -157,7 +163,14 @@ def _complete(
         df = {term: index.df(term) for term in found}
         completed = [term for term in found if df[term] > 0]
         total = max(held, default=index.chunk_count) + sum(df.values())  # a stopword: all
-        out.terms.extend(index.blend([term], df[term] / total) for term in completed)
+        single = len(own) == 1 and own[0] in out.terms
+        joined = _read_in_context(own[0], completed, out.terms, index) if single else []
+        if joined:  # the other words say the word is being typed on: one reading, at 1
+            at = len(out.terms) - 1 - out.terms[::-1].index(own[0])
+            out.terms[at] = index.blend([own[0], *joined], 1.0)
+        out.terms.extend(
+            index.blend([term], df[term] / total) for term in completed if term not in joined
+        )
     else:
         if not begun and near is not None and near(word):
             return  # a typo more likely than a word being typed: fuzzy corrects it
@@ -170,6 +183,28 @@ def _complete(
         out.terms.append(index.blend(completed, 1.0))
     if completed:
         out.prefix[word] = completed
+
+
+def _read_in_context(
+    term: str, completed: list[str], terms: list[str], index: BM25Index
+) -> list[str]:
+    """The completions of a word (its term ``term``) that more of the chunks holding every
+    other term of the query hold than hold the word: what the other words say the visitor
+    is typing (``Useful meth`` -> method). None without another term the collection holds,
+    or where no chunk holds them all (a long query: the word keeps its reading)."""
+    if not completed:
+        return []
+    held = [index.keys(other) for other in set(terms) if other != term and not _blended(other)]
+    held = sorted((keys for keys in held if keys), key=len)  # the rarest first
+    if not held:
+        return []
+    context = set(held[0])
+    for keys in held[1:]:
+        context.intersection_update(keys)
+        if not context:
+            return []
+    mine = len(context.intersection(index.keys(term)))
+    return [done for done in completed if len(context.intersection(index.keys(done))) > mine]
 
 
 def check_expansion(words: list[str], *, prefix: bool, fuzzy: bool) -> None:
@@ -222,6 +257,11 @@ def _shorter(
         if found:
             return sorted(found, key=lambda term: (len(term), term))
     return []
+
+
+def _blended(term: str) -> bool:
+    """Whether a query term is a blend (an expansion) rather than an indexed term."""
+    return blend_members(term) is not None
 
 
 def _plain(term: str, analyzer: Analyzer) -> bool:

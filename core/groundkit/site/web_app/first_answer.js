@@ -612,7 +612,12 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
     completed = found.filter((_, i) => counts[i] > 0);
     let total = own.length ? Math.max(...held) : bm25.n;
     for (const n of counts) total += n;
-    for (const term of completed) out.terms.push(BM25.blend([term], counts[found.indexOf(term)] / total));
+    const single = own.length === 1 && out.terms.includes(own[0]);
+    const joined = single ? await readInContext(own[0], completed, out.terms, bm25) : [];
+    if (joined.length) out.terms[out.terms.lastIndexOf(own[0])] = BM25.blend([own[0], ...joined], 1.0);
+    for (const term of completed) {
+      if (!joined.includes(term)) out.terms.push(BM25.blend([term], counts[found.indexOf(term)] / total));
+    }
   } else {
     if (!begun.length && fuzzy && (await nearTerms(word, analyzer, lexicon, df)).length) return;
     const found = begun.length ? begun : await shorter(word, analyzer, lexicon, df);
@@ -623,6 +628,30 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
     out.terms.push(BM25.blend(completed, 1.0));
   }
   if (completed.length) out.prefix[word] = completed;
+}
+
+// expansion._read_in_context: the completions that more of the chunks holding every other term of
+// the query hold than hold the word itself (none without such a chunk).
+async function readInContext(term, completed, terms, bm25) {
+  const held = [];
+  for (const other of new Set(terms)) {
+    if (other === term || blendMembers(other) !== null) continue;
+    const keys = (await bm25.list(other)).map(([key]) => key);
+    if (keys.length) held.push(keys);
+  }
+  if (!held.length) return [];
+  held.sort((a, b) => a.length - b.length);
+  let context = new Set(held[0]);
+  for (const keys of held.slice(1)) {
+    const next = new Set(keys);
+    context = new Set([...context].filter((key) => next.has(key)));
+    if (!context.size) return [];
+  }
+  const within = async (t) => (await bm25.list(t)).filter(([key]) => context.has(key)).length;
+  const mine = await within(term);
+  const joined = [];
+  for (const done of completed) if ((await within(done)) > mine) joined.push(done);
+  return joined;
 }
 
 // expansion._begun: the terms of the surface words word begins and the indexed terms it begins
@@ -868,7 +897,8 @@ export class FirstAnswer {
     if (group) [hits, sizes] = this.index.grouped(hits, topK, group);
     const chunks = await Promise.all(hits.map((hit) => this.index.chunk(hit.key)));
     const wanted = new Set(this.analyzer.terms(query));
-    const marked = new Set(scored.filter((t) => blendMembers(t) === null)); // the core's highlights
+    const marked = new Set(); // the core's highlights (ExpandedQuery.matched_terms)
+    for (const t of scored) for (const m of blendMembers(t)?.[1] ?? [t]) marked.add(m);
     const expansions = {};
     for (const kind of ["prefix", "fuzzy"]) {
       if (Object.keys(expanded[kind]).length) expansions[kind] = Object.fromEntries(Object.entries(expanded[kind]));

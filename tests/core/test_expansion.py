@@ -273,10 +273,22 @@ def test_the_surface_words_are_the_plain_words_of_the_text() -> None:
     assert lexicon.near_words("xables", 1) == {}  # the first letter is kept
 
 
-def test_an_expansion_weighs_less_than_the_exact_word(django_like: Searcher) -> None:
+def test_a_correction_weighs_less_than_the_exact_word_unless_it_is_the_only_one(
+    django_like: Searcher, write_corpus: WriteCorpus
+) -> None:
+    # "middlware" is no word of the text and only middleware is within one edit: it is that
     exact = django_like.search("middleware", 1, "bm25").results[0]
     typo = django_like.search("middlware", 1, "bm25", fuzzy=True).results[0]
-    assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score * 0.75)
+    assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score)
+    # "hoase" could be horse or house: the blend weighs 3/4
+    store = MemoryStore("two")
+    Indexer(store).ingest(write_corpus({"a.txt": "A horse.\n", "b.txt": "A house.\n"}))
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python")
+    lexicon = Lexicon(reader, Analyzer().readable)
+    typed = expand_query("hoase", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
+    assert typed.fuzzy == {"hoase": ["hors", "hous"]}
+    assert blend_members(typed.terms[-1]) == (0.75, ("hors", "hous"))
 
 
 def test_prefix_and_fuzzy_are_refused_where_they_cannot_apply(django_like: Searcher) -> None:

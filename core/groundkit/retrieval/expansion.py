@@ -15,10 +15,11 @@ word (Pagefind's backtracking).
 budget (one edit from five letters, two from eight: MiniSearch's 0.2 per letter, rounded),
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
 ``displaying`` -> ``displai``) and, for one edit, on its term against the indexed terms,
-blended at a lower weight.
+blended at a lower weight (at full weight where the collection lacks the word and one term
+alone is within its budget).
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
-The figures and the choices are in adr/0046, adr/0061, adr/0068 and adr/0075.
+The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075 and adr/0076.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def expand_query(
             typos = [] if word in out.prefix else near(word)
             if typos:
                 out.fuzzy[word] = typos
-                terms.append(index.blend(typos, FUZZY_WEIGHT))
+                terms.append(index.blend(typos, _typo_weight(word, typos, analyzer, index)))
     return out
 
 
@@ -205,6 +206,15 @@ def _read_in_context(
             return []
     mine = len(context.intersection(index.keys(term)))
     return [done for done in completed if len(context.intersection(index.keys(done))) > mine]
+
+
+def _typo_weight(word: str, typos: list[str], analyzer: Analyzer, index: BM25Index) -> float:
+    """A corrected word's weight: ``FUZZY_WEIGHT``, or 1.0 where the collection holds none of
+    the word's terms and one term alone is within its typo budget: the word can only be
+    that one (adr/0076)."""
+    if len(typos) == 1 and not any(index.df(term) for term in analyzer.terms(word)):
+        return 1.0
+    return FUZZY_WEIGHT
 
 
 def check_expansion(words: list[str], *, prefix: bool, fuzzy: bool) -> None:

@@ -574,11 +574,19 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
       const near = Object.hasOwn(out.prefix, word) ? [] : await nearTerms(word, analyzer, lexicon, df);
       if (near.length) {
         out.fuzzy[word] = near;
-        terms.push(BM25.blend(near, FUZZY_WEIGHT));
+        terms.push(BM25.blend(near, await typoWeight(word, near, analyzer, bm25)));
       }
     }
   }
   return out;
+}
+
+// expansion._typo_weight: full weight where the collection holds none of the word's terms and one
+// term alone is within its typo budget.
+async function typoWeight(word, near, analyzer, bm25) {
+  if (near.length !== 1) return FUZZY_WEIGHT;
+  for (const term of analyzer.terms(word)) if ((await bm25.df(term)) > 0) return FUZZY_WEIGHT;
+  return 1.0;
 }
 
 // ExpandedQuery.without (question_words.content_terms): a question's framing terms ("how do I",

@@ -510,3 +510,30 @@ def test_without_a_chunk_holding_every_other_word_the_word_keeps_its_reading(
     assert expand(context_store, "lab useful meth").terms[:3] == ["lab", "us", "meth"]
     # where the word holds as many of the other words' chunks, it keeps its reading
     assert expand(context_store, "drug meth").terms[:2] == ["drug", "meth"]
+
+
+def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
+    """A last word that begins no word of the text, completed from a shorter prefix (France
+    -> fran -> français), is a guess at another word: bm25's evidence weighs the word itself,
+    as plain search does, and so says "nothing here" where plain search does (adr/0077)."""
+    import groundkit
+
+    groundkit.ingest(groundkit.sample_corpus(), index_dir=tmp_path / "idx")
+    with Searcher.open(tmp_path / "idx") as searcher:
+        for query in ("who won the last Tour de France", "how do I get rid of rats"):
+            typed = searcher.search(query, 3, "bm25", prefix=True, fuzzy=True)
+            plain = searcher.search(query, 3, "bm25")
+            (word,) = typed.metadata["expansions"]["prefix"]  # completed from a shorter prefix
+            assert not query.lower().endswith(tuple(typed.metadata["expansions"]["prefix"][word]))
+            assert typed.metadata["lexical_share"] == plain.metadata["lexical_share"]
+            assert typed.metadata["abstained"] and plain.metadata["abstained"]
+
+
+def test_a_guess_gives_its_own_terms_to_the_evidence(write_corpus: WriteCorpus) -> None:
+    store = MemoryStore("guess")
+    Indexer(store).ingest(write_corpus({"a.txt": "The rate is set, rather than guessed.\n"}))
+    expanded = expand(store, "rats")  # rats begins no word: rat's completions stand for it
+    assert expanded.prefix == {"rats": ["rate", "rather"]}
+    assert expanded.guessed == {"rats": ["rat"]}
+    assert expanded.evidence_terms() == ["rat"]
+    assert expand(store, "rate").guessed == {}  # a word of the text is no guess

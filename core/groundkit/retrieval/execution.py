@@ -152,7 +152,7 @@ class Execution:
         if where is not None:
             admitted = self.every(Admitted(where))
             trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
-        terms, matched, stood = self._terms(request, mode, trace)
+        terms, matched, stood, evidence = self._terms(request, mode, trace)
         mark = started
         # tie keys order a merge of several lists and a fusion; one list is in order already
         ties = self.layout.shards > 1 or mode == "hybrid"
@@ -161,7 +161,7 @@ class Execution:
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
             if mode == "bm25":
-                lexical = self._bm25_evidence(lexical, terms, stood, trace)
+                lexical = self._bm25_evidence(lexical, terms, evidence, stood, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -208,15 +208,16 @@ class Execution:
 
     def _terms(
         self, request: SearchRequest, mode: SearchMode, trace: SearchTrace
-    ) -> tuple[list[str], set[str], frozenset[str]]:
+    ) -> tuple[list[str], set[str], frozenset[str], list[str]]:
         """The query's terms (with prefix and typo expansions when asked), the terms whose
-        words the highlights mark, and the terms of the words that were expanded. In bm25
-        mode a question's framing words ("how do I") are left out where other words remain
-        (adr/0060, adr/0065)."""
+        words the highlights mark, the terms of the words that were expanded, and the terms
+        bm25's evidence weighs (a guessed word's own, adr/0077). In bm25 mode a question's
+        framing words ("how do I") are left out where other words remain (adr/0060,
+        adr/0065)."""
         framing = self.question_terms() if mode == "bm25" else frozenset()
         if not (request.prefix or request.fuzzy):
             terms = content_terms(self.analyzer.terms(request.query), framing)
-            return terms, set(terms), frozenset()
+            return terms, set(terms), frozenset(), terms
         if self._expand is None:
             raise ConfigurationError(
                 "prefix and fuzzy search work on one collection; a sharded collection does not "
@@ -224,9 +225,11 @@ class Execution:
             )
         expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
         trace.expansions = expanded.trace()
-        stood = abstention.stood_for(expanded.prefix, expanded.fuzzy, self.analyzer.terms)
+        prefix = expanded.prefix.items()
+        typed = {word: done for word, done in prefix if word not in expanded.guessed}
+        stood = abstention.stood_for(typed, expanded.fuzzy, self.analyzer.terms)
         expanded = expanded.without(framing)
-        return expanded.terms, expanded.matched_terms, stood
+        return expanded.terms, expanded.matched_terms, stood, expanded.evidence_terms()
 
     def _lexical(
         self,
@@ -255,16 +258,21 @@ class Execution:
         self,
         lexical: list[ShardHit],
         terms: list[str],
+        evidence: list[str],
         stood: frozenset[str],
         trace: SearchTrace,
     ) -> list[ShardHit]:
         """``lexical``, or nothing when the collection records a bar its calibration found
         to separate and BM25's best share of the query's ideal score is under it (adr/0060;
-        ``stood``: the terms of expanded words, adr/0069)."""
+        ``stood``: the terms of expanded words, adr/0069). The share is of ``evidence``,
+        scored again where a guessed word makes it differ from ``terms`` (adr/0077)."""
         bar, source = self._bm25_bar()
         if source == "none":
             return lexical
-        share = self.lexical_evidence(terms, lexical[0].score if lexical else None, stood)
+        if evidence != terms:
+            share = self.lexical_evidence(evidence, None, stood, rescore=True)
+        else:
+            share = self.lexical_evidence(terms, lexical[0].score if lexical else None, stood)
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and (not lexical or share < bar)
@@ -275,12 +283,15 @@ class Execution:
         query: str | list[str],
         best: float | None = None,
         stood: frozenset[str] = frozenset(),
+        *,
+        rescore: bool = False,
     ) -> float:
         """bm25's evidence for abstaining (adr/0060): the best score of the query's content
         terms over their ideal, the ``EVIDENCE_TERMS`` highest idf (adr/0071); 0.0 without a
         match. ``query``: text, or terms with their ``best`` (a search reuses its hits). A
         term of ``stood`` (a word an expansion stood for) the collection lacks leaves the
-        ideal (adr/0069)."""
+        ideal (adr/0069). ``rescore``: score the terms again, ``best`` being another
+        query's (adr/0077)."""
         terms = self.analyzer.terms(query) if isinstance(query, str) else query
         if not terms:
             return 0.0
@@ -295,7 +306,7 @@ class Execution:
             reduced = self._statistics(content)
             df, idf = reduced.df, idf_of(reduced)
             lacking = {term for term in content if not df.get(term)}
-        if content != terms or isinstance(query, str):
+        if content != terms or isinstance(query, str) or rescore:
             found = self.every(Lexical(content, 1, df, None, None, self.layout.shards > 1))
             hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None

@@ -25,7 +25,7 @@ The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075 and ad
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from groundkit.analysis.analyzer import Analyzer
@@ -77,11 +77,19 @@ def typo_budget(word: str) -> int:
 @dataclass(frozen=True, slots=True)
 class ExpandedQuery:
     """The terms BM25 scores (blended keys included), the indexed terms each expanded word
-    stands for (for highlights and the trace), by kind and word."""
+    stands for (for highlights and the trace), by kind and word, and the terms of a last word
+    completed only by a shorter prefix (``guessed``: ``France`` -> fran -> français)."""
 
     terms: list[str]
     prefix: dict[str, list[str]]
     fuzzy: dict[str, list[str]]
+    guessed: dict[str, list[str]] = field(default_factory=dict)
+
+    def evidence_terms(self) -> list[str]:
+        """``terms`` with a guessed word's own terms in place of its completions: a guess at
+        another word is no evidence that the collection holds this one (adr/0077)."""
+        guesses = {BM25Index.blend(self.prefix[w], 1.0): own for w, own in self.guessed.items()}
+        return [kept for term in self.terms for kept in guesses.get(term, [term])]
 
     @property
     def matched_terms(self) -> set[str]:
@@ -182,6 +190,8 @@ def _complete(
         for term in own:  # a fragment's stem that is no word's it begins (obje -> obj)
             del out.terms[len(out.terms) - 1 - out.terms[::-1].index(term)]
         out.terms.append(index.blend(completed, 1.0))
+        if not begun:
+            out.guessed[word] = own
     if completed:
         out.prefix[word] = completed
 

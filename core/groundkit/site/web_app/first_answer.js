@@ -555,7 +555,7 @@ class QueryRefused extends Error {}
 
 async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
   const terms = analyzer.terms(query);
-  const out = { terms, prefix: Object.create(null), fuzzy: Object.create(null) };
+  const out = { terms, prefix: Object.create(null), fuzzy: Object.create(null), guessed: Object.create(null) };
   const words = tokens(query);
   const distinct = [...new Set(words)];
   const expanded = fuzzy ? distinct : prefix ? words.slice(-1) : [];
@@ -579,6 +579,12 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
     }
   }
   return out;
+}
+
+// ExpandedQuery.evidence_terms: a guessed word's own terms in place of its completions.
+function evidenceTerms(terms, expanded) {
+  const guesses = new Map(Object.entries(expanded.guessed).map(([word, own]) => [BM25.blend(expanded.prefix[word], 1.0), own]));
+  return terms.flatMap((term) => guesses.get(term) ?? [term]);
 }
 
 // expansion._typo_weight: full weight where the collection holds none of the word's terms and one
@@ -634,6 +640,7 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
     if (!completed.length) return;
     for (const term of own) out.terms.splice(out.terms.lastIndexOf(term), 1);
     out.terms.push(BM25.blend(completed, 1.0));
+    if (!begun.length) out.guessed[word] = own;
   }
   if (completed.length) out.prefix[word] = completed;
 }
@@ -853,6 +860,7 @@ export class FirstAnswer {
   stoodFor(expanded) {
     const found = new Set(Object.keys(expanded.fuzzy).flatMap((word) => this.analyzer.terms(word)));
     for (const [word, completions] of Object.entries(expanded.prefix)) {
+      if (Object.hasOwn(expanded.guessed, word)) continue; // a guess at another word (adr/0077)
       const own = this.analyzer.terms(word);
       if (completions.some((done) => own.some((term) => done.startsWith(term)))) for (const term of own) found.add(term);
     }
@@ -864,11 +872,12 @@ export class FirstAnswer {
   // where that leaves some out) over their ideal score, at most 1: the EVIDENCE_TERMS highest
   // idf (adr/0071), added in that order (in query order when there are no more); a term of an
   // expanded word (stood) that the collection lacks leaves the ideal.
+  // hits null: scored again (a guessed word's evidence terms, adr/0077).
   async lexicalShare(terms, hits, stood) {
     if (!terms.length) return 0.0;
     const kept = terms.filter((t) => !this.framing.has(t));
     const content = kept.length ? kept : terms;
-    const best = content.length !== terms.length ? (await this.bm25.topK(content, 1))[0] : hits[0];
+    const best = content.length !== terms.length || hits === null ? (await this.bm25.topK(content, 1))[0] : hits[0];
     const weights = [];
     for (const term of content) {
       if (stood.has(term) && (await this.bm25.df(term)) === 0) continue;
@@ -896,7 +905,9 @@ export class FirstAnswer {
     let hits = await this.bm25.topK(scored, group ? groupDepth(topK) : topK);
     let nothingHere = null; // Execution._bm25_evidence, where the site ships a bar (adr/0069)
     if (this.bar !== null) {
-      const share = await this.lexicalShare(scored, hits, this.stoodFor(expanded));
+      const evidence = evidenceTerms(scored, expanded);
+      const rescored = evidence.length !== scored.length || evidence.some((t, i) => t !== scored[i]);
+      const share = await this.lexicalShare(evidence, rescored ? null : hits, this.stoodFor(expanded));
       const abstained = this.bar.min !== null && (!hits.length || share < this.bar.min);
       nothingHere = { abstained, lexical_share: share, lexical_bar: { min_lexical_share: this.bar.min, source: this.bar.source } };
       if (abstained) hits = [];

@@ -28,6 +28,7 @@ from groundkit.retrieval.expansion import (
     expand_query,
     typo_budget,
 )
+from groundkit.retrieval.request import SearchFilter
 from groundkit.store import CollectionStore, MemoryStore
 
 SHORT = st.text("abcd", max_size=6)
@@ -477,6 +478,7 @@ CONTEXT = {
     "helpers.txt": "# Helpers\n\nAnother useful method: a method for the path.\n",
     "drugs.txt": "# Drugs\n\nMeth is a drug, and not a useful one.\n",
     "labs.txt": "# Labs\n\nA lab tested meth and other drugs.\n",
+    "protocols.txt": "# Protocols\n\nA lab method.\n",
 }
 
 
@@ -504,12 +506,13 @@ def test_a_completion_the_other_words_hold_with_more_joins_the_word(
 def test_without_a_chunk_holding_every_other_word_the_word_keeps_its_reading(
     context_store: MemoryStore,
 ) -> None:
-    alone = expand(context_store, "meth")  # no other word: its share of the chunks, 2 of 4
-    assert alone.terms == ["meth", BM25Index.blend(["method"], 2 / 4)]
+    alone = expand(context_store, "meth")  # no other word: its share of the chunks, 3 of 5
+    assert alone.terms == ["meth", BM25Index.blend(["method"], 3 / 5)]
     # "lab" and "useful" share no chunk, so the other words say nothing
     assert expand(context_store, "lab useful meth").terms[:3] == ["lab", "us", "meth"]
-    # where the word holds as many of the other words' chunks, it keeps its reading
-    assert expand(context_store, "drug meth").terms[:2] == ["drug", "meth"]
+    # where the word holds more of the other words' chunks, or as many, it keeps its reading
+    assert expand(context_store, "drug meth").terms[:2] == ["drug", "meth"]  # 2 against 0
+    assert expand(context_store, "lab meth").terms[:2] == ["lab", "meth"]  # 1 against 1
 
 
 def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
@@ -527,6 +530,13 @@ def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
             assert not query.lower().endswith(tuple(typed.metadata["expansions"]["prefix"][word]))
             assert typed.metadata["lexical_share"] == plain.metadata["lexical_share"]
             assert typed.metadata["abstained"] and plain.metadata["abstained"]
+        # filtered, the evidence is found under the filter, as plain search finds it
+        where = SearchFilter(source_prefix="billing/")
+        for query in ("water meter readings rats", "leak repairs rats"):
+            typed = searcher.search(query, 3, "bm25", prefix=True, fuzzy=True, where=where)
+            plain = searcher.search(query, 3, "bm25", where=where)
+            assert typed.metadata["expansions"]["prefix"]["rats"]  # guessed from "rat"
+            assert typed.metadata["lexical_share"] == plain.metadata["lexical_share"]
 
 
 def test_a_guess_gives_its_own_terms_to_the_evidence(write_corpus: WriteCorpus) -> None:
@@ -537,3 +547,21 @@ def test_a_guess_gives_its_own_terms_to_the_evidence(write_corpus: WriteCorpus) 
     assert expanded.guessed == {"rats": ["rat"]}
     assert expanded.evidence_terms() == ["rat"]
     assert expand(store, "rate").guessed == {}  # a word of the text is no guess
+
+
+def test_a_guess_and_a_correction_of_one_blend_keep_their_places(
+    write_corpus: WriteCorpus,
+) -> None:
+    # "flushn" corrects to flush and "flusnhg" is guessed from "flus": the same blend key,
+    # of which only the guess's (added first) gives way to the guessed word's own term
+    store = MemoryStore("guess-and-typo")
+    Indexer(store).ingest(write_corpus({"a.txt": "Flush the hydrant.\n"}))
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python")
+    lexicon = Lexicon(reader, Analyzer().readable)
+    typed = expand_query("flushn flusnhg", Analyzer(), lexicon, index, prefix=True, fuzzy=True)
+    flush = BM25Index.blend(["flush"], 1.0)
+    assert typed.guessed == {"flusnhg": ["flusnhg"]}
+    assert typed.fuzzy == {"flushn": ["flush"]}
+    assert typed.terms == ["flushn", flush, flush]
+    assert typed.evidence_terms() == ["flushn", "flusnhg", flush]

@@ -197,6 +197,7 @@ def test_the_first_answer_is_the_cores_on_the_sample(
         "the of and",
         "how do I",  # only a question's framing words: they stay (adr/0060)
         "what is the resp",
+        "flushn flusnhg",  # a correction and a guess of one blend key (adr/0077)
         "???",
     ]
     requests += [{"query": q, "top_k": 5, "prefix": True, "fuzzy": True} for q in extra]

@@ -31,7 +31,7 @@ from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
 from groundkit.retrieval.plan import SearchPlan, plan_search
-from groundkit.retrieval.request import HybridOptions, SearchMode, SearchRequest
+from groundkit.retrieval.request import HybridOptions, SearchFilter, SearchMode, SearchRequest
 from groundkit.retrieval.rerank import Reranker, checked_rerank
 from groundkit.retrieval.shard_stats import ShardStatistics, idf_of, reduce_statistics
 from groundkit.retrieval.steps import (
@@ -55,6 +55,8 @@ __all__ = ["Execution", "Expander", "Layout", "sharded_layout"]
 
 T = TypeVar("T")
 
+QueryTerms = tuple[list[str], set[str], frozenset[str], list[str]]
+"""A query's terms searched, those highlighted, those stood for, those bm25's evidence weighs."""
 Expander = Callable[..., ExpandedQuery]
 """``expand(query, prefix=..., fuzzy=...)``: a query's terms with prefix and typo expansions."""
 
@@ -152,7 +154,7 @@ class Execution:
         if where is not None:
             admitted = self.every(Admitted(where))
             trace.filter = {**where.to_dict(), "chunks": sum(admitted)}
-        terms, matched, stood, evidence = self._terms(request, mode, trace)
+        terms, matched, *_ = found = self._terms(request, mode, trace)
         mark = started
         # tie keys order a merge of several lists and a fusion; one list is in order already
         ties = self.layout.shards > 1 or mode == "hybrid"
@@ -161,7 +163,7 @@ class Execution:
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
             if mode == "bm25":
-                lexical = self._bm25_evidence(lexical, terms, evidence, stood, trace)
+                lexical = self._bm25_evidence(lexical, found, request.where, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -206,9 +208,7 @@ class Execution:
             groups=None if pages_found is None else group_results(results, pages_found),
         )
 
-    def _terms(
-        self, request: SearchRequest, mode: SearchMode, trace: SearchTrace
-    ) -> tuple[list[str], set[str], frozenset[str], list[str]]:
+    def _terms(self, request: SearchRequest, mode: SearchMode, trace: SearchTrace) -> QueryTerms:
         """The query's terms (with prefix and typo expansions when asked), the terms whose
         words the highlights mark, the terms of the words that were expanded, and the terms
         bm25's evidence weighs (a guessed word's own, adr/0077). In bm25 mode a question's
@@ -225,9 +225,7 @@ class Execution:
             )
         expanded = self._expand(request.query, prefix=request.prefix, fuzzy=request.fuzzy)
         trace.expansions = expanded.trace()
-        prefix = expanded.prefix.items()
-        typed = {word: done for word, done in prefix if word not in expanded.guessed}
-        stood = abstention.stood_for(typed, expanded.fuzzy, self.analyzer.terms)
+        stood = expanded.stood_for(self.analyzer.terms)
         expanded = expanded.without(framing)
         return expanded.terms, expanded.matched_terms, stood, expanded.evidence_terms()
 
@@ -257,22 +255,19 @@ class Execution:
     def _bm25_evidence(
         self,
         lexical: list[ShardHit],
-        terms: list[str],
-        evidence: list[str],
-        stood: frozenset[str],
+        found: QueryTerms,
+        where: SearchFilter | None,
         trace: SearchTrace,
     ) -> list[ShardHit]:
         """``lexical``, or nothing when the collection records a bar its calibration found
-        to separate and BM25's best share of the query's ideal score is under it (adr/0060;
-        ``stood``: the terms of expanded words, adr/0069). The share is of ``evidence``,
-        scored again where a guessed word makes it differ from ``terms`` (adr/0077)."""
+        to separate and BM25's best share of the query's evidence terms is under it (adr/0060,
+        adr/0069; scored again where a guessed word makes them not those searched, adr/0077)."""
         bar, source = self._bm25_bar()
         if source == "none":
             return lexical
-        if evidence != terms:
-            share = self.lexical_evidence(evidence, None, stood, rescore=True)
-        else:
-            share = self.lexical_evidence(terms, lexical[0].score if lexical else None, stood)
+        searched, _, stood, evidence = found
+        best = lexical[0].score if lexical and evidence == searched else None
+        share = self.lexical_evidence(evidence, best, stood, where=where)
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and (not lexical or share < bar)
@@ -283,15 +278,13 @@ class Execution:
         query: str | list[str],
         best: float | None = None,
         stood: frozenset[str] = frozenset(),
-        *,
-        rescore: bool = False,
+        where: SearchFilter | None = None,
     ) -> float:
         """bm25's evidence for abstaining (adr/0060): the best score of the query's content
         terms over their ideal, the ``EVIDENCE_TERMS`` highest idf (adr/0071); 0.0 without a
-        match. ``query``: text, or terms with their ``best`` (a search reuses its hits). A
-        term of ``stood`` (a word an expansion stood for) the collection lacks leaves the
-        ideal (adr/0069). ``rescore``: score the terms again, ``best`` being another
-        query's (adr/0077)."""
+        match. ``query``: text, or terms with their ``best`` (a search reuses its hits; without
+        it, found under the search's filter ``where``). A term of ``stood`` (a word an
+        expansion stood for, adr/0069) the collection lacks leaves the ideal."""
         terms = self.analyzer.terms(query) if isinstance(query, str) else query
         if not terms:
             return 0.0
@@ -306,8 +299,8 @@ class Execution:
             reduced = self._statistics(content)
             df, idf = reduced.df, idf_of(reduced)
             lacking = {term for term in content if not df.get(term)}
-        if content != terms or isinstance(query, str) or rescore:
-            found = self.every(Lexical(content, 1, df, None, None, self.layout.shards > 1))
+        if content != terms or isinstance(query, str) or best is None:
+            found = self.every(Lexical(content, 1, df, None, where, self.layout.shards > 1))
             hits = merge_hits([hits for hits, _ in found], 1)
             best = hits[0].score if hits else None
         ideal = [term for term in content if term not in stood or term not in lacking]

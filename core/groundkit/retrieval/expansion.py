@@ -36,6 +36,7 @@ from groundkit.errors import InvalidQueryError
 from groundkit.index.bm25 import BM25Index
 from groundkit.index.lexicon import Lexicon
 from groundkit.index.postings import blend_members
+from groundkit.retrieval.abstention import stood_for
 
 __all__ = [
     "FUZZY_WEIGHT",
@@ -85,11 +86,20 @@ class ExpandedQuery:
     fuzzy: dict[str, list[str]]
     guessed: dict[str, list[str]] = field(default_factory=dict)
 
+    def stood_for(self, terms_of: Callable[[str], list[str]]) -> frozenset[str]:
+        """``abstention.stood_for`` of this query's expansions, a guessed word left out: its
+        completions are a guess at another word (adr/0077)."""
+        typed = {word: done for word, done in self.prefix.items() if word not in self.guessed}
+        return stood_for(typed, self.fuzzy, terms_of)
+
     def evidence_terms(self) -> list[str]:
         """``terms`` with a guessed word's own terms in place of its completions: a guess at
         another word is no evidence that the collection holds this one (adr/0077)."""
-        guesses = {BM25Index.blend(self.prefix[w], 1.0): own for w, own in self.guessed.items()}
-        return [kept for term in self.terms for kept in guesses.get(term, [term])]
+        terms = list(self.terms)
+        for word, own in self.guessed.items():  # its blend comes before any correction's
+            at = terms.index(BM25Index.blend(self.prefix[word], 1.0))
+            terms[at : at + 1] = own
+        return terms
 
     @property
     def matched_terms(self) -> set[str]:
@@ -201,11 +211,12 @@ def _read_in_context(
 ) -> list[str]:
     """The completions of a word (its term ``term``) that more of the chunks holding every
     other term of the query hold than hold the word: what the other words say the visitor
-    is typing (``Useful meth`` -> method). None without another term the collection holds,
-    or where no chunk holds them all (a long query: the word keeps its reading)."""
+    is typing (``Useful meth`` -> method). No completion without another term the collection
+    holds, or where no chunk holds them all (a long query: the word keeps its reading). The
+    other terms are all the query's analyzed terms, a question's framing words included."""
     if not completed:
         return []
-    held = [index.keys(other) for other in set(terms) if other != term and not _blended(other)]
+    held = [index.keys(other) for other in set(terms) if other != term]
     held = sorted((keys for keys in held if keys), key=len)  # the rarest first
     if not held:
         return []
@@ -277,11 +288,6 @@ def _shorter(
         if found:
             return sorted(found, key=lambda term: (len(term), term))
     return []
-
-
-def _blended(term: str) -> bool:
-    """Whether a query term is a blend (an expansion) rather than an indexed term."""
-    return blend_members(term) is not None
 
 
 def _plain(term: str, analyzer: Analyzer) -> bool:

@@ -266,7 +266,8 @@ class Searcher:
         """A query's BM25 evidence for bm25's abstention (adr/0060): the best score of its
         content terms (the question's framing words left out) over their ideal, the idf of
         the ``abstention.EVIDENCE_TERMS`` most specific (adr/0071); 0.0 without a match.
-        ``query`` as text, or as its terms with ``best`` already found for them."""
+        ``query`` as text, or as its terms with ``best`` already found for them (else found
+        here)."""
         return self._execution.lexical_evidence(query, best)
 
     def question_terms(self) -> frozenset[str]:

@@ -583,8 +583,11 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
 
 // ExpandedQuery.evidence_terms: a guessed word's own terms in place of its completions.
 function evidenceTerms(terms, expanded) {
-  const guesses = new Map(Object.entries(expanded.guessed).map(([word, own]) => [BM25.blend(expanded.prefix[word], 1.0), own]));
-  return terms.flatMap((term) => guesses.get(term) ?? [term]);
+  const out = [...terms];
+  for (const [word, own] of Object.entries(expanded.guessed)) {
+    out.splice(out.indexOf(BM25.blend(expanded.prefix[word], 1.0)), 1, ...own); // before any correction's
+  }
+  return out;
 }
 
 // expansion._typo_weight: full weight where the collection holds none of the word's terms and one
@@ -650,7 +653,7 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
 async function readInContext(term, completed, terms, bm25) {
   const held = [];
   for (const other of new Set(terms)) {
-    if (other === term || blendMembers(other) !== null) continue;
+    if (other === term) continue;
     const keys = (await bm25.list(other)).map(([key]) => key);
     if (keys.length) held.push(keys);
   }

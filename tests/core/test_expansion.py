@@ -282,9 +282,7 @@ def test_a_correction_weighs_less_than_the_exact_word_unless_it_is_the_only_one(
     typo = django_like.search("middlware", 1, "bm25", fuzzy=True).results[0]
     assert typo.chunk_id == exact.chunk_id and typo.score == pytest.approx(exact.score)
     # "hoase" could be horse or house: the blend weighs 3/4
-    store = MemoryStore("two")
-    Indexer(store).ingest(write_corpus({"a.txt": "A horse.\n", "b.txt": "A house.\n"}))
-    reader = store.reader()
+    reader = ingested(write_corpus, "two", {"a.txt": "A horse.\n", "b.txt": "A house.\n"}).reader()
     index = BM25Index(reader, accelerator="python")
     lexicon = Lexicon(reader, Analyzer().readable)
     typed = expand_query("hoase", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
@@ -390,11 +388,16 @@ SHARES = {
 }
 
 
+def ingested(write_corpus: WriteCorpus, name: str, texts: dict[str, str]) -> MemoryStore:
+    """A memory collection of ``texts`` (path: text)."""
+    store = MemoryStore(name)
+    Indexer(store).ingest(write_corpus(texts))
+    return store
+
+
 @pytest.fixture
 def shares_store(write_corpus: WriteCorpus) -> MemoryStore:
-    store = MemoryStore("shares")
-    Indexer(store).ingest(write_corpus(SHARES))
-    return store
+    return ingested(write_corpus, "shares", SHARES)
 
 
 @pytest.fixture
@@ -484,9 +487,7 @@ CONTEXT = {
 
 @pytest.fixture
 def context_store(write_corpus: WriteCorpus) -> MemoryStore:
-    store = MemoryStore("context")
-    Indexer(store).ingest(write_corpus(CONTEXT))
-    return store
+    return ingested(write_corpus, "context", CONTEXT)
 
 
 def test_a_completion_the_other_words_hold_with_more_joins_the_word(
@@ -540,8 +541,7 @@ def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
 
 
 def test_a_guess_gives_its_own_terms_to_the_evidence(write_corpus: WriteCorpus) -> None:
-    store = MemoryStore("guess")
-    Indexer(store).ingest(write_corpus({"a.txt": "The rate is set, rather than guessed.\n"}))
+    store = ingested(write_corpus, "guess", {"a.txt": "The rate is set, rather than guessed.\n"})
     expanded = expand(store, "rats")  # rats begins no word: rat's completions stand for it
     assert expanded.prefix == {"rats": ["rate", "rather"]}
     assert expanded.guessed == {"rats": ["rat"]}
@@ -554,9 +554,7 @@ def test_a_guess_and_a_correction_of_one_blend_keep_their_places(
 ) -> None:
     # "flushn" corrects to flush and "flusnhg" is guessed from "flus": the same blend key,
     # of which only the guess's (added first) gives way to the guessed word's own term
-    store = MemoryStore("guess-and-typo")
-    Indexer(store).ingest(write_corpus({"a.txt": "Flush the hydrant.\n"}))
-    reader = store.reader()
+    reader = ingested(write_corpus, "guess-and-typo", {"a.txt": "Flush the hydrant.\n"}).reader()
     index = BM25Index(reader, accelerator="python")
     lexicon = Lexicon(reader, Analyzer().readable)
     typed = expand_query("flushn flusnhg", Analyzer(), lexicon, index, prefix=True, fuzzy=True)

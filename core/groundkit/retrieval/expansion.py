@@ -103,13 +103,12 @@ class ExpandedQuery:
 
     @property
     def matched_terms(self) -> set[str]:
-        """The indexed terms a result's words may match: exact and expanded."""
+        """The indexed terms a result's words may match: exact and expanded (every expansion
+        is a blend's member, and so is a word its completions joined)."""
         found: set[str] = set()
-        for term in self.terms:  # a word its completions joined is a blend's member
+        for term in self.terms:
             blended = blend_members(term)
             found.update([term] if blended is None else blended[1])
-        for expanded in (*self.prefix.values(), *self.fuzzy.values()):
-            found.update(expanded)
         return found
 
     def without(self, framing: frozenset[str]) -> ExpandedQuery:

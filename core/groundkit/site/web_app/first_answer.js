@@ -909,8 +909,8 @@ export class FirstAnswer {
     let nothingHere = null; // Execution._bm25_evidence, where the site ships a bar (adr/0069)
     if (this.bar !== null) {
       const evidence = evidenceTerms(scored, expanded);
-      const rescored = evidence.length !== scored.length || evidence.some((t, i) => t !== scored[i]);
-      const share = await this.lexicalShare(evidence, rescored ? null : hits, this.stoodFor(expanded));
+      const guessed = Object.keys(expanded.guessed).length > 0; // its evidence is scored again
+      const share = await this.lexicalShare(evidence, guessed ? null : hits, this.stoodFor(expanded));
       const abstained = this.bar.min !== null && (!hits.length || share < this.bar.min);
       nothingHere = { abstained, lexical_share: share, lexical_bar: { min_lexical_share: this.bar.min, source: this.bar.source } };
       if (abstained) hits = [];
@@ -924,12 +924,7 @@ export class FirstAnswer {
     const expansions = {};
     for (const kind of ["prefix", "fuzzy"]) {
       if (Object.keys(expanded[kind]).length) expansions[kind] = Object.fromEntries(Object.entries(expanded[kind]));
-      for (const terms of Object.values(expanded[kind])) {
-        for (const t of terms) {
-          wanted.add(t);
-          marked.add(t);
-        }
-      }
+      for (const terms of Object.values(expanded[kind])) for (const t of terms) wanted.add(t);
     }
     const results = hits.map((hit, i) => {
       const c = chunks[i];

@@ -66,9 +66,30 @@ class CollectionNotFoundError(StorageError):
 def create_hint(path: str | Path) -> str:
     """The command that creates the collection file at ``path``
     (``INDEX_DIR/NAME/collection.sqlite``): ``groundkit ingest PATH`` with the ``--collection``
-    and ``--index-dir`` that were asked for, so the hint can be pasted as it is."""
+    and ``--index-dir`` that were asked for, so the hint can be pasted as it is; the options
+    that name the collection where ``--index-dir`` was its own folder (or file), and the
+    collections the folder holds where it holds others."""
     location = Path(path)
     name, index_dir = location.parent.name, location.parent.parent
+    for inner in (index_dir, index_dir.parent):  # INDEX_DIR/NAME or its file given as the folder
+        if (inner / location.name).is_file():
+            return (
+                f"--index-dir names a collection's own folder: pass --index-dir "
+                f"{inner.parent} --collection {inner.name}"
+            )
+    try:
+        held = sorted(p.parent.name for p in index_dir.glob(f"*/{location.name}") if p.is_file())
+    except OSError:
+        held = []
+    if held:
+        return f"collections in {index_dir}: {', '.join(held)} (--collection NAME); or " + _create(
+            name, index_dir
+        )
+    return _create(name, index_dir)
+
+
+def _create(name: str, index_dir: Path) -> str:
+    """``create_hint``'s command."""
     command = "groundkit ingest PATH"
     if name and name != "default":
         command += f" --collection {name}"

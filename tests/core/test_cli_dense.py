@@ -173,10 +173,12 @@ def test_calibrate_measures_records_and_sets_a_floor_that_searches_then_use(
         capsys, "search", "zebra quantum xylophone", "--mode", "dense", "--json", *where
     )
     assert json.loads(out)["results"]  # the user's own floor admits everything
+    code, _, err = run(capsys, "calibrate", "--set", "2", *where)  # no cosine reaches it
+    assert code == ExitCode.USAGE and "from -1 to 1" in err
     code, _, err = run(capsys, "calibrate", "--queries", str(on), *where)
     assert code == ExitCode.USAGE and "go together" in err
     code, _, err = run(capsys, "search", "leak", "--min-similarity", "0.2", *where)
-    assert code == ExitCode.USAGE and "score_threshold" in err
+    assert code == ExitCode.USAGE and "use --score-threshold" in err
     lexical = str(tmp_path / "lexical")
     assert run(capsys, "ingest", "sample", "--index-dir", lexical, "--quiet")[0] == 0
     code, _, err = run(capsys, "calibrate", "--set", "0.3", "--index-dir", lexical)

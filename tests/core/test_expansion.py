@@ -305,7 +305,7 @@ def test_cli_search_says_what_each_word_also_matched(
     capsys.readouterr()
     assert main(["search", "paginaton", "--fuzzy", "--index-dir", index]) == 0
     shown = capsys.readouterr().out
-    assert "'paginaton' also matched the indexed words a typo away: pagin" in shown
+    assert "'paginaton' also matched the indexed terms (stems) a typo away: pagin" in shown
     assert "topics/pagination.txt" in shown
     assert main(["search", "middlew", "--prefix", "--json", "--index-dir", index]) == 0
     payload = json.loads(capsys.readouterr().out)

@@ -36,6 +36,8 @@ def test_a_mistyped_flag_names_the_closest_and_the_command_usage(
     assert "did you mean --top-k?" in json.loads(err)["error"]["message"]
     code, _, err = run(capsys, "search", "leak", "--zzzzzz")
     assert code == ExitCode.USAGE and "did you mean" not in err
+    code, _, err = run(capsys, "search", "leak", "--bogus")  # not BM25's --b
+    assert code == ExitCode.USAGE and "did you mean" not in err
 
 
 def test_no_collection_hints_carry_the_collection_asked_for(
@@ -48,6 +50,21 @@ def test_no_collection_hints_carry_the_collection_asked_for(
     code, _, err = run(capsys, "status", "--index-dir", index)
     assert code == ExitCode.NO_COLLECTION and "`groundkit ingest PATH --index-dir" in err
     assert "--collection" not in err  # the default collection needs no flag
+    docs = _docs(tmp_path / "docs")
+    assert run(capsys, "ingest", str(docs), "--index-dir", index, "--no-calibrate")[0] == 0
+    for inside in ("default", "default/collection.sqlite"):  # the collection's own folder, file
+        code, _, err = run(capsys, "search", "leak", "--index-dir", f"{index}/{inside}")
+        assert code == ExitCode.NO_COLLECTION
+        assert f"pass --index-dir {index} --collection default" in err
+    code, _, err = run(capsys, "search", "leak", "--collection", "nope", "--index-dir", index)
+    assert f"collections in {index}: default (--collection NAME)" in err
+
+
+def test_an_error_names_the_commands_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """A library message names request fields (top_k); the CLI says them as its options."""
+    code, _, err = run(capsys, "search", "leak", "--top-k", "0", "--json")
+    message = json.loads(err)["error"]["message"]
+    assert code == ExitCode.USAGE and message.startswith("--top-k must be")
 
 
 def test_ingest_lists_each_refusal_once_grouped_with_its_path_once(
@@ -136,3 +153,26 @@ def test_progress_on_a_terminal_shows_rate_and_time_left() -> None:
             frame = stream.getvalue().rsplit("\r", 1)[-1]
             assert "100/400 0.5 files/s, ~10 min 00 s left" in frame, frame
     assert stream.getvalue().rsplit("\r", 1)[-1].startswith("[" + "#" * 30 + "] 400/400")
+
+
+def test_an_ingest_that_stores_nothing_creates_no_collection(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A new collection that would hold nothing (no file of a wanted type, every file refused)
+    is not kept: a search then says there is none (exit 3), not "no results"."""
+    index = str(tmp_path / "idx")
+    for name, data in (("blob.bin", b"\x00\x01"), ("blob.txt", b"text\x00\xff")):
+        folder = tmp_path / name.replace(".", "-")
+        folder.mkdir()
+        (folder / name).write_bytes(data)
+        code, out, _ = run(capsys, "ingest", str(folder), "--index-dir", index)
+        assert code == ExitCode.REFUSED_INPUT and "no collection was created" in out
+        assert not (tmp_path / "idx" / "default").exists()
+        assert run(capsys, "search", "leak", "--index-dir", index)[0] == ExitCode.NO_COLLECTION
+    docs = _docs(tmp_path / "docs")
+    assert run(capsys, "ingest", str(docs), "--index-dir", index, "--no-calibrate")[0] == 0
+    (docs / "pumps.md").unlink()
+    (docs / "valves.txt").unlink()
+    (docs / "blob.bin").write_bytes(b"\x00")
+    code, _, _ = run(capsys, "ingest", str(docs), "--index-dir", index, "--no-calibrate")
+    assert (tmp_path / "idx" / "default" / "collection.sqlite").exists()  # kept: it existed

@@ -29,10 +29,10 @@ def index(tmp_path: Path, write_corpus: WriteCorpus, capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (("search", "pump", "--top-k", "0"), "top_k"),
+        (("search", "pump", "--top-k", "0"), "--top-k"),
         (("search", "pump", "--mode", "bogus"), "invalid choice"),
         (("search", "   "), "empty"),
-        (("search", "pump", "--score-threshold", "nan"), "score_threshold"),
+        (("search", "pump", "--score-threshold", "nan"), "--score-threshold"),
         (("search", "pump", "--frobnicate"), "unrecognized arguments"),
         (("search",), "required"),
         (("status", "--collection", "../x"), "collection name"),

@@ -337,6 +337,12 @@ def test_ingest_no_calibrate_records_nothing(
     said = capsys.readouterr().out
     assert said.startswith("nothing here for 'what is the best way to clean a tap'")
     assert "under the self-calibrated bar" in said
+    # no word to search for, or a filter that admits nothing: not the query's evidence
+    assert main(["search", "the and of to", "--index-dir", str(index)]) == 0
+    assert "it has no word to search for" in capsys.readouterr().out
+    nowhere = ["search", "leak", "--source-prefix", "nowhere/", "--index-dir", str(index)]
+    assert main(nowhere) == 0
+    assert capsys.readouterr().out.startswith("no results for 'leak': the filter admits no")
 
 
 def test_ingest_calibrate_records_the_collections_own_bar(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from groundkit.cli.commands import COMMANDS
@@ -60,7 +61,8 @@ examples:
   groundkit check                          # is the collection file sound? (exit 6 if not)
 
 exit codes: 0 ok, 1 error, 2 usage or an invalid value, 3 no such collection,
-            4 input refused, 5 a citation is not verified, 6 collection damaged
+            4 input refused, 5 a citation is not verified, 6 collection damaged,
+            7 the port is in use (serve), 130 interrupted
             (with --json, errors are a JSON object on stderr)
 """
 
@@ -151,11 +153,25 @@ def _with_suggestion(
     hints = []
     for word in exc.message[len(prefix) :].split():
         if word.startswith("-"):
-            close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.7)
             if close:
                 hints.append(f"{word.split('=', 1)[0]} -> did you mean {close[0]}?")
     message = exc.message + (f" ({'; '.join(hints)})" if hints else "")
     return UsageError(message, command)
+
+
+def _as_flags(command: argparse.ArgumentParser) -> Callable[[str], str]:
+    """A library message as the command line says it: each request field it names (``top_k``,
+    ``score_threshold``) as the command's option (``--top-k``); REST and MCP keep the field."""
+    flags = {
+        action.dest: action.option_strings[-1]
+        for action in command._actions
+        if "_" in action.dest and action.option_strings
+    }
+    if not flags:
+        return lambda message: message
+    named = re.compile(r"\b(" + "|".join(map(re.escape, sorted(flags))) + r")\b")
+    return lambda message: named.sub(lambda found: flags[found.group(1)], message)
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
@@ -200,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(COMMAND_REGISTRY.get(args.command).run(args))
     except GroundkitError as exc:
-        return fail(exc, as_json=bool(getattr(args, "json", False)))
+        command = _subparser(parser, args.command) or parser
+        return fail(exc, as_json=bool(getattr(args, "json", False)), say=_as_flags(command))
     except KeyboardInterrupt:
         print("groundkit: interrupted", file=sys.stderr)
         return 130

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from enum import IntEnum
 
 from groundkit.errors import (
@@ -41,10 +42,14 @@ def exit_code_for(exc: GroundkitError) -> ExitCode:
     return ExitCode.ERROR
 
 
-def fail(exc: GroundkitError, *, as_json: bool = False) -> int:
-    """Print the error's message (never a traceback) and return its exit code."""
+def fail(
+    exc: GroundkitError, *, as_json: bool = False, say: Callable[[str], str] | None = None
+) -> int:
+    """Print the error's message (never a traceback), through ``say`` where given (the
+    command's own words for the fields it names), and return its exit code."""
     code = exit_code_for(exc)
-    print_error(exc.message, code, kind=type(exc).__name__, subject=exc.subject, as_json=as_json)
+    message = exc.message if say is None else say(exc.message)
+    print_error(message, code, kind=type(exc).__name__, subject=exc.subject, as_json=as_json)
     return int(code)
 
 

@@ -135,6 +135,14 @@ def nothing_found(response: SearchResponse) -> str:
     """Why a search has no result: nothing matched, or the collection says "nothing here"
     (its evidence under the bar it applies: adr/0060, adr/0072)."""
     meta = response.metadata
+    admitted = (meta.get("filter") or {}).get("chunks")
+    if admitted == 0:
+        return f"no results for {response.query!r}: the filter admits no passage"
+    if meta.get("query_terms") == 0 and meta.get("stage") == "bm25":
+        return (
+            f"no results for {response.query!r}: it has no word to search for (every word is "
+            "a stopword or too short)"
+        )
     if not meta.get("abstained"):
         return f"no results for {response.query!r}"
     why = []
@@ -166,7 +174,8 @@ def print_search(response: SearchResponse, checks: Sequence[Verification]) -> No
     for kind, label in (("fuzzy", "a typo away"), ("prefix", "it begins")):
         for word, terms in expansions.get(kind, {}).items():
             more = f", … ({len(terms)} in all)" if len(terms) > 5 else ""
-            print(f"{word!r} also matched the indexed words {label}: {', '.join(terms[:5])}{more}")
+            shown = ", ".join(terms[:5])
+            print(f"{word!r} also matched the indexed terms (stems) {label}: {shown}{more}")
     roots = {result.metadata.get("root") for result in response.results}
     if response.groups is None:
         for rank, result in enumerate(response.results, start=1):

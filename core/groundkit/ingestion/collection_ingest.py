@@ -7,6 +7,7 @@ source, the vector-store refresh and closing the store happen the same way every
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -70,6 +71,8 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
         require_source(path)  # a missing source is refused before the collection is created
         if texts is None:
             _refuse_empty_folder(Path(path), collection_file(index_dir, collection))
+    location = collection_file(index_dir, collection)
+    new_folder, new = not location.parent.exists(), not location.exists()
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
@@ -87,11 +90,26 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
             report = indexer.ingest(path, progress=progress)
     finally:
         store.close()
+    if new and not report.indexed:  # nothing stored: no empty collection is left behind
+        _discard(location, folder=new_folder)
+        report.created = False
+        return report
     with open_reader(index_dir, collection) as reader:
         refresh_vector_store(reader, vector_store, location=reader.location)
     if calibrate:  # the collection as stored calibrates itself (adr/0072)
         report.calibration = recalibrate(index_dir, collection, embedder)
     return report
+
+
+def _discard(location: Path, *, folder: bool) -> None:
+    """Remove a collection this ingest created and stored nothing in: its folder where the
+    ingest made it, else the collection file and the files SQLite and groundkit keep beside
+    it."""
+    if folder:
+        shutil.rmtree(location.parent, ignore_errors=True)
+        return
+    for suffix in ("", "-sound", "-wal", "-shm", "-journal"):
+        location.with_name(location.name + suffix).unlink(missing_ok=True)
 
 
 def _refuse_empty_folder(path: Path, location: Path) -> None:

@@ -62,6 +62,9 @@ class IngestReport:
     calibration: dict[str, Any] | None = None
     """The self-calibration the ingest recorded (``SelfCalibration.to_dict``), None where it
     did not calibrate (nothing changed, or ``calibrate=False``: adr/0072)."""
+    created: bool = True
+    """False where the collection was new and nothing was stored in it: it was not kept, so a
+    search says there is none rather than "no results"."""
 
     @property
     def ok(self) -> bool:
@@ -107,6 +110,7 @@ class IngestReport:
             "generation": self.generation,
             "elapsed_s": round(self.elapsed_s, 3),
             "calibration": self.calibration,
+            "created": self.created,
         }
 
     def summary(self, *, refusals: bool = True) -> str:

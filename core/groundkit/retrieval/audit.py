@@ -45,8 +45,9 @@ class CollectionVerification:
         return not self.failures and not self.integrity_problems
 
     def summary(self) -> str:
+        citations = "citation" if self.checked == 1 else "citations"
         return (
-            f"checked {self.checked} citations: {self.verified} verified, "
+            f"checked {self.checked} {citations}: {self.verified} verified, "
             f"{self.drifted} drifted, {self.unresolvable} unresolvable"
         )
 

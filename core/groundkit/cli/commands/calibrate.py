@@ -19,11 +19,11 @@ NAME = "calibrate"
 
 EPILOG = """\
 examples:
+  groundkit calibrate --self --write                  # the collection calibrates itself
   groundkit calibrate --collection sem --queries my-questions.txt --off-topic other-topics.txt
   groundkit calibrate --collection beir-scifact --index-dir runs \\
       --queries ../shared/data/beir/scifact --off-topic ../shared/data/beir/cranfield --write
   groundkit calibrate --collection sem --set 0.3      # record a floor of your own choosing
-  groundkit calibrate --self --write                  # the collection calibrates itself
 
 --self: the collection measures itself: on-topic queries sampled from its own chunks,
 off-topic ones from a general multilingual question set shipped with groundkit; each bar is
@@ -39,11 +39,14 @@ def add_parser(commands: Any, parents: Parents) -> None:
     parser = commands.add_parser(
         NAME,
         parents=[parents.collection, parents.output, parents.native],
-        help="measure or set the dense similarity floor (where search says nothing is here)",
+        help="measure or set where search says nothing is here (bm25's bar, the dense floor)",
         description=(
-            "Search the collection with on-topic queries (it can answer them) and off-topic ones "
-            "(it cannot), take each query's best dense similarity, and report the floor that "
-            "minimises false abstentions plus false answers, with both rates; --write records it."
+            "With --self, the collection measures where each mode says nothing is here, on its "
+            "own passages and questions shipped with groundkit (every ingest does this). With "
+            "--queries and --off-topic (a collection with a dense side), search with on-topic "
+            "queries (it can answer them) and off-topic ones (it cannot), take each query's "
+            "best dense similarity, and report the floor that minimises false abstentions plus "
+            "false answers, with both rates. --write records what was measured."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -85,7 +88,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         raise ConfigurationError("--queries and --off-topic go together")
     if not measuring and args.set is None:
         raise ConfigurationError(
-            "give --queries and --off-topic to measure a floor, or --set X to record one"
+            "give --self to calibrate the collection on its own passages (what every ingest "
+            "does), --queries and --off-topic to measure a dense floor on your questions, or "
+            "--set X to record one"
         )
     chosen = None if args.set is None else check_floor(args.set)
     with _open(args) as retriever:

@@ -203,7 +203,11 @@ def run(args: argparse.Namespace) -> int:
         what = report.root
         if args.path == SAMPLE_NAME:  # not a folder named sample: say where it comes from
             what = f"the bundled sample corpus ({report.root}; ./{SAMPLE_NAME} for a folder)"
-        print(f"ingested {what} into {report.collection}")
+        where = report.collection
+        if report.created:
+            print(f"ingested {what} into {where}")
+        else:
+            print(f"stored nothing from {what}, so no collection was created at {where}")
         print(report.summary(refusals=False))  # the refusals once, on stderr, grouped by fix
         if report.calibration is not None:
             print(calibrated_message(report.calibration))

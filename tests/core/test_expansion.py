@@ -474,6 +474,38 @@ def test_an_eight_letter_word_takes_two_edits(write_corpus: WriteCorpus) -> None
     assert response.results and response.results[0].source == "b.txt"
 
 
+def test_a_four_letter_word_takes_one_edit(write_corpus: WriteCorpus) -> None:
+    """MiniSearch's 0.2 edits per letter, rounded, from four letters (adr/0078); not four
+    characters of a number or code: 1956 is no typo of 1966."""
+    store = MemoryStore("four")
+    pages = {"w.txt": "# Water\n\nWater mains in 1966.\n", "f.txt": "# Forms\n\nA form.\n"}
+    Indexer(store).ingest(write_corpus(pages))
+    retriever = Searcher.of(store.reader())
+    assert [typo_budget(word) for word in ("wtr", "wter", "h2o5", "1956")] == [0, 1, 0, 0]
+    response = retriever.search("wter", 3, "bm25", fuzzy=True)
+    assert response.metadata["expansions"]["fuzzy"] == {"wter": ["water"]}
+    assert response.results[0].source == "w.txt"
+    assert not retriever.search("1956", 3, "bm25", fuzzy=True).results
+
+
+def test_a_short_words_correction_ranks_but_is_no_evidence(write_corpus: WriteCorpus) -> None:
+    """Four letters the text holds, however rarely, are the word meant (best is not test);
+    four it lacks are corrected, and the correction is a guess: the evidence keeps the word's
+    own term and drops the correction's blend (adr/0078)."""
+    pages = {f"t{n}.txt": f"# Test {n}\n\nA test.\n" for n in range(12)}
+    store = ingested(write_corpus, "short", {**pages, "b.txt": "# Best\n\nThe best.\n"})
+    reader = store.reader()
+    index = BM25Index(reader, accelerator="python")
+    lexicon = Lexicon(reader, Analyzer().readable)
+    held = expand_query("best", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
+    assert held.fuzzy == {} and held.terms == ["best"]
+    typed = expand_query("bext", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
+    best = BM25Index.blend(["best"], 1.0)  # the only word in reach: in full (adr/0076)
+    assert typed.fuzzy == {"bext": ["best"]} and typed.terms == ["bext", best]
+    assert typed.guessed == {"bext": (best, [])} and typed.evidence_terms() == ["bext"]
+    assert typed.stood_for(Analyzer().terms) == frozenset()
+
+
 CONTEXT = {
     # "meth" is a word of the text (a drug, in one page), and "method" is what a visitor typing
     # "useful meth" is after: more of the chunks holding "useful" hold method than meth
@@ -516,19 +548,24 @@ def test_without_a_chunk_holding_every_other_word_the_word_keeps_its_reading(
     assert expand(context_store, "lab meth").terms[:2] == ["lab", "meth"]  # 1 against 1
 
 
-def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
+def test_a_guessed_word_is_no_evidence(tmp_path: Path) -> None:
     """A last word that begins no word of the text, completed from a shorter prefix (France
-    -> fran -> français), is a guess at another word: bm25's evidence weighs the word itself,
-    as plain search does, and so says "nothing here" where plain search does (adr/0077)."""
+    -> fran -> français), and a four-letter word the text lacks, corrected (tour -> hour,
+    rats -> rate), are guesses at other words: bm25's evidence weighs the words themselves, as
+    plain search does, and so says "nothing here" where plain search does (adr/0077,
+    adr/0078)."""
     import groundkit
 
     groundkit.ingest(groundkit.sample_corpus(), index_dir=tmp_path / "idx")
     with Searcher.open(tmp_path / "idx") as searcher:
-        for query in ("who won the last Tour de France", "how do I get rid of rats"):
+        for query, kind, word in (
+            ("who won the last Tour de France", "prefix", "france"),
+            ("how do I get rid of rats", "fuzzy", "rats"),
+            ("where can I buy a sofa", "fuzzy", "sofa"),
+        ):
             typed = searcher.search(query, 3, "bm25", prefix=True, fuzzy=True)
             plain = searcher.search(query, 3, "bm25")
-            (word,) = typed.metadata["expansions"]["prefix"]  # completed from a shorter prefix
-            assert not query.lower().endswith(tuple(typed.metadata["expansions"]["prefix"][word]))
+            assert word not in typed.metadata["expansions"][kind][word]  # another word
             assert typed.metadata["lexical_share"] == plain.metadata["lexical_share"]
             assert typed.metadata["abstained"] and plain.metadata["abstained"]
         # filtered, the evidence is found under the filter, as plain search finds it
@@ -536,15 +573,18 @@ def test_a_guessed_last_word_is_no_evidence(tmp_path: Path) -> None:
         for query in ("water meter readings rats", "leak repairs rats"):
             typed = searcher.search(query, 3, "bm25", prefix=True, fuzzy=True, where=where)
             plain = searcher.search(query, 3, "bm25", where=where)
-            assert typed.metadata["expansions"]["prefix"]["rats"]  # guessed from "rat"
+            assert typed.metadata["expansions"]["fuzzy"]["rats"]  # a guess at another word
             assert typed.metadata["lexical_share"] == plain.metadata["lexical_share"]
+        # a longer word's correction is the word meant: its evidence is the correction's
+        fixed = searcher.search("hydrnt flushng", 3, "bm25", fuzzy=True)
+        assert not fixed.metadata["abstained"]
 
 
 def test_a_guess_gives_its_own_terms_to_the_evidence(write_corpus: WriteCorpus) -> None:
     store = ingested(write_corpus, "guess", {"a.txt": "The rate is set, rather than guessed.\n"})
     expanded = expand(store, "rats")  # rats begins no word: rat's completions stand for it
     assert expanded.prefix == {"rats": ["rate", "rather"]}
-    assert expanded.guessed == {"rats": ["rat"]}
+    assert expanded.guessed == {"rats": (BM25Index.blend(["rate", "rather"], 1.0), ["rat"])}
     assert expanded.evidence_terms() == ["rat"]
     assert expand(store, "rate").guessed == {}  # a word of the text is no guess
 
@@ -559,7 +599,7 @@ def test_a_guess_and_a_correction_of_one_blend_keep_their_places(
     lexicon = Lexicon(reader, Analyzer().readable)
     typed = expand_query("flushn flusnhg", Analyzer(), lexicon, index, prefix=True, fuzzy=True)
     flush = BM25Index.blend(["flush"], 1.0)
-    assert typed.guessed == {"flusnhg": ["flusnhg"]}
+    assert typed.guessed == {"flusnhg": (flush, ["flusnhg"])}
     assert typed.fuzzy == {"flushn": ["flush"]}
     assert typed.terms == ["flushn", flush, flush]
     assert typed.evidence_terms() == ["flushn", "flusnhg", flush]

@@ -198,6 +198,8 @@ def test_the_first_answer_is_the_cores_on_the_sample(
         "how do I",  # only a question's framing words: they stay (adr/0060)
         "what is the resp",
         "flushn flusnhg",  # a correction and a guess of one blend key (adr/0077)
+        "wter mian",  # four letters take one edit (adr/0078)
+        "leek 2O23 h2o5",  # ... four letters, not four characters
         "???",
     ]
     requests += [{"query": q, "top_k": 5, "prefix": True, "fuzzy": True} for q in extra]

@@ -131,8 +131,8 @@ def tokens(text: str) -> list[str]:
 
 
 MIN_SURFACE_WORD = 3
-"""Shorter words are left out of the surface words (a typo budget starts at five letters, so
-a word two edits away has at least three)."""
+"""Shorter words are left out of the surface words (a typo budget starts at four letters, so
+a word one edit away has at least three)."""
 MAX_SURFACE_WORD = 64
 """Longer words are left out too: query expansion refuses words this long (adr/0061)."""
 

@@ -12,14 +12,15 @@ dropped. A word that begins no word may be a typo (``fuzzy`` corrects it where i
 typed past its end: the longest shorter prefix that has completions is used, down to half the
 word (Pagefind's backtracking).
 ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within its typo
-budget (one edit from five letters, two from eight: MiniSearch's 0.2 per letter, rounded),
+budget (one edit from four letters, two from eight: MiniSearch's 0.2 per letter, rounded),
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
 ``displaying`` -> ``displai``) and, for one edit, on its term against the indexed terms,
 blended at a lower weight (at full weight where the collection lacks the word and one term
 alone is within its budget).
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
-The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075 and adr/0076.
+The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076 and
+adr/0078.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ RARE_DF = 2
 """A word's term held by at most this many chunks counts as rare: near terms may join it."""
 RARE_RATIO = 10
 """...but only those held by more than this many times as many chunks."""
+SHORT_WORD = 4
+"""A word this short takes one edit only where the collection lacks it, and its correction
+ranks the results but is no evidence: four letters the text lacks are as often another
+topic's word (``tour``, ``cake``) as a typo (adr/0078)."""
 MAX_WORD_LETTERS = MAX_SURFACE_WORD
 """A word expanded (the last with ``prefix``, any with ``fuzzy``) may have at most this many
 characters: no indexed surface word is longer, and the automaton's work grows with it."""
@@ -70,34 +75,43 @@ MAX_EXPANDED_TERMS = PREFIX_LIMIT + FUZZY_LIMIT * MAX_EXPANDED_WORDS
 
 
 def typo_budget(word: str) -> int:
-    """Edits tolerated in ``word``: none under 5 letters, 1 under 8, else 2 (MiniSearch's
-    ``fuzzy: 0.2``: 0.2 edits per letter, rounded, from five letters, at most two)."""
-    return 0 if len(word) < 5 else 1 if len(word) < 8 else 2
+    """Edits tolerated in ``word``: MiniSearch's ``fuzzy: 0.2`` (0.2 edits per character,
+    rounded) from four characters, at most two: one from four (four letters: ``1956`` is no
+    typo of ``1966``), two from eight (adr/0068, adr/0078)."""
+    size = len(word)
+    if size < SHORT_WORD or (size == SHORT_WORD and not word.isalpha()):
+        return 0
+    return 1 if size < 8 else 2
 
 
 @dataclass(frozen=True, slots=True)
 class ExpandedQuery:
     """The terms BM25 scores (blended keys included), the indexed terms each expanded word
-    stands for (for highlights and the trace), by kind and word, and the terms of a last word
-    completed only by a shorter prefix (``guessed``: ``France`` -> fran -> français)."""
+    stands for (for highlights and the trace), by kind and word, and the words whose expansion
+    is a guess at another word (``guessed``: the blend that ranks it, and the terms that take
+    its place in the evidence): a last word completed only by a shorter prefix (``France`` ->
+    fran -> français: its own terms, which the blend replaced), a short word corrected
+    (``rats`` -> rate: none, its own terms stay)."""
 
     terms: list[str]
     prefix: dict[str, list[str]]
     fuzzy: dict[str, list[str]]
-    guessed: dict[str, list[str]] = field(default_factory=dict)
+    guessed: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
     def stood_for(self, terms_of: Callable[[str], list[str]]) -> frozenset[str]:
         """``abstention.stood_for`` of this query's expansions, a guessed word left out: its
-        completions are a guess at another word (adr/0077)."""
+        expansion is a guess at another word (adr/0077, adr/0078)."""
         typed = {word: done for word, done in self.prefix.items() if word not in self.guessed}
-        return stood_for(typed, self.fuzzy, terms_of)
+        fixed = {word: near for word, near in self.fuzzy.items() if word not in self.guessed}
+        return stood_for(typed, fixed, terms_of)
 
     def evidence_terms(self) -> list[str]:
-        """``terms`` with a guessed word's own terms in place of its completions: a guess at
-        another word is no evidence that the collection holds this one (adr/0077)."""
+        """``terms`` with a guessed word's own terms in place of its expansion's blend: a guess
+        at another word is no evidence that the collection holds this one (adr/0077,
+        adr/0078). Two equal blends give the same terms whichever is replaced."""
         terms = list(self.terms)
-        for word, own in self.guessed.items():  # its blend comes before any correction's
-            at = terms.index(BM25Index.blend(self.prefix[word], 1.0))
+        for blend, own in self.guessed.values():
+            at = terms.index(blend)
             terms[at : at + 1] = own
         return terms
 
@@ -159,6 +173,8 @@ def expand_query(
             if typos:
                 out.fuzzy[word] = typos
                 terms.append(index.blend(typos, _typo_weight(word, typos, analyzer, index)))
+                if len(word) == SHORT_WORD:  # its own terms stay among the terms
+                    out.guessed[word] = (terms[-1], [])
     return out
 
 
@@ -200,7 +216,7 @@ def _complete(
             del out.terms[len(out.terms) - 1 - out.terms[::-1].index(term)]
         out.terms.append(index.blend(completed, 1.0))
         if not begun:
-            out.guessed[word] = own
+            out.guessed[word] = (out.terms[-1], own)
     if completed:
         out.prefix[word] = completed
 
@@ -305,7 +321,7 @@ def _near_terms(
     if not budget or not own:
         return []
     held = max(df(term) for term in own)
-    if held > RARE_DF:
+    if held > (RARE_DF if len(word) > SHORT_WORD else 0):  # a short word the text holds is meant
         return []
     found: dict[str, int] = {}
     for term in own:

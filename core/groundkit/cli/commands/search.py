@@ -182,13 +182,15 @@ def _word_flags(parser: argparse.ArgumentParser) -> None:
         "--prefix",
         action="store_true",
         help="the last word also matches the indexed words it begins, as in a search box "
-        "(paginat finds pagination), at 3/4 the weight of an exact match",
+        "(paginat finds pagination); a word that is itself a word of the text keeps it first, "
+        "its completions weighed by their share of the passages",
     )
     words.add_argument(
         "--fuzzy",
         action="store_true",
-        help="a word found nowhere (or almost) also matches indexed words one typo away, two "
-        "from nine letters (middlware finds middleware), at 3/4 the weight",
+        help="a word found nowhere (or almost) also matches indexed words one typo away from "
+        "four letters, two from eight (middlware finds middleware), at 3/4 the weight (in full "
+        "where the word is found nowhere and one word alone is in reach)",
     )
 
 

@@ -402,12 +402,17 @@ const PREFIX_LIMIT = 50;
 const FUZZY_LIMIT = 10;
 const RARE_DF = 2;
 const RARE_RATIO = 10;
+const SHORT_WORD = 4;
 const MAX_WORD_LETTERS = 64;
 const MAX_EXPANDED_WORDS = 64;
 
+// Python's str.isalpha: every character a letter (general category L*).
+const LETTERS = /^\p{L}+$/u;
+
 export const typoBudget = (word) => {
   const n = cpLength(word);
-  return n < 5 ? 0 : n < 8 ? 1 : 2;
+  if (n < SHORT_WORD || (n === SHORT_WORD && !LETTERS.test(word))) return 0;
+  return n < 8 ? 1 : 2;
 };
 
 // The optimal-string-alignment distance of a and b (arrays of code points, or strings of BMP
@@ -575,18 +580,17 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
       if (near.length) {
         out.fuzzy[word] = near;
         terms.push(BM25.blend(near, await typoWeight(word, near, analyzer, bm25)));
+        if (cpLength(word) === SHORT_WORD) out.guessed[word] = [terms.at(-1), []]; // its own terms stay
       }
     }
   }
   return out;
 }
 
-// ExpandedQuery.evidence_terms: a guessed word's own terms in place of its completions.
+// ExpandedQuery.evidence_terms: a guessed word's own terms in place of its expansion.
 function evidenceTerms(terms, expanded) {
   const out = [...terms];
-  for (const [word, own] of Object.entries(expanded.guessed)) {
-    out.splice(out.indexOf(BM25.blend(expanded.prefix[word], 1.0)), 1, ...own); // before any correction's
-  }
+  for (const [blend, own] of Object.values(expanded.guessed)) out.splice(out.indexOf(blend), 1, ...own);
   return out;
 }
 
@@ -643,7 +647,7 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
     if (!completed.length) return;
     for (const term of own) out.terms.splice(out.terms.lastIndexOf(term), 1);
     out.terms.push(BM25.blend(completed, 1.0));
-    if (!begun.length) out.guessed[word] = own;
+    if (!begun.length) out.guessed[word] = [out.terms.at(-1), own];
   }
   if (completed.length) out.prefix[word] = completed;
 }
@@ -708,7 +712,7 @@ async function nearTerms(word, analyzer, lexicon, df) {
   if (!budget || !own.length) return [];
   let held = 0;
   for (const term of own) held = Math.max(held, await df(term));
-  if (held > RARE_DF) return [];
+  if (held > (cpLength(word) > SHORT_WORD ? RARE_DF : 0)) return []; // a short word the text holds is meant
   const found = new Map();
   for (const term of own) {
     const space = spaceOf(term, analyzer);
@@ -859,9 +863,10 @@ export class FirstAnswer {
   }
 
   // abstention.stood_for: the terms of each corrected word, and of each completed word where a
-  // completion begins with one of them (not a shorter prefix's completions).
+  // completion begins with one of them; a guessed word's left out (adr/0077, adr/0078).
   stoodFor(expanded) {
-    const found = new Set(Object.keys(expanded.fuzzy).flatMap((word) => this.analyzer.terms(word)));
+    const fixed = Object.keys(expanded.fuzzy).filter((word) => !Object.hasOwn(expanded.guessed, word));
+    const found = new Set(fixed.flatMap((word) => this.analyzer.terms(word)));
     for (const [word, completions] of Object.entries(expanded.prefix)) {
       if (Object.hasOwn(expanded.guessed, word)) continue; // a guess at another word (adr/0077)
       const own = this.analyzer.terms(word);

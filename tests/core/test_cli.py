@@ -62,7 +62,7 @@ def test_ingest_search_verify_status(
     assert code == ExitCode.OK and json.loads(out)["verified"] == 2
 
     code, out, _ = run(capsys, "verify", "--index-dir", index, "--chunk-id", first["chunk_id"])
-    assert code == ExitCode.OK and "checked 1 citations" in out
+    assert code == ExitCode.OK and "checked 1 citation:" in out
 
     code, out, _ = run(capsys, "status", "--index-dir", index, "--json")
     status = json.loads(out)

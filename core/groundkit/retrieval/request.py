@@ -295,7 +295,9 @@ class SearchRequest:
             )
         if mode != "hybrid" and self.hybrid is not None:
             raise InvalidQueryError(
-                f"hybrid options apply to mode 'hybrid' only; in mode {mode!r} use score_threshold"
+                f"hybrid options apply to mode 'hybrid' only; in mode {mode!r} use "
+                "score_threshold to cut results by score (where bm25 says nothing is here is "
+                "the collection's own calibration: `groundkit calibrate --self`)"
             )
         for name in ("prefix", "fuzzy"):
             if mode == "dense" and getattr(self, name):

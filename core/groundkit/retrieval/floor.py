@@ -46,12 +46,6 @@ class FloorRecord:
     def __post_init__(self) -> None:
         if not math.isfinite(check_floor(self.floor)):
             raise ConfigurationError(f"a recorded floor must be finite, got {self.floor!r}")
-        if self.identity.similarity == "cosine" and not -1.0 <= self.floor <= 1.0:
-            raise ConfigurationError(
-                f"a floor of {self.floor!r} for cosine similarities (-1 to 1) would make every "
-                "dense search say nothing here, or none: record one from -1 to 1",
-                subject=str(self.floor),
-            )
         if self.lexical_share is not None:
             check_share(self.lexical_share)
 

@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> ExitCode:
                 f"collection {args.collection} has no dense side (ingested without --embedder); "
                 "a similarity floor applies to dense and hybrid search only"
             )
+        if chosen is not None and embedder.identity.similarity == "cosine":
+            _check_cosine_floor(chosen)
         result: Calibration | None = None
         if measuring:
             result = calibrate(retriever, load_queries(args.queries), load_queries(args.off_topic))
@@ -191,3 +193,15 @@ def _open(args: argparse.Namespace) -> Searcher:
         embedder=None if args.embedder is None else resolve_embedder(args.embedder),
         vector_store=args.vector_store,
     )
+
+
+def _check_cosine_floor(floor: float) -> None:
+    """Refuse a floor a user sets for cosine similarities outside -1 to 1: over 1 every dense
+    search says nothing here, under -1 none does (a measured one may sit just over the
+    highest similarity seen, and is recorded as measured)."""
+    if not -1.0 <= floor <= 1.0:
+        raise ConfigurationError(
+            f"a floor of {floor!r} for cosine similarities (-1 to 1) would make every dense "
+            "search say nothing here, or none: set one from -1 to 1",
+            subject=str(floor),
+        )

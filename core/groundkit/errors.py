@@ -71,21 +71,38 @@ def create_hint(path: str | Path) -> str:
     collections the folder holds where it holds others."""
     location = Path(path)
     name, index_dir = location.parent.name, location.parent.parent
-    for inner in (index_dir, index_dir.parent):  # INDEX_DIR/NAME or its file given as the folder
-        if (inner / location.name).is_file():
-            return (
-                f"--index-dir names a collection's own folder: pass --index-dir "
-                f"{inner.parent} --collection {inner.name}"
-            )
     try:
-        held = sorted(p.parent.name for p in index_dir.glob(f"*/{location.name}") if p.is_file())
-    except OSError:
-        held = []
+        own = _own_folder(index_dir, location.name)
+        held = sorted(
+            found.parent.name
+            for found in index_dir.glob(f"*/{location.name}")
+            if found.parent.name != name and found.is_file()
+        )
+    except OSError:  # an unreadable folder: the plain hint
+        own, held = None, []
+    if own is not None:
+        return (
+            f"--index-dir names a collection's own folder: pass --index-dir {own.parent} "
+            f"--collection {own.name}"
+        )
     if held:
-        return f"collections in {index_dir}: {', '.join(held)} (--collection NAME); or " + _create(
+        listed = ", ".join(held)
+        return f"collections in {index_dir}: {listed} (--collection NAME); or " + _create(
             name, index_dir
         )
     return _create(name, index_dir)
+
+
+def _own_folder(index_dir: Path, file_name: str) -> Path | None:
+    """The collection folder ``index_dir`` is (it holds the collection file) or whose file it
+    is, as an absolute path; None where it is neither."""
+    if (index_dir / file_name).is_file():
+        folder = index_dir.absolute()
+    elif index_dir.name == file_name and index_dir.is_file():
+        folder = index_dir.absolute().parent
+    else:
+        return None
+    return folder if folder.name else None
 
 
 def _create(name: str, index_dir: Path) -> str:

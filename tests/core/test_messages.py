@@ -58,6 +58,9 @@ def test_no_collection_hints_carry_the_collection_asked_for(
         assert f"pass --index-dir {index} --collection default" in err
     code, _, err = run(capsys, "search", "leak", "--collection", "nope", "--index-dir", index)
     assert f"collections in {index}: default (--collection NAME)" in err
+    named = str(tmp_path / "vector_store")  # a folder named as a request field stays a path
+    code, _, err = run(capsys, "search", "leak", "--index-dir", named)
+    assert code == ExitCode.NO_COLLECTION and f"--index-dir {named}`" in err
 
 
 def test_an_error_names_the_commands_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -238,8 +238,9 @@ def test_the_first_answer_abstains_as_the_core_does_on_a_calibrated_site(
     off = [(f"off{n}", q) for n, q in enumerate(load_queries(HELDOUT / "sample-off.txt"))]
     on = [(f"on{n}", q) for n, q in enumerate(load_queries(HELDOUT / "sample-on.txt"))]
     requests = [{**r, "off": True} for r in requests_for(off)] + requests_for(on)
-    # last words that begin no word, guessed from a shorter prefix whose completions begin
-    # with their stem (rats -> rat -> rate): no evidence, and not stood for (adr/0077)
+    # guesses at other words: a last word that begins no word, completed from a shorter prefix
+    # (temps -> tem -> temper, adr/0077), and four letters the text lacks, corrected (rats ->
+    # rate, ears -> year, play -> plan, adr/0078): no evidence, and not stood for
     guessed = ["how do I get rid of rats", "why do my ears", "water temps", "can children play"]
     both = {"top_k": 5, "prefix": True, "fuzzy": True, "off": True}
     requests += [{"query": q, **both} for q in guessed]

@@ -21,7 +21,7 @@ from groundkit.cli.commands import COMMANDS
 from groundkit.cli.exits import ExitCode, fail, print_error
 from groundkit.cli.options import apply_native_options, parents
 from groundkit.config import VERSION
-from groundkit.errors import GroundkitError
+from groundkit.errors import GroundkitError, InvalidQueryError
 from groundkit.plugin_registry import Registry
 from groundkit.plugins import (
     HELP_WAIT_S,
@@ -161,8 +161,9 @@ def _with_suggestion(
 
 
 def _as_flags(command: argparse.ArgumentParser) -> Callable[[str], str]:
-    """A library message as the command line says it: each request field it names (``top_k``,
-    ``score_threshold``) as the command's option (``--top-k``); REST and MCP keep the field."""
+    """A refused request's message as the command line says it: each request field it names
+    (``top_k``, ``score_threshold``) as the command's option (``--top-k``); REST and MCP keep
+    the field. Only ``InvalidQueryError``'s: other messages name paths, which may read alike."""
     flags = {
         action.dest: action.option_strings[-1]
         for action in command._actions
@@ -170,7 +171,8 @@ def _as_flags(command: argparse.ArgumentParser) -> Callable[[str], str]:
     }
     if not flags:
         return lambda message: message
-    named = re.compile(r"\b(" + "|".join(map(re.escape, sorted(flags))) + r")\b")
+    names = "|".join(map(re.escape, sorted(flags)))
+    named = re.compile(rf"(?<![\w./-])({names})(?![\w./-])")  # a field, not a path's part
     return lambda message: named.sub(lambda found: flags[found.group(1)], message)
 
 
@@ -217,7 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(COMMAND_REGISTRY.get(args.command).run(args))
     except GroundkitError as exc:
         command = _subparser(parser, args.command) or parser
-        return fail(exc, as_json=bool(getattr(args, "json", False)), say=_as_flags(command))
+        say = _as_flags(command) if isinstance(exc, InvalidQueryError) else None
+        return fail(exc, as_json=bool(getattr(args, "json", False)), say=say)
     except KeyboardInterrupt:
         print("groundkit: interrupted", file=sys.stderr)
         return 130

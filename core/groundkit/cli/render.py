@@ -138,7 +138,7 @@ def nothing_found(response: SearchResponse) -> str:
     admitted = (meta.get("filter") or {}).get("chunks")
     if admitted == 0:
         return f"no results for {response.query!r}: the filter admits no passage"
-    if meta.get("query_terms") == 0 and meta.get("stage") == "bm25":
+    if meta.get("query_terms") == 0 and meta.get("mode") == "bm25":
         return (
             f"no results for {response.query!r}: it has no word to search for (every word is "
             "a stopword or too short)"

@@ -6,8 +6,8 @@ source, the vector-store refresh and closing the store happen the same way every
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -71,8 +71,7 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
         require_source(path)  # a missing source is refused before the collection is created
         if texts is None:
             _refuse_empty_folder(Path(path), collection_file(index_dir, collection))
-    location = collection_file(index_dir, collection)
-    new_folder, new = not location.parent.exists(), not location.exists()
+    new = not collection_file(index_dir, collection).exists()
     store = open_store(index_dir, collection)
     try:
         indexer = Indexer(store, analyzer=analyzer, settings=settings, embedder=embedder)
@@ -90,9 +89,8 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
             report = indexer.ingest(path, progress=progress)
     finally:
         store.close()
-    if new and not report.indexed:  # nothing stored: no empty collection is left behind
-        _discard(location, folder=new_folder)
-        report.created = False
+    if new and not report.indexed and _discard(index_dir, collection):
+        report.created = False  # nothing stored: no empty collection is left behind
         return report
     with open_reader(index_dir, collection) as reader:
         refresh_vector_store(reader, vector_store, location=reader.location)
@@ -101,15 +99,23 @@ def ingest(  # noqa: PLR0913  the README's first call; keyword-only, one per `in
     return report
 
 
-def _discard(location: Path, *, folder: bool) -> None:
-    """Remove a collection this ingest created and stored nothing in: its folder where the
-    ingest made it, else the collection file and the files SQLite and groundkit keep beside
-    it."""
-    if folder:
-        shutil.rmtree(location.parent, ignore_errors=True)
-        return
+def _discard(index_dir: str | Path, collection: str) -> bool:
+    """Remove a collection this ingest created and stored nothing in, if it still holds no
+    chunk (another ingest may have written into it since): its file, the files SQLite and
+    groundkit keep beside it, and its folder and page archive where nothing else is in them.
+    Whether it was removed."""
+    from groundkit.collection import collection_file, open_reader, page_archive_dir
+
+    with open_reader(index_dir, collection) as reader:
+        if reader.chunk_count or any(True for _ in reader.iter_documents()):
+            return False
+    location = collection_file(index_dir, collection)
     for suffix in ("", "-sound", "-wal", "-shm", "-journal"):
         location.with_name(location.name + suffix).unlink(missing_ok=True)
+    for folder in (page_archive_dir(location), location.parent):
+        with contextlib.suppress(OSError):  # not empty, or gone: left as it is
+            folder.rmdir()
+    return True
 
 
 def _refuse_empty_folder(path: Path, location: Path) -> None:

@@ -108,7 +108,8 @@ class ExpandedQuery:
     def evidence_terms(self) -> list[str]:
         """``terms`` with a guessed word's own terms in place of its expansion's blend: a guess
         at another word is no evidence that the collection holds this one (adr/0077,
-        adr/0078). Two equal blends give the same terms whichever is replaced."""
+        adr/0078). Two equal blends give the same terms, as a multiset, whichever is
+        replaced."""
         terms = list(self.terms)
         for blend, own in self.guessed.values():
             at = terms.index(blend)

@@ -320,6 +320,14 @@ def _ingest_and_export(
             subject=str(source),
             reason="nothing_matched",
         )
+    if not ingest.created:  # every file refused: the ingest kept no collection
+        reasons = ", ".join(sorted({refusal.reason for refusal in ingest.refused}))
+        raise IngestionError(
+            f"nothing was stored from {source}: {len(ingest.refused)} file(s) refused "
+            f"({reasons}; `groundkit ingest` lists each with its fix); no site was written",
+            subject=str(source),
+            reason="nothing_stored",
+        )
     # the ingest's self-calibration (adr/0072), shipped as fitted (adr/0069, adr/0070)
     fitted = ingest.calibration or {}
     bar, floor = fitted.get("bm25"), fitted.get("hybrid")

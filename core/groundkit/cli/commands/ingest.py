@@ -214,6 +214,8 @@ def run(args: argparse.Namespace) -> int:
         if report.refused:
             print(report.refusals_text(), file=sys.stderr)
     if args.quiet or args.json:  # the summary (which says these) was not printed
+        if not report.created:
+            print(f"groundkit: no collection was created at {report.collection}", file=sys.stderr)
         if report.nothing_matched:
             print(f"groundkit: {report.nothing_matched_message()}", file=sys.stderr)
         if report.unsupported:

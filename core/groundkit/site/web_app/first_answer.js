@@ -406,12 +406,9 @@ const SHORT_WORD = 4;
 const MAX_WORD_LETTERS = 64;
 const MAX_EXPANDED_WORDS = 64;
 
-// Python's str.isalpha: every character a letter (general category L*).
-const LETTERS = /^\p{L}+$/u;
-
 export const typoBudget = (word) => {
   const n = cpLength(word);
-  if (n < SHORT_WORD || (n === SHORT_WORD && !LETTERS.test(word))) return 0;
+  if (n < SHORT_WORD || (n === SHORT_WORD && !isAlpha(word))) return 0;
   return n < 8 ? 1 : 2;
 };
 

@@ -62,9 +62,10 @@ RARE_DF = 2
 RARE_RATIO = 10
 """...but only those held by more than this many times as many chunks."""
 SHORT_WORD = 4
-"""A word this short takes one edit only where the collection lacks it, and its correction
-ranks the results but is no evidence: four letters the text lacks are as often another
-topic's word (``tour``, ``cake``) as a typo (adr/0078)."""
+"""A word this short takes one edit only where the collection lacks it, and its correction,
+where more than one term is in reach, ranks the results but is no evidence: four letters the
+text lacks are as often another topic's word (``rats``: rate, raw, hat) as a typo; with one
+term in reach the word can only be that one (``wter``: water, adr/0076, adr/0078)."""
 MAX_WORD_LETTERS = MAX_SURFACE_WORD
 """A word expanded (the last with ``prefix``, any with ``fuzzy``) may have at most this many
 characters: no indexed surface word is longer, and the automaton's work grows with it."""
@@ -90,8 +91,8 @@ class ExpandedQuery:
     stands for (for highlights and the trace), by kind and word, and the words whose expansion
     is a guess at another word (``guessed``: the blend that ranks it, and the terms that take
     its place in the evidence): a last word completed only by a shorter prefix (``France`` ->
-    fran -> français: its own terms, which the blend replaced), a short word corrected
-    (``rats`` -> rate: none, its own terms stay)."""
+    fran -> français: its own terms, which the blend replaced), a short word corrected to
+    more than one term (``rats`` -> rate, raw: none, its own terms stay)."""
 
     terms: list[str]
     prefix: dict[str, list[str]]
@@ -174,7 +175,7 @@ def expand_query(
             if typos:
                 out.fuzzy[word] = typos
                 terms.append(index.blend(typos, _typo_weight(word, typos, analyzer, index)))
-                if len(word) == SHORT_WORD:  # its own terms stay among the terms
+                if len(word) == SHORT_WORD and len(typos) > 1:  # its own terms stay
                     out.guessed[word] = (terms[-1], [])
     return out
 

@@ -577,7 +577,7 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
       if (near.length) {
         out.fuzzy[word] = near;
         terms.push(BM25.blend(near, await typoWeight(word, near, analyzer, bm25)));
-        if (cpLength(word) === SHORT_WORD) out.guessed[word] = [terms.at(-1), []]; // its own terms stay
+        if (cpLength(word) === SHORT_WORD && near.length > 1) out.guessed[word] = [terms.at(-1), []]; // its own terms stay
       }
     }
   }

@@ -25,14 +25,21 @@ def test_build_site_of_an_empty_folder_writes_nothing_and_says_so(
     assert not (tmp_path / "site").exists() or not any((tmp_path / "site").iterdir())
 
 
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("logo.png", b"\x89PNG", "nothing matched"),  # no file of a type it reads
+        ("blob.txt", b"text\x00\xff", "nothing was stored"),  # every file refused: nul_byte
+    ],
+)
 def test_build_site_of_a_folder_with_nothing_to_read_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, data: bytes, said: str
 ) -> None:
-    (tmp_path / "images").mkdir()
-    (tmp_path / "images" / "logo.png").write_bytes(b"\x89PNG")
-    code = main(["build-site", str(tmp_path / "images"), "-o", str(tmp_path / "site")])
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / name).write_bytes(data)
+    code = main(["build-site", str(tmp_path / "docs"), "-o", str(tmp_path / "site")])
     out, err = capsys.readouterr()
-    assert code == ExitCode.REFUSED_INPUT and "nothing matched" in err and "no site" in err
+    assert code == ExitCode.REFUSED_INPUT and said in err and "no site" in err
     assert "wrote a static search site" not in out
     assert not (tmp_path / "site" / "site.json").exists()
 
@@ -59,15 +66,3 @@ def test_embed_html_code_sample_is_not_cut_off() -> None:
     assert all(len(line) <= 72 for line in sample.group(1).splitlines()), "a line too long"
     pre = re.search(r"\bpre \{([^}]*)\}", page)
     assert pre is not None and "white-space: pre-wrap" in pre.group(1)  # wraps, never hides
-
-
-def test_build_site_of_a_folder_whose_every_file_is_refused_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "blob.txt").write_bytes(b"text\x00\xff")
-    code = main(["build-site", str(tmp_path / "docs"), "-o", str(tmp_path / "site")])
-    out, err = capsys.readouterr()
-    assert code == ExitCode.REFUSED_INPUT and "nothing was stored" in err and "no site" in err
-    assert "nul_byte" in err and "wrote a static search site" not in out
-    assert not (tmp_path / "site" / "site.json").exists()

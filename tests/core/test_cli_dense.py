@@ -178,7 +178,7 @@ def test_calibrate_measures_records_and_sets_a_floor_that_searches_then_use(
     code, _, err = run(capsys, "calibrate", "--queries", str(on), *where)
     assert code == ExitCode.USAGE and "go together" in err
     code, _, err = run(capsys, "search", "leak", "--min-similarity", "0.2", *where)
-    assert code == ExitCode.USAGE and "use --score-threshold" in err
+    assert code == ExitCode.USAGE and "use score_threshold" in err and "--score-threshold)" in err
     lexical = str(tmp_path / "lexical")
     assert run(capsys, "ingest", "sample", "--index-dir", lexical, "--quiet")[0] == 0
     code, _, err = run(capsys, "calibrate", "--set", "0.3", "--index-dir", lexical)

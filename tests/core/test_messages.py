@@ -64,10 +64,11 @@ def test_no_collection_hints_carry_the_collection_asked_for(
 
 
 def test_an_error_names_the_commands_options(capsys: pytest.CaptureFixture[str]) -> None:
-    """A library message names request fields (top_k); the CLI says them as its options."""
+    """A library message names request fields (top_k); the CLI adds its options for them,
+    the message itself the one REST and MCP give (tests/serve/test_parity.py)."""
     code, _, err = run(capsys, "search", "leak", "--top-k", "0", "--json")
     message = json.loads(err)["error"]["message"]
-    assert code == ExitCode.USAGE and message.startswith("--top-k must be")
+    assert code == ExitCode.USAGE and message.endswith("(here top_k is --top-k)")
 
 
 def test_ingest_lists_each_refusal_once_grouped_with_its_path_once(

@@ -161,19 +161,23 @@ def _with_suggestion(
 
 
 def _as_flags(command: argparse.ArgumentParser) -> Callable[[str], str]:
-    """A refused request's message as the command line says it: each request field it names
-    (``top_k``, ``score_threshold``) as the command's option (``--top-k``); REST and MCP keep
-    the field. Only ``InvalidQueryError``'s: other messages name paths, which may read alike."""
+    """A refused request's message with the command's options for the request fields it names
+    (``top_k`` -> ``--top-k``) after it: the message stays the one REST and MCP give (held by
+    the parity test). Only ``InvalidQueryError``'s: other messages name paths."""
     flags = {
         action.dest: action.option_strings[-1]
         for action in command._actions
         if "_" in action.dest and action.option_strings
     }
-    if not flags:
-        return lambda message: message
     names = "|".join(map(re.escape, sorted(flags)))
     named = re.compile(rf"(?<![\w./-])({names})(?![\w./-])")  # a field, not a path's part
-    return lambda message: named.sub(lambda found: flags[found.group(1)], message)
+
+    def say(message: str) -> str:
+        found = dict.fromkeys(match.group(1) for match in named.finditer(message)) if flags else {}
+        options = ", ".join(f"{field} is {flags[field]}" for field in found)
+        return f"{message} (here {options})" if options else message
+
+    return say
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:

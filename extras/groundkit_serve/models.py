@@ -187,6 +187,7 @@ class SearchArguments(_Request):
     mode: Mode | None = _like(LibraryRequest, "mode")
     score_threshold: float | None = _like(LibraryRequest, "score_threshold")
     min_similarity: float | None = _like(LibraryRequest, "min_similarity", ge=-1, le=1)
+    lexical_bar: float | None = _like(LibraryRequest, "lexical_bar", ge=0, le=1)
     hybrid: HybridArguments | None = _like(LibraryRequest, "hybrid")
     rerank: RerankArguments | None = _like(LibraryRequest, "rerank")
     where: WhereArguments | None = _like(LibraryRequest, "where")

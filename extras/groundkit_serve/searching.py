@@ -45,6 +45,7 @@ def search_request(request: SearchArguments, max_top_k: int) -> SearchRequest:
         request.mode,
         score_threshold=request.score_threshold,
         min_similarity=request.min_similarity,
+        lexical_bar=request.lexical_bar,
         hybrid=None
         if hybrid is None
         else HybridOptions(

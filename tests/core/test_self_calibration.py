@@ -99,6 +99,30 @@ def test_a_separating_bar_makes_bm25_say_nothing_here(collection: Path) -> None:
             assert got.metadata["lexical_share"] < result.bm25_share
 
 
+def test_a_search_may_set_its_own_bar(collection: Path) -> None:
+    """``lexical_bar`` replaces the collection's bar for one search (adr/0079): 0 answers
+    what matched, a higher bar says nothing here, and a collection without a record
+    applies it too; the record is untouched."""
+    with Searcher.open(collection) as retriever:
+        plain = retriever.search(OFF_TOPIC[0], mode="bm25", lexical_bar=0.9)
+        assert plain.results == () and plain.metadata["lexical_bar"]["source"] == "search"
+        result = self_calibrate(retriever)
+        write_lexical_bar(retriever.reader.location, result.lexical_bar())
+    clean = "what is the best way to clean a tap"  # off-topic, shares two words
+    with Searcher.open(collection) as retriever:
+        held = retriever.search(clean, mode="bm25")
+        assert held.metadata["abstained"] and not held.results
+        anyway = retriever.search(clean, mode="bm25", lexical_bar=0.0)
+        assert anyway.results and anyway.metadata["abstained"] is False
+        assert anyway.metadata["lexical_bar"] == {"min_lexical_share": 0.0, "source": "search"}
+        assert anyway.metadata["lexical_share"] == held.metadata["lexical_share"]
+        strict = retriever.search(ON_TOPIC[0], mode="bm25", lexical_bar=1.0)
+        assert strict.metadata["abstained"] and not strict.results
+        again = retriever.search(clean, mode="bm25")
+        assert again.metadata["lexical_bar"]["source"] == "self-calibrated"
+        assert read_lexical_bar(retriever.reader.location) == result.lexical_bar()
+
+
 def test_a_word_being_typed_or_mistyped_is_measured_by_its_expansion(collection: Path) -> None:
     """A word the collection lacks that a typo correction or a completion stands for leaves
     the ideal (its expansion is what the query asks there), so typing an on-topic question
@@ -337,6 +361,11 @@ def test_ingest_no_calibrate_records_nothing(
     said = capsys.readouterr().out
     assert said.startswith("nothing here for 'what is the best way to clean a tap'")
     assert "under the self-calibrated bar" in said
+    assert "--lexical-bar 0 shows what matched anyway" in said  # the way to see them
+    assert main([*search, "--lexical-bar", "0"]) == 0
+    assert capsys.readouterr().out.startswith(" 1. ")
+    assert main(["search", "how do I bake a cake", "--index-dir", str(index)]) == 0
+    assert "anyway" not in capsys.readouterr().out  # nothing matched: nothing to show
     # no word to search for, or a filter that admits nothing: not the query's evidence
     assert main(["search", "the and of to", "--index-dir", str(index)]) == 0
     assert "it has no word to search for" in capsys.readouterr().out

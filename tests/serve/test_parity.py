@@ -44,6 +44,8 @@ VALID: list[tuple[dict[str, Any], list[str]]] = [
      ["hydrnt flush", "--fuzzy", "--collection", "pages"]),
     ({"query": "pay bill", "top_k": 2, "group": {"passages": 2, "depth": 50}},
      ["pay bill", "--top-k", "2", "--group-passages", "2", "--group-depth", "50"]),
+    ({"query": "who is allowed to remove a lockout padlock", "mode": "bm25", "lexical_bar": 0.0},
+     ["who is allowed to remove a lockout padlock", "--mode", "bm25", "--lexical-bar", "0"]),
 ]  # fmt: skip
 
 INVALID: list[tuple[dict[str, Any], list[str] | None]] = [
@@ -53,6 +55,8 @@ INVALID: list[tuple[dict[str, Any], list[str] | None]] = [
     ({"query": "leak", "mode": "dense", "prefix": True}, ["leak", "--mode", "dense", "--prefix"]),
     ({"query": "leak", "mode": "bm25", "min_similarity": 0.2},
      ["leak", "--mode", "bm25", "--min-similarity", "0.2"]),
+    ({"query": "leak", "collection": "dense", "mode": "hybrid", "lexical_bar": 0.3},
+     ["leak", "--collection", "dense", "--mode", "hybrid", "--lexical-bar", "0.3"]),
     ({"query": "leak", "collection": "dense", "mode": "hybrid", "hybrid": {"weights": [0.0, 0.0]}},
      ["leak", "--collection", "dense", "--mode", "hybrid", "--lexical-weight", "0",
       "--dense-weight", "0"]),

@@ -159,9 +159,11 @@ def nothing_found(response: SearchResponse) -> str:
         source = fusion.get("lexical_share_source", bar.get("source"))
         share = meta.get("lexical_share") or 0.0
         why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
+    anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta["mode"])
     return (
         f"nothing here for {response.query!r}: no passage holds enough of it ({'; '.join(why)});"
-        " see docs/explanation/hybrid-and-abstention.md"
+        + (f" {anyway} shows what matched anyway;" if anyway and meta.get("lexical_share") else "")
+        + " see docs/explanation/hybrid-and-abstention.md"
     )
 
 

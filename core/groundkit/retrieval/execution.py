@@ -78,7 +78,6 @@ class Layout:
     totals: tuple[int, int] | None = None
     """(chunks, total length) the shards' statistics must sum to; None for one collection."""
     shards: int = 1
-    """How many shards there are (one collection: 1)."""
 
 
 def sharded_layout(manifest: ShardManifest) -> Layout:
@@ -163,7 +162,7 @@ class Execution:
         if mode != "dense":
             reduced, lexical = self._lexical(request, terms, plan.leg_depth, ties, trace)
             if mode == "bm25":
-                lexical = self._bm25_evidence(lexical, found, request.where, trace)
+                lexical = self._bm25_evidence(lexical, found, request, trace)
             mark = _lap(trace.timings_ms, "bm25", mark)
         hits, scores = lexical, None
         if mode == "dense":
@@ -256,18 +255,19 @@ class Execution:
         self,
         lexical: list[ShardHit],
         found: QueryTerms,
-        where: SearchFilter | None,
+        request: SearchRequest,
         trace: SearchTrace,
     ) -> list[ShardHit]:
-        """``lexical``, or nothing when the collection records a bar its calibration found
-        to separate and BM25's best share of the query's evidence terms is under it (adr/0060,
-        adr/0069; scored again where a guessed word makes them not those searched, adr/0077)."""
-        bar, source = self._bm25_bar()
+        """``lexical``, or nothing when BM25's best share of the query's evidence terms (a
+        guessed word's own, adr/0077) is under the search's ``lexical_bar``, else under a bar
+        the collection's calibration found to separate (adr/0060, adr/0069, adr/0079)."""
+        given = request.lexical_bar
+        bar, source = self._bm25_bar() if given is None else (given, "search")
         if source == "none":
             return lexical
         searched, _, stood, evidence = found
         best = lexical[0].score if lexical and evidence == searched else None
-        share = self.lexical_evidence(evidence, best, stood, where=where)
+        share = self.lexical_evidence(evidence, best, stood, where=request.where)
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and (not lexical or share < bar)

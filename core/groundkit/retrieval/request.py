@@ -208,7 +208,8 @@ class SearchRequest:
     ``score_threshold`` drops results scoring below it (BM25 score, similarity or fused
     score). ``min_similarity`` is the similarity under which a passage counts as unrelated:
     dense drops it, hybrid takes no evidence from it (default: the collection's recorded floor,
-    else the embedder's; -1 turns it off; adr/0024). ``rerank`` re-scores the best candidates
+    else the embedder's; -1 turns it off; adr/0024). ``lexical_bar`` is bm25's "nothing here"
+    bar for this search (adr/0060; 0 always answers). ``rerank`` re-scores the best candidates
     with the searcher's reranker. ``group`` returns one entry per source page with its best
     passages beneath it (``top_k`` then counts pages; ``SearchResponse.groups``). ``where``
     restricts results to matching chunks (``top_k``
@@ -228,6 +229,10 @@ class SearchRequest:
     min_similarity: float | None = None
     """The similarity under which a passage counts as unrelated (-1: off; None: the collection's
     floor)."""
+    lexical_bar: float | None = None
+    """bm25 says nothing is here when BM25's best is under this share of the ideal score of
+    the query's most specific words (0: it always answers; None: the collection's calibrated
+    bar, where its calibration found one that separates; adr/0060, adr/0079)."""
     hybrid: HybridOptions | None = None
     """Fusion settings for a hybrid search (None: the defaults)."""
     rerank: RerankOptions | None = None
@@ -266,6 +271,9 @@ class SearchRequest:
             raise InvalidQueryError(f"score_threshold must be a finite number, got {threshold!r}")
         if self.min_similarity is not None:
             check_floor(self.min_similarity)
+        bar = self.lexical_bar
+        if bar is not None and (_not_number(bar) or not 0 <= bar <= 1):
+            raise InvalidQueryError(f"lexical_bar must be a number from 0 to 1, got {bar!r}")
         for name, kind in (
             ("hybrid", HybridOptions),
             ("rerank", RerankOptions),
@@ -296,8 +304,14 @@ class SearchRequest:
         if mode != "hybrid" and self.hybrid is not None:
             raise InvalidQueryError(
                 f"hybrid options apply to mode 'hybrid' only; in mode {mode!r} use "
-                "score_threshold to cut results by score (where bm25 says nothing is here is "
-                "the collection's own calibration: `groundkit calibrate --self`)"
+                "score_threshold to cut results by score"
+                + (", and lexical_bar for where it says nothing is here" if mode == "bm25" else "")
+            )
+        if mode != "bm25" and self.lexical_bar is not None:
+            raise InvalidQueryError(
+                f"lexical_bar applies to mode 'bm25' only; in mode {mode!r} the lexical share "
+                "is hybrid's min_lexical_share"
+                + (" (a dense search has no BM25 leg)" if mode == "dense" else "")
             )
         for name in ("prefix", "fuzzy"):
             if mode == "dense" and getattr(self, name):

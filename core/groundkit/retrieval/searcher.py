@@ -226,6 +226,7 @@ class Searcher:
         *,
         score_threshold: float | None = None,
         min_similarity: float | None = None,
+        lexical_bar: float | None = None,
         hybrid: HybridOptions | None = None,
         rerank: bool | RerankOptions = False,
         where: SearchFilter | None = None,
@@ -241,7 +242,7 @@ class Searcher:
         ``RerankOptions()``, ``group=True`` ``GroupOptions()``); pass a request or a query
         with keywords, not both."""
         if isinstance(request, SearchRequest):
-            given = (top_k, mode, score_threshold, min_similarity, hybrid, where)
+            given = (top_k, mode, score_threshold, min_similarity, lexical_bar, hybrid, where)
             flags = rerank or not highlight or prefix or fuzzy or group
             if any(v is not None for v in given) or flags:
                 raise ConfigurationError("pass a SearchRequest, or a query with keywords, not both")
@@ -252,6 +253,7 @@ class Searcher:
                 mode,
                 score_threshold=score_threshold,
                 min_similarity=min_similarity,
+                lexical_bar=lexical_bar,
                 hybrid=hybrid,
                 rerank=RerankOptions() if rerank is True else (rerank or None),
                 where=where,

@@ -105,6 +105,16 @@ def _ranking_flags(parser: argparse.ArgumentParser) -> None:
         "from `groundkit calibrate`, else the embedder's; -1 turns it off; "
         "docs: explanation/hybrid-and-abstention)",
     )
+    parser.add_argument(
+        "--lexical-bar",
+        type=float,
+        default=None,
+        metavar="S",
+        help="bm25: say nothing here when BM25's best score is under this share of the ideal "
+        "score of the query's four most specific words (0..1; default: the collection's "
+        "calibrated bar, where its calibration found one that separates; 0: any BM25 match "
+        "answers; docs: explanation/hybrid-and-abstention)",
+    )
 
 
 def _hybrid_flags(parser: argparse.ArgumentParser) -> None:
@@ -298,6 +308,7 @@ def search_request(args: argparse.Namespace) -> SearchRequest:
         args.mode,
         score_threshold=args.score_threshold,
         min_similarity=args.min_similarity,
+        lexical_bar=args.lexical_bar,
         hybrid=hybrid,
         rerank=RerankOptions(depth=args.rerank_depth) if reranked else None,
         where=_filter(args),

@@ -91,6 +91,16 @@ def test_ingest_lists_each_refusal_once_grouped_with_its_path_once(
     assert "refused 2 file(s)" in summary and "\n    a.md" in summary and "\n    b.md" in summary
 
 
+def test_refusals_that_differ_only_in_where_the_file_broke_share_one_fix(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs")
+    (docs / "a.md").write_bytes(b"# A\n\n\xff bad\n")
+    (docs / "b.md").write_bytes(b"# B\n\nlonger first \xfe bad\n")
+    text = ingest(docs, index_dir=tmp_path / "i").refusals_text()
+    assert "  not_utf8 (2): is not valid UTF-8; convert it to UTF-8" in text
+    assert "\n    a.md (byte 5: invalid start byte)" in text
+    assert "\n    b.md (byte 18: invalid start byte)" in text
+
+
 def test_verify_groups_failures_by_file_with_a_reingest_hint(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

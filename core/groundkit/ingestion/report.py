@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,12 +18,19 @@ file is fine, the set-up lacks a part. Any other refusal is a file that could no
 
 REFUSALS_SHOWN = 20
 """Paths listed under one refusal group in ``refusals_text`` (``to_dict`` lists all)."""
+_WHERE = re.compile(r" \((?:byte|code point) \d+: [^)]*\)| at byte \d+")
+"""Where in its file a refusal was found: files that differ only there share one fix."""
 
 
 def _fix(refusal: Refusal) -> str:
     """A refusal's message without its leading ``source:`` (the path is listed once, apart)."""
     prefix = f"{refusal.source}: "
     return refusal.message[len(prefix) :] if refusal.message.startswith(prefix) else refusal.message
+
+
+def _where(fix: str) -> str:
+    """Where in its file a refusal was found: ``byte 7: invalid start byte``."""
+    return "; ".join(found.strip(" ()").removeprefix("at ") for found in _WHERE.findall(fix))
 
 
 @dataclass
@@ -141,16 +149,25 @@ class IngestReport:
         return line
 
     def refusals_text(self) -> str:
-        """Each refusal once, grouped by reason and fix: the fix once, then its paths."""
-        groups: dict[tuple[str, str], list[str]] = {}
+        """Each refusal once, grouped by reason and fix: the fix once, then its paths (files
+        whose fix differs only in where the file broke share it, each path saying where)."""
+        groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for refusal in self.refused:
-            groups.setdefault((refusal.reason, _fix(refusal)), []).append(refusal.source)
+            fix = _fix(refusal)
+            groups.setdefault((refusal.reason, _WHERE.sub("", fix)), []).append(
+                (refusal.source, fix)
+            )
         lines = [f"refused {len(self.refused)} file(s), nothing stored from them:"]
-        for (reason, fix), sources in sorted(groups.items()):
-            lines.append(f"  {reason} ({len(sources)}): {fix}")
-            lines.extend(f"    {source}" for source in sources[:REFUSALS_SHOWN])
-            if len(sources) > REFUSALS_SHOWN:
-                lines.append(f"    ... and {len(sources) - REFUSALS_SHOWN} more (--json lists all)")
+        for (reason, general), found in sorted(groups.items()):
+            fixes = {fix for _, fix in found}
+            one = fixes.pop() if len(fixes) == 1 else None  # else each path says where
+            lines.append(f"  {reason} ({len(found)}): {one or general}")
+            lines.extend(
+                f"    {source}" + ("" if one else f" ({_where(fix)})")
+                for source, fix in found[:REFUSALS_SHOWN]
+            )
+            if len(found) > REFUSALS_SHOWN:
+                lines.append(f"    ... and {len(found) - REFUSALS_SHOWN} more (--json lists all)")
         return "\n".join(lines)
 
     def unsupported_text(self) -> str:

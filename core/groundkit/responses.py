@@ -128,10 +128,11 @@ class SearchTrace:
     """Dense and hybrid: the best similarity found."""
     lexical_share: float | None = None
     """Hybrid: the best BM25 score over the query's ideal one (its evidence without dense);
-    bm25: the same, where the collection records a lexical bar (adr/0060)."""
+    bm25: the same over its most specific words, where a bar applies (adr/0060, adr/0071)."""
     lexical_bar: dict[str, Any] | None = None
-    """bm25: the recorded bar (``min_lexical_share``, None where it does not separate) and
-    its ``source`` (``self-calibrated`` or ``collection``)."""
+    """bm25: the bar applied (``min_lexical_share``, None where the recorded one does not
+    separate) and its ``source`` (``self-calibrated``, ``collection``, or ``search``: the
+    request's ``lexical_bar``, adr/0079)."""
     fusion: dict[str, Any] | None = None
     """Hybrid: the fusion's settings (``rrf_k``, depth, weights)."""
     min_similarity: float | None = None

@@ -51,6 +51,14 @@ def test_sample_with_the_hash_embedder_searches_in_every_mode(
     assert code == ExitCode.OK and "0 indexed" in out
     code, _, err = run(capsys, "search", "leak", "--rerank", "--index-dir", index)
     assert code == ExitCode.USAGE and "no reranker" in err
+    # hybrid's "nothing here" names its own way to see what BM25 matched (adr/0079)
+    hybrid = ("--mode", "hybrid", "--index-dir", index)
+    code, out, _ = run(capsys, "search", "the purple elephant tap", *hybrid)
+    assert out.startswith("nothing here for") and "--min-lexical-share 0 shows what" in out
+    code, out, _ = run(
+        capsys, "search", "the purple elephant tap", *hybrid, "--min-lexical-share", "0"
+    )
+    assert out.startswith(" 1. ")
 
 
 def test_dense_on_a_lexical_collection_exits_non_zero_naming_the_fix(

@@ -103,12 +103,17 @@ def test_a_search_may_set_its_own_bar(collection: Path) -> None:
     """``lexical_bar`` replaces the collection's bar for one search (adr/0079): 0 answers
     what matched, a higher bar says nothing here, and a collection without a record
     applies it too; the record is untouched."""
-    with Searcher.open(collection) as retriever:
-        plain = retriever.search(OFF_TOPIC[0], mode="bm25", lexical_bar=0.9)
-        assert plain.results == () and plain.metadata["lexical_bar"]["source"] == "search"
+    clean = "what is the best way to clean a tap"  # off-topic, shares two words
+    with Searcher.open(collection) as retriever:  # no record: bm25 answers it...
+        assert retriever.search(clean, mode="bm25").results
+        plain = retriever.search(clean, mode="bm25", lexical_bar=0.9)  # ...unless asked
+        assert plain.results == () and plain.metadata["abstained"] is True
+        assert 0 < plain.metadata["lexical_share"] < 0.9
+        assert plain.metadata["lexical_bar"] == {"min_lexical_share": 0.9, "source": "search"}
+        none = retriever.search(OFF_TOPIC[0], mode="bm25", lexical_bar=0.0)
+        assert none.results == () and not none.metadata["abstained"]  # nothing matched
         result = self_calibrate(retriever)
         write_lexical_bar(retriever.reader.location, result.lexical_bar())
-    clean = "what is the best way to clean a tap"  # off-topic, shares two words
     with Searcher.open(collection) as retriever:
         held = retriever.search(clean, mode="bm25")
         assert held.metadata["abstained"] and not held.results

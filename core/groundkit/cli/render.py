@@ -159,10 +159,12 @@ def nothing_found(response: SearchResponse) -> str:
         source = fusion.get("lexical_share_source", bar.get("source"))
         share = meta.get("lexical_share") or 0.0
         why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
-    anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta["mode"])
+    anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta.get("mode"))
+    matched = minimum is not None and 0 < (meta.get("lexical_share") or 0.0) < minimum
+    matched = matched and meta.get("score_threshold") is None  # else the cut may take them all
     return (
         f"nothing here for {response.query!r}: no passage holds enough of it ({'; '.join(why)});"
-        + (f" {anyway} shows what matched anyway;" if anyway and meta.get("lexical_share") else "")
+        + (f" {anyway} shows what matched anyway;" if anyway and matched else "")
         + " see docs/explanation/hybrid-and-abstention.md"
     )
 

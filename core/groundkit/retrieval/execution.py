@@ -78,6 +78,7 @@ class Layout:
     totals: tuple[int, int] | None = None
     """(chunks, total length) the shards' statistics must sum to; None for one collection."""
     shards: int = 1
+    """How many shards there are (one collection: 1)."""
 
 
 def sharded_layout(manifest: ShardManifest) -> Layout:
@@ -174,8 +175,7 @@ class Execution:
             hits, scores = [hit for hit, _ in fused], [score for _, score in fused]
             mark = _lap(trace.timings_ms, "dense_and_fusion", mark)
         if mode != "bm25":
-            trace.min_similarity = floor
-            trace.floor_source = floor_source
+            trace.min_similarity, trace.floor_source = floor, floor_source
         results = join_hits(self.transport, self.layout.shards, hits, scores)
         mark = _lap(trace.timings_ms, "join", mark)
         if request.rerank is not None:
@@ -270,7 +270,7 @@ class Execution:
         share = self.lexical_evidence(evidence, best, stood, where=request.where)
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
-        trace.abstained = bar is not None and (not lexical or share < bar)
+        trace.abstained = bar is not None and share < bar  # 0: no match says no results
         return [] if trace.abstained else lexical
 
     def lexical_evidence(

@@ -205,17 +205,17 @@ class SearchRequest:
 
     ``mode`` None takes the collection's default (``Searcher.default_mode``); what depends on
     the mode it resolves to (hybrid options on a bm25 search, say) is checked then.
-    ``score_threshold`` drops results scoring below it (BM25 score, similarity or fused
-    score). ``min_similarity`` is the similarity under which a passage counts as unrelated:
-    dense drops it, hybrid takes no evidence from it (default: the collection's recorded floor,
-    else the embedder's; -1 turns it off; adr/0024). ``lexical_bar`` is bm25's "nothing here"
-    bar for this search (adr/0060; 0 always answers). ``rerank`` re-scores the best candidates
-    with the searcher's reranker. ``group`` returns one entry per source page with its best
-    passages beneath it (``top_k`` then counts pages; ``SearchResponse.groups``). ``where``
-    restricts results to matching chunks (``top_k``
-    counts only those). ``highlight`` locates the query's words in each result. ``prefix``
-    lets the last word match the indexed terms it begins, ``fuzzy`` a word whose term is
-    absent or rare match terms a typo away (bm25 and hybrid; adr/0046).
+    ``score_threshold`` drops results scoring below it (BM25 score, similarity or fused score).
+    ``min_similarity`` is the similarity under which a passage counts as unrelated: dense drops
+    it, hybrid takes no evidence from it (default: the collection's recorded floor, else the
+    embedder's; -1 turns it off; adr/0024). ``lexical_bar`` is bm25's "nothing here" bar for
+    this search (adr/0060; 0: whatever matched answers). ``rerank`` re-scores the best
+    candidates with the searcher's reranker. ``group`` returns one entry per source page with
+    its best passages beneath it (``top_k`` then counts pages; ``SearchResponse.groups``).
+    ``where`` restricts results to matching chunks (``top_k`` counts only those). ``highlight``
+    locates the query's words in each result. ``prefix`` lets the last word match the indexed
+    terms it begins, ``fuzzy`` a word whose term is absent or rare match terms a typo away (bm25
+    and hybrid; adr/0046).
     """
 
     query: str
@@ -231,8 +231,9 @@ class SearchRequest:
     floor)."""
     lexical_bar: float | None = None
     """bm25 says nothing is here when BM25's best is under this share of the ideal score of
-    the query's most specific words (0: it always answers; None: the collection's calibrated
-    bar, where its calibration found one that separates; adr/0060, adr/0079)."""
+    the query's most specific words (0: never, whatever matched answers; None: the
+    collection's calibrated bar, where its calibration found one that separates; adr/0060,
+    adr/0079)."""
     hybrid: HybridOptions | None = None
     """Fusion settings for a hybrid search (None: the defaults)."""
     rerank: RerankOptions | None = None
@@ -309,9 +310,13 @@ class SearchRequest:
             )
         if mode != "bm25" and self.lexical_bar is not None:
             raise InvalidQueryError(
-                f"lexical_bar applies to mode 'bm25' only; in mode {mode!r} the lexical share "
-                "is hybrid's min_lexical_share"
-                + (" (a dense search has no BM25 leg)" if mode == "dense" else "")
+                "lexical_bar applies to mode 'bm25' only; "
+                + (
+                    "mode 'dense' has no BM25 leg: use mode 'bm25' (lexical_bar) or 'hybrid' "
+                    "(its min_lexical_share)"
+                    if mode == "dense"
+                    else "in mode 'hybrid' the lexical share is hybrid's min_lexical_share"
+                )
             )
         for name in ("prefix", "fuzzy"):
             if mode == "dense" and getattr(self, name):

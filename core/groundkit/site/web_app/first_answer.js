@@ -913,7 +913,7 @@ export class FirstAnswer {
       const evidence = evidenceTerms(scored, expanded);
       const guessed = Object.keys(expanded.guessed).length > 0; // its evidence is scored again
       const share = await this.lexicalShare(evidence, guessed ? null : hits, this.stoodFor(expanded));
-      const abstained = this.bar.min !== null && (!hits.length || share < this.bar.min);
+      const abstained = this.bar.min !== null && share < this.bar.min; // as the core: 0 never abstains
       nothingHere = { abstained, lexical_share: share, lexical_bar: { min_lexical_share: this.bar.min, source: this.bar.source } };
       if (abstained) hits = [];
     }

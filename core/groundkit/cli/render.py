@@ -159,7 +159,7 @@ def nothing_found(response: SearchResponse) -> str:
         source = fusion.get("lexical_share_source", bar.get("source"))
         share = meta.get("lexical_share") or 0.0
         why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
-    anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta.get("mode"))
+    anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta["mode"])
     matched = minimum is not None and 0 < (meta.get("lexical_share") or 0.0) < minimum
     matched = matched and meta.get("score_threshold") is None  # else the cut may take them all
     return (

@@ -112,6 +112,9 @@ def test_a_search_may_set_its_own_bar(collection: Path) -> None:
         assert plain.metadata["lexical_bar"] == {"min_lexical_share": 0.9, "source": "search"}
         none = retriever.search(OFF_TOPIC[0], mode="bm25", lexical_bar=0.0)
         assert none.results == () and not none.metadata["abstained"]  # nothing matched
+        cut = retriever.search(clean, mode="bm25", lexical_bar=0.0, score_threshold=1000.0)
+        assert cut.results == () and not cut.metadata["abstained"]  # the threshold cut them
+        assert cut.metadata["lexical_share"] > 0
         result = self_calibrate(retriever)
         write_lexical_bar(retriever.reader.location, result.lexical_bar())
     with Searcher.open(collection) as retriever:

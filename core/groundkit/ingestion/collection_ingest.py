@@ -105,12 +105,13 @@ def _discard(index_dir: str | Path, collection: str) -> bool:
     groundkit keep beside it, and its folder and page archive where nothing else is in them.
     Whether it was removed."""
     from groundkit.collection import collection_file, open_reader, page_archive_dir
+    from groundkit.store.sqlite.stamp import STAMP_SUFFIX
 
     with open_reader(index_dir, collection) as reader:
         if reader.chunk_count or any(True for _ in reader.iter_documents()):
             return False
     location = collection_file(index_dir, collection)
-    for suffix in ("", "-sound", "-wal", "-shm", "-journal"):
+    for suffix in ("", STAMP_SUFFIX, "-wal", "-shm", "-journal"):
         location.with_name(location.name + suffix).unlink(missing_ok=True)
     for folder in (page_archive_dir(location), location.parent):
         with contextlib.suppress(OSError):  # not empty, or gone: left as it is

@@ -1,4 +1,4 @@
-"""The page's "nothing here" before and after build-site ships the collection's calibration
+r"""The page's "nothing here" before and after build-site ships the collection's calibration
 (adr/0069): how many held-out off-topic questions the static page answers and on-topic ones it
 abstains on, as the page searches (bm25, prefix and typos on, 10 pages of 3 passages) and
 plain (as the CLI's default search), by the core over the site's files (``page_runtime``,
@@ -88,13 +88,17 @@ def keep_unknown_terms() -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index-dir", required=True)
-    parser.add_argument("--collection", default="default")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
+    parser.add_argument("--collection", default="default", help="its name (default: default)")
     parser.add_argument("--sources", required=True, help="the folder that was ingested")
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--sets", required=True)
-    parser.add_argument("--out")
+    parser.add_argument("--work", required=True, help="a folder for the two sites")
+    parser.add_argument(
+        "--sets", required=True, help="PREFIX of PREFIX-on.txt, PREFIX-off.txt, -on-2, -off-2"
+    )
+    parser.add_argument("--out", help="write the report here as JSON")
     parser.add_argument(
         "--rule-before",
         action="store_true",

@@ -1,4 +1,4 @@
-"""Page-level MRR@10 on judged Django queries (adr/0060): groundkit (pages as grouped results)
+r"""Page-level MRR@10 on judged Django queries (adr/0060): groundkit (pages as grouped results)
 against Pagefind over Django's Sphinx HTML.
 
     python bench/page_mrr.py --index-dir DIR [--collection NAME] [--mode bm25] \
@@ -43,16 +43,22 @@ def summary(rows: list[dict[str, object]], key: str) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index-dir", required=True)
-    parser.add_argument("--collection", default="default")
-    parser.add_argument("--mode", default="bm25")
-    parser.add_argument("--judged", type=Path, default=JUDGED)
-    parser.add_argument("--keep-question-words", action="store_true")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
+    parser.add_argument("--collection", default="default", help="its name (default: default)")
+    parser.add_argument("--mode", default="bm25", help="bm25 (default), dense or hybrid")
+    parser.add_argument(
+        "--judged", type=Path, default=JUDGED, help="the judged queries (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--keep-question-words", action="store_true", help="search with the framing words kept"
+    )
     parser.add_argument("--prefix", action="store_true", help="as the page searches (with --fuzzy)")
-    parser.add_argument("--fuzzy", action="store_true")
-    parser.add_argument("--pagefind")
-    parser.add_argument("--out")
+    parser.add_argument("--fuzzy", action="store_true", help="typos on")
+    parser.add_argument("--pagefind", help="Pagefind's ranked pages (JSON) to score beside")
+    parser.add_argument("--out", help="write the report here as JSON")
     args = parser.parse_args()
     if args.keep_question_words:  # in the query only: the evidence judges content words
         terms_of = Execution._terms

@@ -415,13 +415,36 @@ def print_corpus(name: str, found: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", type=Path, default=REPO / "bench" / ".bench" / "search_box")
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/beir/scifact"))
-    parser.add_argument("--corpora", nargs="+", default=["django", "scifact"])
-    parser.add_argument("--django-queries", type=int, default=60)
-    parser.add_argument("--scifact-queries", type=int, default=50)
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "search_box.json")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=REPO / "bench" / ".bench" / "search_box",
+        help="where the corpora, collections and peers' indexes are kept (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path("/work/shared/data/beir/scifact"),
+        help="the BEIR SciFact folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--corpora", nargs="+", default=["django", "scifact"], help="django, scifact or both"
+    )
+    parser.add_argument(
+        "--django-queries", type=int, default=60, help="how many headings (default: 60)"
+    )
+    parser.add_argument(
+        "--scifact-queries", type=int, default=50, help="how many claims (default: 50)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "bench" / "results" / "search_box.json",
+        help="write the report here as JSON (default: %(default)s)",
+    )
     parser.add_argument(
         "--seed",
         type=int,

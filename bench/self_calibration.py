@@ -1,4 +1,4 @@
-"""Held-out check of a collection's self-calibration (adr/0060): how many of our hand-written
+r"""Held-out check of a collection's self-calibration (adr/0060): how many of our hand-written
 off-topic questions it answers and on-topic ones it abstains on, in the collection's default
 mode, once it has calibrated itself (``groundkit calibrate --self --write``).
 
@@ -31,13 +31,19 @@ from groundkit.evaluation.self_calibration import (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index-dir", required=True)
-    parser.add_argument("--collection", default="default")
-    parser.add_argument("--on", required=True)
-    parser.add_argument("--off", required=True)
-    parser.add_argument("--calibrate", action="store_true")
-    parser.add_argument("--out")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
+    parser.add_argument("--collection", default="default", help="its name (default: default)")
+    parser.add_argument(
+        "--on", required=True, help="on-topic questions: a text file, one a line, or a BEIR folder"
+    )
+    parser.add_argument("--off", required=True, help="off-topic questions: a text file, one a line")
+    parser.add_argument(
+        "--calibrate", action="store_true", help="calibrate and record first (else: as recorded)"
+    )
+    parser.add_argument("--out", help="write the report here as JSON")
     args = parser.parse_args()
     report: dict[str, object] = {"collection": args.collection, "on": args.on, "off": args.off}
     if args.calibrate:

@@ -129,11 +129,30 @@ def run_dataset(root: Path, work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/beir"))
-    parser.add_argument("--work", type=Path, default=Path("/tmp/gk-typo"))
-    parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
-    parser.add_argument("--out", type=Path, default=Path("bench/results/typo_prefix.json"))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path("../shared/data/beir"),
+        help="a folder of BEIR datasets, each in its own folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--work", type=Path, default=Path("/tmp/gk-typo"), help="where collections are kept"
+    )
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=["scifact", "cranfield"],
+        help="the folders of --data to measure (default: scifact cranfield)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("bench/results/typo_prefix.json"),
+        help="write the report here as JSON (default: %(default)s)",
+    )
     args = parser.parse_args()
     report: dict[str, Any] = {}
     for name in args.datasets:

@@ -141,6 +141,9 @@ class SearchTrace:
     """Where that floor came from (the request, the collection's calibration, the embedder)."""
     abstained: bool | None = None
     """True when no result was given because no passage had enough evidence."""
+    absent_name: str | None = None
+    """bm25: the word that names a thing the collection lacks (by its capitals: ``FastAPI``),
+    for which the search said nothing here although its share reached the bar (adr/0080)."""
     vector_store: str | None = None
     """The vector store searched (``exact``, ``usearch``)."""
     rerank_depth: int | None = None

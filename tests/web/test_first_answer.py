@@ -32,6 +32,8 @@ from groundkit.evaluation.beir import BeirDataset
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.evaluation.run import build_collection
 from groundkit.evaluation.self_calibration import self_calibrate
+from groundkit.retrieval.abstention import names
+from groundkit.retrieval.lexical_bar import LexicalBar
 from groundkit.site import page_runtime
 from groundkit.store.memory import MemoryStore
 from groundkit.store.static import StaticReader
@@ -135,6 +137,7 @@ def assert_same(core: list[Any], js: list[Any], requests: list[dict[str, Any]]) 
             continue
         for key in page_runtime.NOTHING_HERE:  # "nothing here", its share and bar (adr/0069)
             assert (key in got) == (key in want), where
+        assert got.get("absent_name") == want.get("absent_name"), where  # adr/0080
         if "lexical_share" in want:
             assert float(got["lexical_share"]).hex() == float(want["lexical_share"]).hex(), where
             assert got["abstained"] == want["abstained"], where
@@ -244,6 +247,20 @@ def test_the_first_answer_abstains_as_the_core_does_on_a_calibrated_site(
     guessed = ["how do I get rid of rats", "why do my ears", "water temps", "can children play"]
     both = {"top_k": 5, "prefix": True, "fuzzy": True, "off": True}
     requests += [{"query": q, **both} for q in guessed]
+    # a name the collection lacks, held, typed half, mistyped, in every case (adr/0080)
+    named = [
+        "how do I pay my bill with PayPal",
+        "how do I report a leak in Springfield",
+        "how do I report a leak in Riverbend",
+        "how do I report a leak in Rivrbend",
+        "how do I report a leak in River",
+        "HOW DO I REPORT A LEAK IN SPRINGFIELD",
+        "Springfield water main break",  # a capitalised first word begins a sentence
+        "How Do I Report A Leak In Springfield",
+    ]
+    for plain in (True, False):
+        options = {"top_k": 5, "prefix": not plain, "fuzzy": not plain, "off": True}
+        requests += [{"query": q, **options} for q in named]
     core = core_answers(site, requests)
     js = js_answers(node, site, requests, tmp_path)
     assert assert_same(core, js, requests) == len(requests)
@@ -265,6 +282,9 @@ def test_the_first_answer_abstains_as_the_core_does_on_a_calibrated_site(
     assert sum(plain_off) > 0.75 * len(plain_off), "the bar stops off-topic questions"
     assert sum(plain_on) < 0.25 * len(plain_on), "and lets on-topic ones through"
     assert sum(typed_on) < 0.25 * len(typed_on), "also as a visitor types them"
+    absent = {r["query"]: a.get("absent_name") for r, a in zip(requests, core, strict=True)}
+    assert absent[named[0]] == "PayPal" and absent[named[1]] == "Springfield"
+    assert absent[named[2]] is None and absent[named[5]] is None and absent[named[6]] is None
     grouped = [a for r, a in zip(requests, core, strict=True) if r.get("group")]
     assert any(a["abstained"] and a["groups"] == [] for a in grouped)
     assert any(not a["abstained"] and a["groups"] for a in grouped)
@@ -389,6 +409,46 @@ def test_the_js_analyzer_is_the_cores_on_generated_unicode(node: str, texts: lis
         assert js_plain == [shown, where], text
 
 
+NAMED = [
+    "how do I use FastAPI in Tokyo",
+    "Springfield water main",  # a capitalised first word begins a sentence
+    "How To Report A Leak",
+    "HOW DO I REPORT A LEAK",
+    "I report a leak",
+    "İstanbul ışık Ǆungla ǅemal ẞtraße xİ",
+    "ⓐ Ⓐbc ªb xⒶ aǅ",  # Other_Uppercase, Other_Lowercase, a title-case letter
+    "ｔｅｓｔ in Ｂｅｒｌｉｎ",  # NFKC
+    "wie melde ich mein Auto bei der Zulassungsstelle um",
+    "pH of 5mmol/L in B12 and the PDF",
+    "日本 in Tōkyō 中文字 Ωmega ωmega",
+    "𝔘𝔫𝔦 𝐀bc x𝐀",  # astral letters: mathematical bold capitals are Uppercase
+    "snake_Case and CamelCase_x",
+    "",
+]
+
+
+def test_the_js_names_are_the_cores(node: str) -> None:
+    """abstention.names, English and German (adr/0080), as the page tells them."""
+    runner = (
+        "import { readFileSync } from 'node:fs';"
+        f"const m = await import({json.dumps((APP / 'first_answer.js').as_uri())});"
+        "const texts = JSON.parse(readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(texts.map((t) => [m.names(t, []), m.names(t, ['german'])])));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        input=json.dumps(NAMED),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    want = [[names(text), names(text, ["german"])] for text in NAMED]
+    assert json.loads(done.stdout) == want
+    assert sum(bool(english) for english, _ in want) >= 8  # the list tells names apart
+
+
 def test_the_js_porter_stemmer_is_the_cores_on_the_official_vocabulary(
     node: str, shared_data: Path
 ) -> None:
@@ -500,6 +560,12 @@ LANGUAGE_QUERIES = [
     "wie blühen die Blumen im Garten?",  # framing words of each language (adr/0060)
     "comment arroser le jardin",
 ]
+NAMED_QUERIES = [  # a capital first letter names nothing in German (adr/0080)
+    "wie blühen die Blumen in Berlin",
+    "wie blühen die Blumen auf GitHub",
+    "les fleurs du jardin à Paris",
+    "les fleurs du jardin sur GitHub",
+]
 
 
 @pytest.mark.parametrize(
@@ -519,15 +585,27 @@ def test_the_first_answer_is_the_cores_on_language_sites(
         else Analyzer.for_language(tags, fold=fold)
     )
     groundkit.ingest(corpus, index_dir=tmp_path / "idx", analyzer=analyzer)
+    bar = LexicalBar(0.05, True, 1, {"source": "user"}).to_dict()  # names apply under a bar
     with groundkit.Searcher.open(tmp_path / "idx") as retriever:
-        site = make_site(retriever.reader, corpus, tmp_path / "site")
+        site = make_site(retriever.reader, corpus, tmp_path / "site", lexical_bar=bar)
     requests = [
         {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": fuzzy}
-        for q in LANGUAGE_QUERIES
+        for q in LANGUAGE_QUERIES + NAMED_QUERIES
         for prefix, fuzzy in ((False, False), (True, False), (False, True), (True, True))
     ]
     core = core_answers(site, requests)
     js = js_answers(node, site, requests, tmp_path)
     assert js != {"unsupported": True}, f"{tags}: the JS path refused {analyzer.identity}"
     assert assert_same(core, js, requests) == len(requests)
-    assert sum(bool(answer.get("results")) for answer in core) > len(requests) // 2
+    plain = [a for r, a in zip(requests, core, strict=True) if r["query"] in LANGUAGE_QUERIES]
+    assert sum(bool(answer.get("results")) for answer in plain) > len(plain) // 2
+    named: dict[str, set[str | None]] = {}
+    for request, answer in zip(requests, core, strict=True):
+        named.setdefault(request["query"], set()).add(answer.get("absent_name"))
+    german = "de" in tags.split(",")  # capitals name nothing where German is a language
+    assert named["wie blühen die Blumen in Berlin"] == ({None} if german else {"Berlin"})
+    if tags == "de":
+        assert named["wie blühen die Blumen auf GitHub"] == {"GitHub"}
+    else:
+        assert named["les fleurs du jardin sur GitHub"] == {"GitHub"}
+        assert named["les fleurs du jardin à Paris"] == ({None} if german else {"Paris"})

@@ -160,6 +160,13 @@ def nothing_found(response: SearchResponse) -> str:
         share = meta.get("lexical_share") or 0.0
         why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
     anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta["mode"])
+    name = meta.get("absent_name")
+    if name is not None:  # its share reached the bar (adr/0080)
+        return (
+            f"nothing here for {response.query!r}: it names {name!r}, which no passage holds "
+            f"(lexical share {meta['lexical_share']:.3f}); {anyway} shows what matched anyway; "
+            "see docs/explanation/hybrid-and-abstention.md"
+        )
     matched = minimum is not None and 0 < (meta.get("lexical_share") or 0.0) < minimum
     matched = matched and meta.get("score_threshold") is None  # else the cut may take them all
     return (

@@ -11,18 +11,25 @@ nothing to any score, so an off-topic question that shares a few common words wi
 collection stays far under the share an on-topic one reaches. bm25 uses the same share where
 the collection records a bar (adr/0060), on the query's ``EVIDENCE_TERMS`` most specific
 content terms (adr/0071); a word typed half or with a typo is measured by what its expansion
-stands for (``stood_for``, adr/0069).
+stands for (``stood_for``, adr/0069). Where that bar applies, a question that names a thing the
+collection lacks (``names``: ``FastAPI`` asked of Django's docs) has nothing here whatever its
+share (adr/0080).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
 __all__ = [
     "DEFAULT_MIN_LEXICAL_SHARE",
     "EVIDENCE_TERMS",
+    "NOUNS_CAPITALISED",
+    "absent_name",
     "dense_has_evidence",
     "lexical_share",
+    "names",
     "stood_for",
 ]
 
@@ -32,6 +39,9 @@ EVIDENCE_TERMS = 4
 """bm25's share counts at most this many of a query's terms in its ideal, the highest idf
 first: the median number of content terms of the shipped off-topic questions its bar is set
 on, so a longer query is not held to more words than those questions name (adr/0071)."""
+NOUNS_CAPITALISED = frozenset({"german"})
+"""Snowball languages that capitalise every noun: a capital begins no name there (adr/0080)."""
+_WORD = re.compile(r"\w+")
 
 
 def lexical_share(
@@ -50,6 +60,41 @@ def lexical_share(
     for weight in weights:  # JS mirrors this loop bit for bit, adr/0069)
         ideal += weight
     return 0.0 if best is None or ideal <= 0.0 else min(1.0, best / ideal)
+
+
+def names(query: str, languages: Sequence[str] = ()) -> list[str]:
+    """The words of ``query`` that name a thing by their capitals (adr/0080): a capital past
+    the first letter (``FastAPI``, ``pgAdmin``, ``PDF``), or a capitalised word past the first
+    (``Tokyo``), unless one of ``languages`` capitalises its nouns; one letter (``I``) is no
+    name. None where no word begins in lower case: capitals throughout, or on every word, say
+    nothing of names."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", query))
+    if not any(word[0].islower() for word in words):
+        return []
+    capitalised = not NOUNS_CAPITALISED.intersection(languages)
+    return [
+        word
+        for at, word in enumerate(words)
+        if len(word) > 1
+        and (any(c.isupper() for c in word[1:]) or (capitalised and at > 0 and word[0].isupper()))
+    ]
+
+
+def absent_name(
+    query: str,
+    languages: Sequence[str],
+    terms_of: Callable[[str], list[str]],
+    held: Callable[[list[str]], Mapping[str, int]],
+    stood: frozenset[str],
+) -> str | None:
+    """The first of ``query``'s ``names`` whose every term the collection lacks (``held``:
+    the chunks holding each), none of them stood for by an expansion (a corrected or
+    completed word names what it was taken for); None where every name is held (adr/0080)."""
+    for word in names(query, languages):
+        terms = terms_of(word)
+        if terms and stood.isdisjoint(terms) and not any(held(terms).values()):
+            return word
+    return None
 
 
 def dense_has_evidence(best: float | None, floor: float) -> bool:

@@ -26,22 +26,19 @@ from groundkit.retrieval import abstention
 from groundkit.retrieval.abstention import lexical_share
 from groundkit.retrieval.dense import DEFAULT_MODE_NOTE
 from groundkit.retrieval.expansion import ExpandedQuery
-from groundkit.retrieval.floor import FLOOR_FILE
 from groundkit.retrieval.grouping import group_results, grouped
 from groundkit.retrieval.join import with_highlights
 from groundkit.retrieval.merge import ShardHit, merge_hits
 from groundkit.retrieval.plan import SearchPlan, plan_search
 from groundkit.retrieval.request import HybridOptions, SearchFilter, SearchMode, SearchRequest
 from groundkit.retrieval.rerank import Reranker, checked_rerank
+from groundkit.retrieval.shard_settings import ShardSettings
 from groundkit.retrieval.shard_stats import ShardStatistics, idf_of, reduce_statistics
 from groundkit.retrieval.steps import (
     Admitted,
     DefaultMode,
     Dense,
-    Floor,
     Lexical,
-    LexicalBar,
-    LexicalShare,
     Statistics,
     Step,
     TermIdf,
@@ -120,6 +117,7 @@ class Execution:
         self._framing_terms: frozenset[str] | None = None
         self._every = tuple(range(layout.shards))
         self._default_mode: SearchMode | None = None
+        self.settings = ShardSettings(self.ask, layout)
 
     @property
     def default_mode(self) -> SearchMode:
@@ -146,7 +144,7 @@ class Execution:
         request, mode = plan.request, plan.mode
         floor, floor_source = -math.inf, None
         if mode != "bm25":  # dense evidence is judged on the best similarity (adr/0049)
-            floor, floor_source = self._floor(mode, request.min_similarity)
+            floor, floor_source = self.settings.floor(mode, request.min_similarity)
         trace = plan.trace(self.layout.generation)
         if not plan.asked and self.layout.semantic and self.default_mode == "bm25":
             trace.mode_note = DEFAULT_MODE_NOTE  # its embedder is not available here
@@ -260,9 +258,11 @@ class Execution:
     ) -> list[ShardHit]:
         """``lexical``, or nothing when BM25's best share of the query's evidence terms (a
         guessed word's own, adr/0077) is under the search's ``lexical_bar``, else under a bar
-        the collection's calibration found to separate (adr/0060, adr/0069, adr/0079)."""
+        the collection's calibration found to separate (adr/0060, adr/0069, adr/0079), or
+        where a bar over 0 applies and the query names a thing the collection lacks
+        (adr/0080)."""
         given = request.lexical_bar
-        bar, source = self._bm25_bar() if given is None else (given, "search")
+        bar, source = self.settings.bm25_bar() if given is None else (given, "search")
         if source == "none":
             return lexical
         searched, _, stood, evidence = found
@@ -271,6 +271,11 @@ class Execution:
         trace.lexical_share = share
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and share < bar  # 0: no match says no results
+        if bar and not trace.abstained:  # a name the collection lacks (adr/0080)
+            name = abstention.absent_name(
+                request.query, self.analyzer.languages, self.analyzer.terms, self._held, stood
+            )
+            trace.absent_name, trace.abstained = name, name is not None
         return [] if trace.abstained else lexical
 
     def lexical_evidence(
@@ -289,16 +294,9 @@ class Execution:
         if not terms:
             return 0.0
         content = content_terms(terms, self.question_terms())
-        df: Mapping[str, int] = {}
-        if self.layout.totals is None:  # one collection: the idf it scores with (adr/0069)
-            known = self.ask([self.layout.reference], TermIdf(content))[0]
-            held = dict(zip(content, known, strict=True))
-            idf = {term: weight for term, (_, weight) in held.items()}.__getitem__
-            lacking = {term for term, (count, _) in held.items() if count == 0}
-        else:
-            reduced = self._statistics(content)
-            df, idf = reduced.df, idf_of(reduced)
-            lacking = {term for term in content if not df.get(term)}
+        held, idf = self._term_statistics(content)
+        df = {} if self.layout.totals is None else held  # one collection scores with its own
+        lacking = {term for term in content if not held.get(term)}
         if content != terms or isinstance(query, str) or best is None:
             found = self.every(Lexical(content, 1, df, None, where, self.layout.shards > 1))
             hits = merge_hits([hits for hits, _ in found], 1)
@@ -306,24 +304,27 @@ class Execution:
         ideal = [term for term in content if term not in stood or term not in lacking]
         return lexical_share(best, ideal, idf, abstention.EVIDENCE_TERMS)
 
+    def _term_statistics(
+        self, terms: list[str]
+    ) -> tuple[Mapping[str, int], Callable[[str], float]]:
+        """The chunks holding each of ``terms`` and the idf a search scores them with: one
+        collection's own (adr/0069), or reduced over the shards."""
+        if self.layout.totals is None:
+            answer = self.ask([self.layout.reference], TermIdf(terms))[0]
+            known = dict(zip(terms, answer, strict=True))
+            idf = {term: weight for term, (_, weight) in known.items()}.__getitem__
+            return {term: count for term, (count, _) in known.items()}, idf
+        reduced = self._statistics(terms)
+        return reduced.df, idf_of(reduced)
+
+    def _held(self, terms: list[str]) -> Mapping[str, int]:
+        return self._term_statistics(terms)[0]
+
     def question_terms(self) -> frozenset[str]:
         """The terms of the question words of the collection's languages (adr/0060)."""
         if self._framing_terms is None:
             self._framing_terms = question_terms(self.analyzer.languages, self.analyzer.terms)
         return self._framing_terms
-
-    def _bm25_bar(self) -> tuple[float | None, str]:
-        """bm25's bar as every shard holding chunks resolves it (disagreeing shards are
-        ``ConfigurationError``, as for the floor); asked per search, as the floor is, since an
-        ingest or ``calibrate`` may record it anew while this searcher is open (adr/0072)."""
-        bars = self.ask(self.layout.holding, LexicalBar())
-        if len(set(bars)) > 1:
-            raise ConfigurationError(
-                f"the shards of {self.layout.collection!r} record different lexical bars "
-                f"({bars}); calibrate the sharded collection again",
-                subject=self.layout.collection,
-            )
-        return bars[0]
 
     def _statistics(self, terms: list[str]) -> ShardStatistics:
         """The terms' statistics reduced over every shard, checked against the manifest's
@@ -382,7 +383,7 @@ class Execution:
         depth = plan.leg_depth
         dense = self._evidence(request, "hybrid", depth, -math.inf, floor, True, trace)
         share = lexical_share(lexical[0].score if lexical else None, terms, idf_of(reduced))
-        minimum, source = self._lexical_share(options.min_lexical_share)
+        minimum, source = self.settings.lexical_share(options.min_lexical_share)
         trace.legs = {"bm25": len(lexical), "dense": len(dense)}
         trace.lexical_share = share
         trace.fusion = {
@@ -398,49 +399,6 @@ class Execution:
         cut = -math.inf if request.score_threshold is None else request.score_threshold
         fused = fuse_hits(lexical, dense, options)
         return [(hit, score) for hit, score in fused if score >= cut][: plan.want]
-
-    def _floor(self, mode: str, given: float | None) -> tuple[float, str]:
-        """The similarity floor every shard holding chunks resolves (a given one: the
-        reference shard's check of it); shards that disagree (a ``dense-floor.json`` in some
-        shards only, or different ones) are ``ConfigurationError``, never one shard's floor."""
-        asked = self._asked(given)
-        floors = self.ask(asked, Floor(mode, given))
-        return self._agreed(
-            asked, floors, "similarity floors", "(or remove them all for the embedder's "
-            "default), or pass min_similarity",
-        )  # fmt: skip
-
-    def _lexical_share(self, given: float | None) -> tuple[float, str]:
-        """Hybrid's lexical evidence bar as every shard holding chunks resolves it; shards
-        that disagree are ``ConfigurationError``, as for the floor (adr/0049)."""
-        asked = self._asked(given)
-        shares = self.ask(asked, LexicalShare(given))
-        return self._agreed(asked, shares, "minimum lexical shares", "or pass min_lexical_share")
-
-    def _asked(self, given: float | None) -> list[int]:
-        """The shards that resolve a setting: the reference one checks a given value, else
-        every shard holding chunks."""
-        return [self.layout.reference] if given is not None else list(self.layout.holding)
-
-    def _agreed(
-        self, asked: list[int], answers: list[tuple[float, str]], what: str, fix: str
-    ) -> tuple[float, str]:
-        """The one value (and source) the shards resolved; ``ConfigurationError`` naming each
-        shard's when they differ."""
-        if len(set(answers)) > 1:
-            from groundkit.shards.shard_manifest import shard_name
-
-            found = ", ".join(
-                f"{shard_name(shard)}: {value!r} ({source})"
-                for shard, (value, source) in zip(asked, answers, strict=True)
-            )
-            raise ConfigurationError(
-                f"the shards of {self.layout.collection!r} resolve different {what} "
-                f"({found}); a sharded collection has one: put the same {FLOOR_FILE} in every "
-                f"shard's folder {fix}",
-                subject=self.layout.collection,
-            )
-        return answers[0]
 
 
 def _lap(timings: dict[str, float], name: str, since: float) -> float:

@@ -37,9 +37,10 @@ __all__ = [
 ]
 
 
-NOTHING_HERE = ("abstained", "lexical_share", "lexical_bar")
+NOTHING_HERE = ("abstained", "lexical_share", "lexical_bar", "absent_name")
 """The metadata a page answer carries where the search judged its evidence: whether it said
-"nothing here", bm25's share and the bar with its source (adr/0069)."""
+"nothing here", bm25's share and the bar with its source (adr/0069), and the name the
+collection lacks where that was why (adr/0080)."""
 FLOOR = "floor"
 """The key of a dense or hybrid answer's floor: the similarity floor applied, the best
 similarity found and where the floor came from (``self-calibrated``: the site's own, shipped

@@ -276,6 +276,7 @@ async function checkQueued() {
       JSON.stringify(core.expansions) === JSON.stringify(js.expansions) &&
       JSON.stringify(core.groups) === JSON.stringify(js.groups) &&
       core.abstained === js.abstained && core.lexical_share === js.lexical_share &&
+      core.absent_name === js.absent_name &&
       JSON.stringify(core.lexical_bar) === JSON.stringify(js.lexical_bar);
     if (!same) {
       firstAnswer.mismatches.push({ query, js: js.results.map((r) => r.chunk_id), core: core.results.map((r) => r.chunk_id) });
@@ -393,10 +394,10 @@ async function runSearch(event) {
   const list = $("#results");
   list.replaceChildren();
   const someWords = nothing && (out.lexical_share ?? 0) > 0; // a share > 0: some words matched
+  const why = out.absent_name ? `: they never mention “${out.absent_name}”.` // adr/0080
+    : someWords ? ": some of its words appear, but not enough of them together." : ".";
   if (!n) showMessage(!nothing ? `No passage matches “${query}”. Try fewer or different words.`
-    : `These documents don't seem to answer “${query}”` +
-      (someWords ? ": some of its words appear, but not enough of them together." : ".") +
-      " Try words the documents would use.");
+    : `These documents don't seem to answer “${query}”${why} Try words the documents would use.`);
   let at = 0;
   for (const size of out.groups ?? results.map(() => 1)) {
     list.append(pageItem(results.slice(at, at + size), at));
@@ -747,7 +748,7 @@ async function apiSearch(query, options = {}, topKArg = 10) {
   if (out.groups) answerOut.groups = out.groups;
   // "nothing here" and why, where the site ships a bar (adr/0069) or the mode judges evidence;
   // floor: dense and hybrid's floor and share with their sources (adr/0070)
-  for (const key of ["abstained", "lexical_share", "lexical_bar", "floor"]) if (key in out) answerOut[key] = out[key];
+  for (const key of ["abstained", "lexical_share", "lexical_bar", "absent_name", "floor"]) if (key in out) answerOut[key] = out[key];
   return answerOut;
 }
 window.groundkit.search = apiSearch;

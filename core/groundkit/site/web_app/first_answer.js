@@ -12,9 +12,11 @@
 // API: await FirstAnswer.open(fetchBytes) -> engine or null (null: this collection keeps
 // Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
 // page runtime's search() returns them (with abstained, lexical_share and lexical_bar where the
-// site ships a "nothing here" bar, adr/0069), or null where the core must answer (a query
+// site ships a "nothing here" bar, adr/0069, and absent_name where a name it lacks was why,
+// adr/0080), or null where the core must answer (a query
 // holding a code point this page's Unicode tables do not know).
 import { analyzerFromIdentity, codePointOffsets, highlightSpans, knownToPython, tokens } from "./analysis.js";
+import { LANGUAGES } from "./languages/catalog.js";
 
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
 
@@ -840,6 +842,31 @@ function lexicalBar(raw) {
   return { min: raw.separates ? raw.share : null, source: raw.measured?.source === "self" ? "self-calibrated" : "collection" };
 }
 
+// abstention.names: the words that name a thing by their capitals (adr/0080): a capital past
+// the first letter, or a capitalised word past the first unless a language capitalises its
+// nouns, one letter being no name; none where no word begins in lower case. str.isupper/islower on one code point are
+// the Uppercase/Lowercase properties.
+const NOUNS_CAPITALISED = new Set(["german"]);
+const NAME_WORD = new RegExp(`[${W}]+`, "gu");
+const isUpper = (c) => /^\p{Uppercase}$/u.test(c);
+export function names(query, languages) {
+  const words = (query.normalize("NFKC").match(NAME_WORD) ?? []).map((word) => [...word]);
+  if (!words.some((word) => /^\p{Lowercase}$/u.test(word[0]))) return [];
+  const capitalised = !languages.some((language) => NOUNS_CAPITALISED.has(language));
+  return words
+    .filter((word, at) => word.length > 1 && (word.slice(1).some(isUpper) || (capitalised && at > 0 && isUpper(word[0]))))
+    .map((word) => word.join(""));
+}
+
+// Analyzer.languages: the Snowball languages of a site's analyzer identity (null: the default).
+function analyzerLanguages(identity) {
+  if (!identity) return [];
+  if (Array.isArray(identity.languages)) return identity.languages.map((code) => LANGUAGES[code]);
+  const algorithm = identity.stemmer.startsWith("snowball-") ? identity.stemmer.slice("snowball-".length) : null;
+  if (algorithm === null || (algorithm === "english" && identity.stopwords !== "snowball-english")) return [];
+  return [algorithm];
+}
+
 // ---- the engine ----
 export class FirstAnswer {
   static async open(fetchBytes) {
@@ -857,6 +884,20 @@ export class FirstAnswer {
     this.lexicon = new Lexicon(this.index);
     this.framing = new Set(head.question_terms);
     this.bar = lexicalBar(head.lexical_bar);
+    this.languages = analyzerLanguages(head.analyzer);
+  }
+
+  // abstention.absent_name: the first name whose every term the collection lacks, none of them
+  // stood for by an expansion (adr/0080); null where every name is held.
+  async absentName(query, stood) {
+    for (const word of names(query, this.languages)) {
+      const terms = this.analyzer.terms(word);
+      if (!terms.length || terms.some((term) => stood.has(term))) continue;
+      let held = false;
+      for (const term of terms) if ((await this.bm25.df(term)) > 0) held = true;
+      if (!held) return word;
+    }
+    return null;
   }
 
   // abstention.stood_for: the terms of each corrected word, and of each completed word where a
@@ -912,9 +953,14 @@ export class FirstAnswer {
     if (this.bar !== null) {
       const evidence = evidenceTerms(scored, expanded);
       const guessed = Object.keys(expanded.guessed).length > 0; // its evidence is scored again
-      const share = await this.lexicalShare(evidence, guessed ? null : hits, this.stoodFor(expanded));
-      const abstained = this.bar.min !== null && share < this.bar.min; // as the core: 0 never abstains
+      const stood = this.stoodFor(expanded);
+      const share = await this.lexicalShare(evidence, guessed ? null : hits, stood);
+      let abstained = this.bar.min !== null && share < this.bar.min; // as the core: 0 never abstains
       nothingHere = { abstained, lexical_share: share, lexical_bar: { min_lexical_share: this.bar.min, source: this.bar.source } };
+      if (this.bar.min && !abstained) {
+        const name = await this.absentName(query, stood); // a name the collection lacks (adr/0080)
+        if (name !== null) Object.assign(nothingHere, { abstained: (abstained = true), absent_name: name });
+      }
       if (abstained) hits = [];
     }
     let sizes = null;

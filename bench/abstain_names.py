@@ -52,7 +52,10 @@ class Vetoes:
 
     def adopted(self, query: str) -> bool:
         analyzer = self.searcher.analyzer
-        found = absent_name(query, analyzer.languages, analyzer.terms, self.held, frozenset())
+        framing = self.searcher.question_terms()
+        found = absent_name(
+            query, analyzer.languages, analyzer.terms, self.held, frozenset(), framing
+        )
         return found is not None
 
     def rare(self, query: str) -> bool:

@@ -127,7 +127,8 @@ class Registry:
                     "0-based end-exclusive code-point offsets, line span) and, with verify, a "
                     "fresh verdict. Modes: bm25, dense, hybrid. No results with "
                     "metadata.abstained true means the collection says nothing here: no "
-                    "passage holds enough of the query (its own calibrated bar).",
+                    "passage holds enough of the query (its own calibrated bar), or, in bm25, "
+                    "the query names a thing no passage mentions (metadata.absent_name).",
                     SearchArguments,
                     SearchReply,
                     self.search,

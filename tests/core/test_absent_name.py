@@ -36,6 +36,10 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("ｔｅｓｔ in Ｂｅｒｌｉｎ", ["Berlin"]),  # NFKC, as the analyzer reads it
         ("pH units of the PDF", ["pH", "PDF"]),
         ("is 5mmol/L high in B12", ["B12"]),  # one letter is no name
+        ("how do I install Node.js and O'Reilly's", ["Node.js", "O'Reilly's"]),  # words whole
+        ("my tap is dry. Whom do I call? Springfield says", []),  # each starts a sentence
+        ("¿Dónde está Springfield", ["Springfield"]),
+        ("日本 in Tokyo", ["Tokyo"]),  # a word of letters that are not capitals begins it
     ],
 )
 def test_a_name_is_told_by_its_capitals(query: str, found: list[str]) -> None:
@@ -47,6 +51,23 @@ def test_a_language_that_capitalises_its_nouns_names_by_inner_capitals_only() ->
     assert names(query) == ["Auto", "Zulassungsstelle"]
     assert names(query, ["german"]) == []
     assert names("wie nutze ich GitHub", ["german", "english"]) == ["GitHub"]
+
+
+def test_a_sentence_opening_capital_and_a_question_word_name_nothing() -> None:
+    """``Whom`` after a full stop is no name; had it been one, its term is a question word."""
+    assert names("tap dry. Whom do I call") == []
+    assert names("tap dry; Whom do I call") == ["Whom"]
+
+    def held(terms: list[str]) -> dict[str, int]:
+        return dict.fromkeys(terms, 0)  # the collection lacks them all
+
+    def terms_of(word: str) -> list[str]:
+        return [word.lower()]
+
+    framing = frozenset({"whom"})
+    query = "tap dry; Whom do I call"
+    assert absent_name(query, (), terms_of, held, frozenset(), framing) is None
+    assert absent_name(query, (), terms_of, held, frozenset()) == "Whom"
 
 
 def test_a_name_is_absent_only_where_every_term_is_lacking_and_none_stood_for() -> None:
@@ -74,6 +95,8 @@ def test_bm25_says_nothing_here_for_a_name_the_collection_lacks(sample: Path) ->
         assert named.metadata["absent_name"] == "PayPal"
         plain = searcher.search(PAYPAL.replace("PayPal", "paypal"), mode="bm25")
         assert plain.results and "absent_name" not in plain.metadata  # no capital, no name
+        dotted = searcher.search("how do I report a leak. Springfield", mode="bm25")
+        assert "absent_name" not in dotted.metadata  # a sentence's first word
         for town in ("Riverbend", "Springfield"):  # the sample's town, and another
             found = searcher.search(f"how do I report a leak in {town}", mode="bm25")
             assert found.metadata["lexical_share"] >= bar
@@ -111,6 +134,10 @@ def test_the_cli_names_the_word_and_the_way_out(
     said = capsys.readouterr().out
     assert "it names 'PayPal', which no passage holds" in said
     assert "--lexical-bar 0 shows what matched anyway" in said
+    cut = ["search", PAYPAL, "--index-dir", str(sample), "--score-threshold", "1000"]
+    assert main(cut) == 0
+    said = capsys.readouterr().out
+    assert "it names 'PayPal'" in said and "--lexical-bar 0" not in said  # it would cut all
     assert main(["search", PAYPAL, "--index-dir", str(sample), "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["results"] == [] and answer["metadata"]["absent_name"] == "PayPal"

@@ -318,7 +318,8 @@ def test_the_generated_stemmers_are_current(languages: None) -> None:
 def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) -> None:
     """The JS word pattern's classes (\\p{...}, the engine's Unicode) equal ``re``'s ``\\w``,
     ``[^\\W\\d_]``, ``\\d`` and the tokenizer's marks on every code point CPython assigns, as
-    do ``casefold`` and the engine's NFKC and NFKD."""
+    do ``casefold`` and the engine's NFKC and NFKD, and ``isUpperChar`` (casefold and CPython's
+    exceptions) equals ``str.isupper`` on every one NFKC keeps (adr/0080)."""
     import re
     import unicodedata
 
@@ -336,15 +337,16 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         "  }"
         "  out[name] = hits;"
         "}"
-        "const folds = {}; const nfkc = {}; const nfkd = {};"
+        "const folds = {}; const nfkc = {}; const nfkd = {}; const upper = [];"
         "for (let cp = 0; cp < 0x110000; cp++) {"
         "  if (cp >= 0xd800 && cp < 0xe000) continue;"
         "  const ch = String.fromCodePoint(cp);"
         "  if (m.casefold(ch) !== ch) folds[cp] = m.casefold(ch);"
         "  if (ch.normalize('NFKC') !== ch) nfkc[cp] = ch.normalize('NFKC');"
         "  if (ch.normalize('NFKD') !== ch) nfkd[cp] = ch.normalize('NFKD');"
+        "  if (ch.normalize('NFKC') === ch && m.isUpperChar(ch)) upper.push(cp);"
         "}"
-        "out.casefold = folds; out.nfkc = nfkc; out.nfkd = nfkd;"
+        "out.casefold = folds; out.nfkc = nfkc; out.nfkd = nfkd; out.upper = upper;"
         "console.log(JSON.stringify(out));"
     )
     done = subprocess.run(
@@ -357,6 +359,7 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout)
     mapped = {name: found.pop(name) for name in ("casefold", "nfkc", "nfkd")}
+    upper = set(found.pop("upper"))
     js = {name: set(hits) for name, hits in found.items()}
     assigned = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) not in ("Cn", "Cs")]
     letter, digit = re.compile(r"[^\W\d_]"), re.compile(r"\d")
@@ -383,7 +386,10 @@ def test_the_tokenizers_classes_are_res_on_every_assigned_code_point(node: str) 
         got = mapped[name]
         wrong = [cp for cp in assigned if got.get(str(cp), chr(cp)) != function(chr(cp))]
         assert not wrong, (name, [hex(cp) for cp in wrong[:20]])
-    assert len(assigned) > 280_000
+    kept = [cp for cp in assigned if unicodedata.normalize("NFKC", chr(cp)) == chr(cp)]
+    wrong = [cp for cp in kept if chr(cp).isupper() != (cp in upper)]
+    assert not wrong, ("isUpperChar", [hex(cp) for cp in wrong[:20]])
+    assert len(assigned) > 280_000 and len(upper) > 1000
 
 
 MARKUP_PIECES = st.sampled_from(

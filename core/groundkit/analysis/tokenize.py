@@ -19,6 +19,7 @@ from functools import lru_cache
 __all__ = [
     "MAX_SURFACE_WORD",
     "MIN_SURFACE_WORD",
+    "cased_words",
     "surface_words",
     "token_spans",
     "tokenize",
@@ -163,6 +164,19 @@ def tokenize(text: str) -> Iterator[str]:
         else:
             for i in range(len(cjk) - 1):
                 yield cjk[i : i + 2]
+
+
+def cased_words(text: str) -> list[tuple[str, str]]:
+    """The words ``tokenize`` reads in ``text`` (a run of Han, kana or Hangul as one), NFKC
+    normalized but not casefolded, each with the text between it and the word before (from the
+    start for the first): their capitals tell names (adr/0080)."""
+    normalized = unicodedata.normalize("NFKC", text)
+    found: list[tuple[str, str]] = []
+    at = 0
+    for match in _word_pattern().finditer(normalized):
+        found.append((match.group(), normalized[at : match.start()]))
+        at = match.end()
+    return found
 
 
 def _normalize(text: str) -> str:

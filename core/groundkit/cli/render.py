@@ -133,7 +133,7 @@ def calibrated_message(calibration: dict[str, Any]) -> str:
 
 def nothing_found(response: SearchResponse) -> str:
     """Why a search has no result: nothing matched, or the collection says "nothing here"
-    (its evidence under the bar it applies: adr/0060, adr/0072)."""
+    (its evidence under the bar it applies, adr/0060, adr/0072, or a name it lacks, adr/0080)."""
     meta = response.metadata
     admitted = (meta.get("filter") or {}).get("chunks")
     if admitted == 0:
@@ -160,18 +160,19 @@ def nothing_found(response: SearchResponse) -> str:
         share = meta.get("lexical_share") or 0.0
         why.append(f"lexical share {share:.3f}, under the {source} bar {minimum:.3f}")
     anyway = {"bm25": "--lexical-bar 0", "hybrid": "--min-lexical-share 0"}.get(meta["mode"])
+    cut = meta.get("score_threshold") is not None  # the cut may take every match
+    hint = "" if cut else f" {anyway} shows what matched anyway;"
     name = meta.get("absent_name")
     if name is not None:  # its share reached the bar (adr/0080)
         return (
             f"nothing here for {response.query!r}: it names {name!r}, which no passage holds "
-            f"(lexical share {meta['lexical_share']:.3f}); {anyway} shows what matched anyway; "
+            f"(lexical share {meta['lexical_share']:.3f});{hint} "
             "see docs/explanation/hybrid-and-abstention.md"
         )
     matched = minimum is not None and 0 < (meta.get("lexical_share") or 0.0) < minimum
-    matched = matched and meta.get("score_threshold") is None  # else the cut may take them all
     return (
         f"nothing here for {response.query!r}: no passage holds enough of it ({'; '.join(why)});"
-        + (f" {anyway} shows what matched anyway;" if anyway and matched else "")
+        + (hint if anyway and matched else "")
         + " see docs/explanation/hybrid-and-abstention.md"
     )
 

@@ -18,14 +18,15 @@ share (adr/0080).
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+
+from groundkit.analysis.tokenize import cased_words
 
 __all__ = [
     "DEFAULT_MIN_LEXICAL_SHARE",
     "EVIDENCE_TERMS",
     "NOUNS_CAPITALISED",
+    "SENTENCE_END",
     "absent_name",
     "dense_has_evidence",
     "lexical_share",
@@ -41,7 +42,8 @@ first: the median number of content terms of the shipped off-topic questions its
 on, so a longer query is not held to more words than those questions name (adr/0071)."""
 NOUNS_CAPITALISED = frozenset({"german"})
 """Snowball languages that capitalise every noun: a capital begins no name there (adr/0080)."""
-_WORD = re.compile(r"\w+")
+SENTENCE_END = frozenset(".?!¿¡。")
+"""A word after one of these starts a sentence: its capital names nothing (adr/0080)."""
 
 
 def lexical_share(
@@ -64,20 +66,22 @@ def lexical_share(
 
 def names(query: str, languages: Sequence[str] = ()) -> list[str]:
     """The words of ``query`` that name a thing by their capitals (adr/0080): a capital past
-    the first letter (``FastAPI``, ``pgAdmin``, ``PDF``), or a capitalised word past the first
-    (``Tokyo``), unless one of ``languages`` capitalises its nouns; one letter (``I``) is no
-    name. None where no word begins in lower case: capitals throughout, or on every word, say
-    nothing of names."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", query))
-    if not any(word[0].islower() for word in words):
+    the first character (``FastAPI``, ``pgAdmin``, ``PDF``), or a capitalised word that starts
+    no sentence (``Tokyo``), unless one of ``languages`` capitalises its nouns; one character
+    (``I``) is no name. The words are the tokenizer's (``Node.js``, ``O'Reilly``). None where
+    no word begins with a letter other than a capital: capitals throughout, or on every word,
+    say nothing of names."""
+    words = cased_words(query)
+    if not any(word[0].isalpha() and not word[0].isupper() for word, _ in words):
         return []
     capitalised = not NOUNS_CAPITALISED.intersection(languages)
-    return [
-        word
-        for at, word in enumerate(words)
-        if len(word) > 1
-        and (any(c.isupper() for c in word[1:]) or (capitalised and at > 0 and word[0].isupper()))
-    ]
+    found = []
+    for at, (word, before) in enumerate(words):
+        starts = at == 0 or not SENTENCE_END.isdisjoint(before)
+        inner = any(c.isupper() for c in word[1:])
+        if len(word) > 1 and (inner or (capitalised and not starts and word[0].isupper())):
+            found.append(word)
+    return found
 
 
 def absent_name(
@@ -86,12 +90,14 @@ def absent_name(
     terms_of: Callable[[str], list[str]],
     held: Callable[[list[str]], Mapping[str, int]],
     stood: frozenset[str],
+    framing: frozenset[str] = frozenset(),
 ) -> str | None:
-    """The first of ``query``'s ``names`` whose every term the collection lacks (``held``:
-    the chunks holding each), none of them stood for by an expansion (a corrected or
-    completed word names what it was taken for); None where every name is held (adr/0080)."""
+    """The first of ``query``'s ``names`` whose every term but a question word's (``framing``:
+    ``Whom``) the collection lacks (``held``: the chunks holding each), none of them stood
+    for by an expansion (a corrected or completed word names what it was taken for); None
+    where there is no such name (adr/0080)."""
     for word in names(query, languages):
-        terms = terms_of(word)
+        terms = [term for term in terms_of(word) if term not in framing]
         if terms and stood.isdisjoint(terms) and not any(held(terms).values()):
             return word
     return None

@@ -272,8 +272,9 @@ class Execution:
         trace.lexical_bar = {"min_lexical_share": bar, "source": source}
         trace.abstained = bar is not None and share < bar  # 0: no match says no results
         if bar and not trace.abstained:  # a name the collection lacks (adr/0080)
+            languages, framing = self.analyzer.languages, self.question_terms()
             name = abstention.absent_name(
-                request.query, self.analyzer.languages, self.analyzer.terms, self._held, stood
+                request.query, languages, self.analyzer.terms, self._held, stood, framing
             )
             trace.absent_name, trace.abstained = name, name is not None
         return [] if trace.abstained else lexical

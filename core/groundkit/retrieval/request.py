@@ -233,7 +233,8 @@ class SearchRequest:
     """bm25 says nothing is here when BM25's best is under this share of the ideal score of
     the query's most specific words (0: never, whatever matched answers; None: the
     collection's calibrated bar, where its calibration found one that separates; adr/0060,
-    adr/0079)."""
+    adr/0079), and, where it is over 0, when the query names a thing the collection lacks
+    (adr/0080)."""
     hybrid: HybridOptions | None = None
     """Fusion settings for a hybrid search (None: the defaults)."""
     rerank: RerankOptions | None = None

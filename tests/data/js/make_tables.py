@@ -9,6 +9,9 @@ CPython's Unicode data and the core's word lists, so that it analyzes exactly as
 - UNASSIGNED: the code point ranges this Python's Unicode database has unassigned (the page's
   JS engine may know a newer Unicode: a query holding one is left to the core);
 - COMBINING: the code point ranges of a non-zero canonical combining class (``_clusters``);
+- CASE_FLIPS: the code point ranges NFKC keeps where "``str.casefold()`` changes it" is not
+  ``str.isupper()`` (``ß``, ``ς``; Cherokee capitals): the page tells a capital (adr/0080) by
+  its casefold and these, not by its engine's case properties, which follow its own Unicode;
 - STOPWORDS: the stop word sets the JS path supports.
 """
 
@@ -42,6 +45,11 @@ def _unassigned(char: str) -> bool:
     return unicodedata.category(char) == "Cn"
 
 
+def _case_flip(char: str) -> bool:
+    kept = unicodedata.normalize("NFKC", char) == char
+    return kept and (char.casefold() != char) != char.isupper()
+
+
 def render() -> str:
     casefold = {
         cp: chr(cp).casefold() for cp in range(0x110000) if chr(cp).casefold() != chr(cp).lower()
@@ -57,6 +65,7 @@ def render() -> str:
         "([cp, folded]) => [Number(cp), folded]));\n"
         f"export const UNASSIGNED = {dump(ranges_where(_unassigned))};\n"
         f"export const COMBINING = {dump(ranges_where(unicodedata.combining))};\n"
+        f"export const CASE_FLIPS = {dump(ranges_where(_case_flip))};\n"
         f"export const STOPWORDS = {dump(stopwords)};\n"
     )
 

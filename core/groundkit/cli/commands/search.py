@@ -113,7 +113,8 @@ def _ranking_flags(parser: argparse.ArgumentParser) -> None:
         help="bm25: say nothing here when BM25's best score is under this share of the ideal "
         "score of the query's four most specific words (0..1; default: the collection's "
         "calibrated bar, where its calibration found one that separates; 0: any BM25 match "
-        "answers; docs: explanation/hybrid-and-abstention)",
+        "answers; a bar over 0 also says nothing here for a query naming a thing no passage "
+        "mentions; docs: explanation/hybrid-and-abstention)",
     )
 
 

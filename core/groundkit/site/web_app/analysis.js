@@ -26,7 +26,7 @@
 // Offsets are code points (Python str indices), never UTF-16 units.
 import { LANGUAGES, RELEASE, JS_LANGUAGES } from "./languages/catalog.js";
 import { stem as porterStem } from "./porter.js";
-import { CASEFOLD, COMBINING, STOPWORDS, UNASSIGNED } from "./tables.js";
+import { CASE_FLIPS, CASEFOLD, COMBINING, STOPWORDS, UNASSIGNED } from "./tables.js";
 
 // ---- Unicode (CPython's tables where JS has none: tables.js, make_tables.py) ----
 const inRanges = (ranges, cp) => {
@@ -50,6 +50,12 @@ export function casefold(text) {
   }
   return out;
 }
+
+/**
+ * str.isupper() of one code point NFKC keeps: casefold changes it, unless CPython's CASE_FLIPS
+ * say otherwise (the engine's own case properties follow its Unicode, not CPython's).
+ */
+export const isUpperChar = (ch) => (casefold(ch) !== ch) !== inRanges(CASE_FLIPS, ch.codePointAt(0));
 
 /** unicodedata.normalize("NFKC", text).casefold(): what the tokenizer reads. */
 export const normalize = (text) => casefold(text.normalize("NFKC"));
@@ -141,6 +147,18 @@ function* normalizedTokens(normalized) {
 export function tokens(text) {
   const out = [];
   for (const [token] of normalizedTokens(normalize(text))) out.push(token);
+  return out;
+}
+
+/** tokenize.cased_words: [word, the text before it] of NFKC text, case kept (a CJK run is one). */
+export function casedWords(text) {
+  const normalized = text.normalize("NFKC");
+  const out = [];
+  let at = 0;
+  for (const match of normalized.matchAll(wordPattern())) {
+    out.push([match[0], normalized.slice(at, match.index)]);
+    at = match.index + match[0].length;
+  }
   return out;
 }
 

@@ -383,7 +383,8 @@ async function runSearch(event) {
   const n = results.length;
   const pages = out.groups?.length ?? n;
   // "nothing here": words matched, but too few of the question's for these documents to be
-  // about it (the collection's calibrated bar, adr/0069); shown as an empty answer is
+  // about it (the collection's calibrated bar, adr/0069), or it names a thing they never
+  // mention (absent_name, adr/0080); shown as an empty answer is
   const nothing = Boolean(out.abstained);
   meta.textContent = n ? `${pages} page${pages === 1 ? "" : "s"} for “${query}”` : `${nothing ? "Nothing here" : "No results"} for “${query}”`;
   Object.assign(meta.dataset, { stage: out.stage, query, ms: out.ms.toFixed(2), abstained: nothing ? "yes" : "no" });

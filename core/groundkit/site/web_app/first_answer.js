@@ -13,9 +13,9 @@
 // Python-first search); await engine.search(query, topK) -> {results, expansions, terms} as the
 // page runtime's search() returns them (with abstained, lexical_share and lexical_bar where the
 // site ships a "nothing here" bar, adr/0069, and absent_name where a name it lacks was why,
-// adr/0080), or null where the core must answer (a query
-// holding a code point this page's Unicode tables do not know).
-import { analyzerFromIdentity, codePointOffsets, highlightSpans, knownToPython, tokens } from "./analysis.js";
+// adr/0080), or null where the core must answer (a query holding a code point this page's
+// Unicode tables do not know).
+import { analyzerFromIdentity, casedWords, codePointOffsets, highlightSpans, isUpperChar, knownToPython, tokens } from "./analysis.js";
 import { LANGUAGES } from "./languages/catalog.js";
 
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
@@ -843,19 +843,22 @@ function lexicalBar(raw) {
 }
 
 // abstention.names: the words that name a thing by their capitals (adr/0080): a capital past
-// the first letter, or a capitalised word past the first unless a language capitalises its
-// nouns, one letter being no name; none where no word begins in lower case. str.isupper/islower on one code point are
-// the Uppercase/Lowercase properties.
+// the first character, or a capitalised word that starts no sentence, unless a language
+// capitalises its nouns; one character is no name; none where no word begins with a letter
+// other than a capital. The words are the tokenizer's (casedWords), a capital isUpperChar.
 const NOUNS_CAPITALISED = new Set(["german"]);
-const NAME_WORD = new RegExp(`[${W}]+`, "gu");
-const isUpper = (c) => /^\p{Uppercase}$/u.test(c);
+const SENTENCE_END = /[.?!¿¡。]/u;
 export function names(query, languages) {
-  const words = (query.normalize("NFKC").match(NAME_WORD) ?? []).map((word) => [...word]);
-  if (!words.some((word) => /^\p{Lowercase}$/u.test(word[0]))) return [];
+  const words = casedWords(query).map(([word, before]) => [[...word], before]);
+  if (!words.some(([word]) => isAlpha(word[0]) && !isUpperChar(word[0]))) return [];
   const capitalised = !languages.some((language) => NOUNS_CAPITALISED.has(language));
-  return words
-    .filter((word, at) => word.length > 1 && (word.slice(1).some(isUpper) || (capitalised && at > 0 && isUpper(word[0]))))
-    .map((word) => word.join(""));
+  const found = [];
+  words.forEach(([word, before], at) => {
+    const starts = at === 0 || SENTENCE_END.test(before);
+    const inner = word.slice(1).some(isUpperChar);
+    if (word.length > 1 && (inner || (capitalised && !starts && isUpperChar(word[0])))) found.push(word.join(""));
+  });
+  return found;
 }
 
 // Analyzer.languages: the Snowball languages of a site's analyzer identity (null: the default).
@@ -887,11 +890,11 @@ export class FirstAnswer {
     this.languages = analyzerLanguages(head.analyzer);
   }
 
-  // abstention.absent_name: the first name whose every term the collection lacks, none of them
-  // stood for by an expansion (adr/0080); null where every name is held.
+  // abstention.absent_name: the first name whose every term (a question word's left out) the
+  // collection lacks, none of them stood for by an expansion (adr/0080); else null.
   async absentName(query, stood) {
     for (const word of names(query, this.languages)) {
-      const terms = this.analyzer.terms(word);
+      const terms = this.analyzer.terms(word).filter((term) => !this.framing.has(term));
       if (!terms.length || terms.some((term) => stood.has(term))) continue;
       let held = false;
       for (const term of terms) if ((await this.bm25.df(term)) > 0) held = true;

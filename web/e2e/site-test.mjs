@@ -791,6 +791,10 @@ try {
     message: document.querySelector("#results .message")?.textContent ?? "" }));
   check(offTopic.length === 0 && said.abstained === "yes" && /nothing here/i.test(said.meta) &&
     /don't seem to answer/.test(said.message), `an off-topic question says "nothing here" in words ("${said.meta}": "${said.message}")`);
+  // a question naming a thing the site never mentions says which (ADR 0080)
+  const named = await search(page, "how do I pay my bill with PayPal");
+  const told = await page.evaluate(() => document.querySelector("#results .message")?.textContent ?? "");
+  check(named.length === 0 && /never mention “PayPal”/.test(told), `a question naming what the site never mentions says so ("${told}")`);
   check(await noHorizontalScroll(page), "desktop: no horizontal scroll");
   await page.emulateMedia({ colorScheme: "dark" });
   await search(page, "boil water notice");

@@ -53,14 +53,19 @@ def evidence(searcher: groundkit.Searcher, query: str, rule: str) -> float:
     return searcher.lexical_evidence(kept) if kept else 0.0
 
 
+def pseudo_queries(searcher: groundkit.Searcher) -> list[str]:
+    """The pseudo on-topic queries ``self_calibrate`` measures: those with a content word."""
+    framing = searcher.question_terms()
+    return [
+        query
+        for query in pseudo_on_topic(searcher)
+        if any(term not in framing for term in searcher.analyzer.terms(query))
+    ]
+
+
 def measure(index_dir: str, name: str, rule: str) -> dict[str, object]:
     with groundkit.Searcher.open(index_dir) as searcher:
-        framing = searcher.question_terms()
-        on_queries = [
-            query
-            for query in pseudo_on_topic(searcher)
-            if any(term not in framing for term in searcher.analyzer.terms(query))
-        ]
+        on_queries = pseudo_queries(searcher)
         shipped = off_topic_questions()
         off = [evidence(searcher, query, rule) for query in shipped]
         bar = off_topic_bar(off, _allowed(len(off)))
@@ -94,11 +99,15 @@ def main() -> int:
     found = {rule: measure(args.index_dir, args.name, rule) for rule in args.rule}
     print(json.dumps(found, indent=1, ensure_ascii=False))
     if args.out:
-        path = Path(args.out)
-        kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        kept[args.name] = found
-        path.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        add_figures(Path(args.out), args.name, found)
     return 0
+
+
+def add_figures(path: Path, name: str, found: object) -> None:
+    """``found`` under ``name`` in the JSON file ``path``, the other collections' kept."""
+    kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    kept[name] = found
+    path.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

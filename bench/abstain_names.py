@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import groundkit
@@ -29,12 +30,13 @@ from groundkit.evaluation.self_calibration import (
     _allowed,
     off_topic_bar,
     off_topic_questions,
-    pseudo_on_topic,
 )
 from groundkit.retrieval.abstention import absent_name, names
 from groundkit.retrieval.expansion import RARE_DF
 
-HELDOUT = Path(__file__).resolve().parent / "calibration" / "heldout"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from abstain_foreign_language import HELDOUT, add_figures, pseudo_queries  # a sibling bench
+
 DEPTH = 10
 RULES = ("share", "adopted", "rare", "fitted")
 
@@ -76,12 +78,7 @@ def measure(
         vetoes = Vetoes(searcher)
         veto = {"share": lambda q: False, "rare": vetoes.rare}.get(rule, vetoes.adopted)
         share = searcher.lexical_evidence
-        framing = searcher.question_terms()
-        on_queries = [
-            query
-            for query in pseudo_on_topic(searcher)
-            if any(term not in framing for term in searcher.analyzer.terms(query))
-        ]
+        on_queries = pseudo_queries(searcher)
         shipped = off_topic_questions()
         fitted = [0.0 if rule == "fitted" and veto(q) else share(q) for q in shipped]
         bar = off_topic_bar(fitted, _allowed(len(shipped)))
@@ -136,10 +133,7 @@ def main() -> int:
     found = {rule: measure(args.index_dir, args.name, rule, claims, sets) for rule in args.rule}
     print(json.dumps(found, indent=1, ensure_ascii=False))
     if args.out:
-        path = Path(args.out)
-        kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        kept[args.name] = found
-        path.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        add_figures(Path(args.out), args.name, found)
     return 0
 
 

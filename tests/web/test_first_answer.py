@@ -105,6 +105,20 @@ def js_answers(node: str, site: Path, requests: list[dict[str, Any]], tmp: Path)
     return json.loads(done.stdout)
 
 
+def node_json(node: str, runner: str, payload: object) -> Any:
+    """What ``runner`` (an ES module's body, reading JSON on stdin) prints, read as JSON."""
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
 def requests_for(queries: list[tuple[str, str]], top_k: int = 10) -> list[dict[str, Any]]:
     """Each query plain, with prefix, with typos, with both, and with both grouped by page (2
     passages a page, and 1 on 3 pages: a page's second passage counts though not shown); and
@@ -388,21 +402,11 @@ def test_the_js_analyzer_is_the_cores_on_generated_unicode(node: str, texts: lis
         "console.log(JSON.stringify(texts.map((t) => [j.tokens(t), a.terms(t),"
         " j.highlightSpans(a, new Set(a.terms(t)), t), m.plainText(t)])));"
     )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", runner],
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    printed = node_json(node, runner, texts)
     from groundkit.retrieval.display import plain_text
     from groundkit.retrieval.highlight import highlight_spans
 
-    for text, (js_tokens, js_terms, js_spans, js_plain) in zip(
-        texts, json.loads(done.stdout), strict=True
-    ):
+    for text, (js_tokens, js_terms, js_spans, js_plain) in zip(texts, printed, strict=True):
         terms = analyzer.terms(text)
         assert js_tokens == tokens(text), text
         assert js_terms == terms, text
@@ -441,17 +445,8 @@ def test_the_js_names_are_the_cores(node: str) -> None:
         "const texts = JSON.parse(readFileSync(0, 'utf8'));"
         "console.log(JSON.stringify(texts.map((t) => [m.names(t, []), m.names(t, ['german'])])));"
     )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", runner],
-        input=json.dumps(NAMED),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
     want = [[names(text), names(text, ["german"])] for text in NAMED]
-    assert json.loads(done.stdout) == want
+    assert node_json(node, runner, NAMED) == want
     assert sum(bool(english) for english, _ in want) >= 8  # the list tells names apart
 
 
@@ -465,16 +460,7 @@ def test_the_js_porter_stemmer_is_the_cores_on_the_official_vocabulary(
         f"const m = await import({json.dumps((APP / 'porter.js').as_uri())});"
         "console.log(JSON.stringify(JSON.parse(readFileSync(0, 'utf8')).map(m.stem)));"
     )
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", runner],
-        input=json.dumps(words),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    got = json.loads(done.stdout)
+    got = node_json(node, runner, words)
     differ = [(w, g, stem(w)) for w, g in zip(words, got, strict=True) if g != stem(w)]
     assert not differ, differ[:20]
     assert len(words) > 20_000

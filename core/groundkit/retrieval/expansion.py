@@ -16,11 +16,13 @@ budget (one edit from four letters, two from eight: MiniSearch's 0.2 per letter,
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
 ``displaying`` -> ``displai``) and, for one edit, on its term against the indexed terms,
 blended at a lower weight (at full weight where the collection lacks the word and one term
-alone is within its budget).
+alone is within its budget). A rare word the text holds is corrected only to the terms the
+query's other words read it as, as a complete last word is completed (``vectorial`` stays
+itself beside malaria and capacity; ``seatings`` beside creating and own is settings).
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
-The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076 and
-adr/0078.
+The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076,
+adr/0078 and adr/0081.
 """
 
 from __future__ import annotations
@@ -155,6 +157,7 @@ def expand_query(
     corrected, where ``fuzzy`` can, instead of completed by a shorter prefix).
     ``InvalidQueryError`` past the limits (``check_expansion``)."""
     terms = analyzer.terms(query)
+    plain = list(terms)  # the query's own terms, before any expansion changes ``terms``
     out = ExpandedQuery(terms, {}, {})
     words = tokens(query)
     check_expansion(words, prefix=prefix, fuzzy=fuzzy)
@@ -162,7 +165,11 @@ def expand_query(
 
     def near(word: str) -> list[str]:  # each word's near terms, found once
         if word not in found:
-            found[word] = _near_terms(word, analyzer, lexicon, index.df)
+            typos = _near_terms(word, analyzer, lexicon, index.df)
+            own = analyzer.terms(word)
+            if typos and len(own) == 1 and index.df(own[0]):  # a rare word the text holds
+                typos = _read_in_context(own[0], typos, plain, index)
+            found[word] = typos
         return found[word]
 
     if prefix and words and len(words[-1]) >= MIN_PREFIX:
@@ -226,20 +233,21 @@ def _complete(
 def _read_in_context(
     term: str, completed: list[str], terms: list[str], index: BM25Index
 ) -> list[str]:
-    """The completions of a word (its term ``term``) that more of the chunks holding every
-    other term of the query hold than hold the word: what the other words say the visitor
-    is typing (``Useful meth`` -> method). No completion without another term the collection
-    holds, or where no chunk holds them all (a long query: the word keeps its reading). The
-    other terms are all the query's analyzed terms, a question's framing words included."""
+    """The completions (or typo corrections) of a word (its term ``term``) that more of the
+    chunks holding every other term of the query hold than hold the word: what the other
+    words say the visitor is typing (``Useful meth`` -> method, ``own seatings`` -> settings).
+    None without another term the collection holds, or where no chunk holds them all (a long
+    query: the word keeps its reading). The other terms are all the query's analyzed terms,
+    a question's framing words included."""
     if not completed:
         return []
-    held = [index.keys(other) for other in set(terms) if other != term]
-    held = sorted((keys for keys in held if keys), key=len)  # the rarest first
-    if not held:
+    others = sorted((index.df(other), other) for other in set(terms) if other != term)
+    held = [other for count, other in others if count]  # the rarest first: an empty context
+    if not held:  # is found before a common term's passages are read
         return []
-    context = set(held[0])
-    for keys in held[1:]:
-        context.intersection_update(keys)
+    context = set(index.keys(held[0]))
+    for other in held[1:]:
+        context.intersection_update(index.keys(other))
         if not context:
             return []
     mine = len(context.intersection(index.keys(term)))

@@ -559,6 +559,7 @@ class QueryRefused extends Error {}
 
 async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
   const terms = analyzer.terms(query);
+  const plain = [...terms]; // the query's own terms, before any expansion changes terms
   const out = { terms, prefix: Object.create(null), fuzzy: Object.create(null), guessed: Object.create(null) };
   const words = tokens(query);
   const distinct = [...new Set(words)];
@@ -571,15 +572,25 @@ async function expandQuery(query, analyzer, lexicon, bm25, { prefix, fuzzy }) {
     throw new QueryRefused(`a word of ${cpLength(long)} characters is too long for ${option} search (at most ${MAX_WORD_LETTERS}): shorten it or search without ${option}`);
   }
   const df = (term) => bm25.df(term);
+  const found = new Map(); // each word's near terms, found once (expand_query's near)
+  const near = async (word) => {
+    if (!found.has(word)) {
+      let typos = await nearTerms(word, analyzer, lexicon, df);
+      const own = analyzer.terms(word);
+      if (typos.length && own.length === 1 && (await df(own[0]))) typos = await readInContext(own[0], typos, plain, bm25); // held and rare (adr/0081)
+      found.set(word, typos);
+    }
+    return found.get(word);
+  };
   const last = words.at(-1);
-  if (prefix && words.length && cpLength(last) >= MIN_PREFIX) await complete(last, out, analyzer, lexicon, bm25, fuzzy);
+  if (prefix && words.length && cpLength(last) >= MIN_PREFIX) await complete(last, out, analyzer, lexicon, bm25, fuzzy ? near : null);
   if (fuzzy) {
     for (const word of distinct) {
-      const near = Object.hasOwn(out.prefix, word) ? [] : await nearTerms(word, analyzer, lexicon, df);
-      if (near.length) {
-        out.fuzzy[word] = near;
-        terms.push(BM25.blend(near, await typoWeight(word, near, analyzer, bm25)));
-        if (cpLength(word) === SHORT_WORD && near.length > 1) out.guessed[word] = [terms.at(-1), []]; // its own terms stay
+      const typos = Object.hasOwn(out.prefix, word) ? [] : await near(word);
+      if (typos.length) {
+        out.fuzzy[word] = typos;
+        terms.push(BM25.blend(typos, await typoWeight(word, typos, analyzer, bm25)));
+        if (cpLength(word) === SHORT_WORD && typos.length > 1) out.guessed[word] = [terms.at(-1), []]; // its own terms stay
       }
     }
   }
@@ -616,8 +627,9 @@ const spaceOf = (term, analyzer) => analyzer.namespaces.find((space) => space &&
 // expansion._plain: a word of letters (not an identifier such as paginator.count).
 const isPlain = (term, analyzer) => isAlpha(term.slice(spaceOf(term, analyzer).length));
 
-// expansion._complete: the last word's completions, added to out's terms and trace.
-async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
+// expansion._complete: the last word's completions, added to out's terms and trace (near: a
+// word's typo corrections, where typos are on, else null).
+async function complete(word, out, analyzer, lexicon, bm25, near) {
   const df = (term) => bm25.df(term);
   const own = analyzer.terms(word);
   const held = [];
@@ -639,7 +651,7 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
       if (!joined.includes(term)) out.terms.push(BM25.blend([term], counts[found.indexOf(term)] / total));
     }
   } else {
-    if (!begun.length && fuzzy && (await nearTerms(word, analyzer, lexicon, df)).length) return;
+    if (!begun.length && near !== null && (await near(word)).length) return;
     const found = begun.length ? begun : await shorter(word, analyzer, lexicon, df);
     completed = [];
     for (const term of found.slice(0, PREFIX_LIMIT)) if ((await df(term)) > 0) completed.push(term);
@@ -654,17 +666,15 @@ async function complete(word, out, analyzer, lexicon, bm25, fuzzy) {
 // expansion._read_in_context: the completions that more of the chunks holding every other term of
 // the query hold than hold the word itself (none without such a chunk).
 async function readInContext(term, completed, terms, bm25) {
-  const held = [];
-  for (const other of new Set(terms)) {
-    if (other === term) continue;
-    const keys = (await bm25.list(other)).map(([key]) => key);
-    if (keys.length) held.push(keys);
-  }
+  if (!completed.length) return [];
+  const others = [];
+  for (const other of new Set(terms)) if (other !== term) others.push([await bm25.df(other), other]);
+  const held = others.filter(([count]) => count > 0).sort((a, b) => a[0] - b[0] || cmp(a[1], b[1])); // the rarest first
   if (!held.length) return [];
-  held.sort((a, b) => a.length - b.length);
-  let context = new Set(held[0]);
-  for (const keys of held.slice(1)) {
-    const next = new Set(keys);
+  const keysOf = async (t) => (await bm25.list(t)).map(([key]) => key);
+  let context = new Set(await keysOf(held[0][1]));
+  for (const [, other] of held.slice(1)) {
+    const next = new Set(await keysOf(other));
     context = new Set([...context].filter((key) => next.has(key)));
     if (!context.size) return [];
   }

@@ -608,23 +608,25 @@ def test_a_guess_and_a_correction_of_one_blend_keep_their_places(
     assert typed.evidence_terms() == ["flushn", "flusnhg", flush]
 
 
+HELD_WORDS: dict[str, str] = json.loads(
+    (Path(__file__).parents[1] / "data" / "held_words.json").read_text(encoding="utf-8")
+)
+"""``vectorial`` and ``seatings`` held once each, ``vector`` and ``settings`` twelve times."""
+
+
 def test_a_rare_word_the_text_holds_is_corrected_only_as_the_other_words_read_it(
     write_corpus: WriteCorpus,
 ) -> None:
-    """``vectorial`` beside malaria and capacity stays itself; ``seatings`` beside creating
-    and own is the settings the other words' passages hold (adr/0081)."""
-    texts = {"m.txt": "# Malaria\n\nMalaria vectorial capacity in the field.\n"}
-    texts |= {f"v{n}.txt": f"# Vectors\n\nA vector of values, vector {n}.\n" for n in range(12)}
-    texts |= {
-        f"s{n}.txt": f"# Settings\n\nCreating your own settings file {n}.\n" for n in range(12)
-    }
-    texts["typo.txt"] = "# Notes\n\nThe seatings of the hall.\n"
-    retriever = Searcher.of(ingested(write_corpus, "held", texts).reader())
+    """``vectorial`` beside malaria and capacity stays itself; ``seatings`` beside "creating
+    your own" is the settings the other words' passages hold (adr/0081)."""
+    retriever = Searcher.of(ingested(write_corpus, "held", HELD_WORDS).reader())
     kept = retriever.search("malaria vectorial capacity", 3, "bm25", fuzzy=True)
     assert kept.metadata.get("expansions") is None
     assert kept.results[0].source == "m.txt"
     alone = retriever.search("vectorial", 3, "bm25", fuzzy=True)  # no other word: itself
     assert alone.metadata.get("expansions") is None
+    typed = retriever.search("malaria vectorial capac", 3, "bm25", prefix=True, fuzzy=True)
+    assert "fuzzy" not in typed.metadata["expansions"]  # capacity completed, vectorial kept
     fixed = retriever.search("creating your own seatings", 3, "bm25", fuzzy=True)
     assert fixed.metadata["expansions"] == {"fuzzy": {"seatings": ["set"]}}
     assert {r.source for r in fixed.results} > {"typo.txt"}  # settings passages come too

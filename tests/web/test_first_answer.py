@@ -552,6 +552,35 @@ LANGUAGE_QUERIES = [
     "wie blühen die Blumen im Garten?",  # framing words of each language (adr/0060)
     "comment arroser le jardin",
 ]
+
+
+def test_the_first_answer_reads_a_held_word_as_the_core_does(node: str, tmp_path: Path) -> None:
+    """A rare word the text holds is corrected only as the other words read it (adr/0081):
+    ``vectorial`` (held once) stays itself, ``seatings`` (held once) beside "your own" is
+    settings, in the JS as in the core."""
+    held = json.loads((REPO / "tests" / "data" / "held_words.json").read_text(encoding="utf-8"))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in held.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
+    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
+        site = make_site(retriever.reader, corpus, tmp_path / "site")
+    queries = ["malaria vectorial capacity", "vectorial", "creating your own seatings"]
+    queries += ["malaria vectorial capac", "own seatings of"]
+    requests = [
+        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
+        for q in queries
+        for prefix in (False, True)
+    ]
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    fixed = [answer["expansions"].get("fuzzy") for answer in core]
+    assert fixed[0] is None and fixed[2] is None  # vectorial kept, beside others and alone
+    assert fixed[4] == {"seatings": ["set"]}
+
+
 NAMED_QUERIES = [  # a capital first letter names nothing in German (adr/0080)
     "wie blühen die Blumen in Berlin",
     "wie blühen die Blumen auf GitHub",

@@ -18,7 +18,7 @@ measured on the word itself against the surface words of the text (``dfsplayng``
 blended at a lower weight (at full weight where the collection lacks the word and one term
 alone is within its budget). A rare word the text holds is corrected only to the terms the
 query's other words read it as, as a complete last word is completed (``vectorial`` stays
-itself beside malaria and capacity; ``seatings`` beside creating and own is settings).
+itself beside malaria and capacity; ``seatings`` beside "creating your own" is settings).
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
 The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076,
@@ -60,7 +60,8 @@ PREFIX_LIMIT = 50
 FUZZY_LIMIT = 10
 """Near terms kept per word, fewest edits first, then most frequent."""
 RARE_DF = 2
-"""A word's term held by at most this many chunks counts as rare: near terms may join it."""
+"""A word's term held by at most this many chunks counts as rare: near terms may join it (a
+held one's only as the query's other words read it, adr/0081)."""
 RARE_RATIO = 10
 """...but only those held by more than this many times as many chunks."""
 SHORT_WORD = 4
@@ -243,7 +244,7 @@ def _read_in_context(
         return []
     others = sorted((index.df(other), other) for other in set(terms) if other != term)
     held = [other for count, other in others if count]  # the rarest first: an empty context
-    if not held:  # is found before a common term's passages are read
+    if not held:  # is found before a common term's keys are intersected
         return []
     context = set(index.keys(held[0]))
     for other in held[1:]:

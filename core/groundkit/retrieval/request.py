@@ -246,7 +246,8 @@ class SearchRequest:
     prefix: bool = False
     """Let the last word match the indexed terms it begins (as you type)."""
     fuzzy: bool = False
-    """Let a word whose term is absent or rare match terms a typo away."""
+    """Let a word whose term is absent or rare match terms a typo away (a rare word the text
+    holds, only as the query's other words read it: adr/0081)."""
     group: GroupOptions | None = None
     """One entry per source page, its best passages beneath it (``top_k`` counts pages)."""
 

@@ -665,7 +665,7 @@ async function complete(word, out, analyzer, lexicon, bm25, near) {
 
 // expansion._read_in_context: the completions that more of the chunks holding every other term of
 // the query hold than hold the word itself (none without such a chunk).
-async function readInContext(term, completed, terms, bm25) {
+async function readInContext(term, completed, terms, bm25) { // completions or typo corrections
   if (!completed.length) return [];
   const others = [];
   for (const other of new Set(terms)) if (other !== term) others.push([await bm25.df(other), other]);

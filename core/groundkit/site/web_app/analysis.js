@@ -337,6 +337,13 @@ export class Analyzer {
     this.cache = new Map();
   }
 
+  /** Analyzer.languages: the Snowball language it was made for ([] for porter, none, or English
+   * stemming with another stop word list). */
+  get languages() {
+    const algorithm = algorithmOfStemmer(this.stemmer);
+    return algorithm === null || (algorithm === "english" && this.stopwords !== "snowball-english") ? [] : [algorithm];
+  }
+
   /** Analyzer._term: the term of one token; "" for a stop word. */
   term(word) {
     let found = this.cache.get(word);
@@ -397,6 +404,11 @@ export class MultilingualAnalyzer {
     this.codes = codes;
     this.parts = parts;
     this.namespaces = codes.map((code) => `${code}:`);
+  }
+
+  /** Multilingual.languages: the Snowball language of each code. */
+  get languages() {
+    return this.codes.map((code) => LANGUAGES[code]);
   }
 
   tokens(text) {

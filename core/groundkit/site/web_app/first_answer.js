@@ -16,7 +16,6 @@
 // adr/0080), or null where the core must answer (a query holding a code point this page's
 // Unicode tables do not know).
 import { analyzerFromIdentity, casedWords, codePointOffsets, highlightSpans, isUpperChar, knownToPython, tokens } from "./analysis.js";
-import { LANGUAGES } from "./languages/catalog.js";
 
 const W = "\\p{L}\\p{N}_"; // Python's \w: alphanumerics and the underscore
 
@@ -871,15 +870,6 @@ export function names(query, languages) {
   return found;
 }
 
-// Analyzer.languages: the Snowball languages of a site's analyzer identity (null: the default).
-function analyzerLanguages(identity) {
-  if (!identity) return [];
-  if (Array.isArray(identity.languages)) return identity.languages.map((code) => LANGUAGES[code]);
-  const algorithm = identity.stemmer.startsWith("snowball-") ? identity.stemmer.slice("snowball-".length) : null;
-  if (algorithm === null || (algorithm === "english" && identity.stopwords !== "snowball-english")) return [];
-  return [algorithm];
-}
-
 // ---- the engine ----
 export class FirstAnswer {
   static async open(fetchBytes) {
@@ -897,13 +887,12 @@ export class FirstAnswer {
     this.lexicon = new Lexicon(this.index);
     this.framing = new Set(head.question_terms);
     this.bar = lexicalBar(head.lexical_bar);
-    this.languages = analyzerLanguages(head.analyzer);
   }
 
   // abstention.absent_name: the first name whose every term (a question word's left out) the
   // collection lacks, none of them stood for by an expansion (adr/0080); else null.
   async absentName(query, stood) {
-    for (const word of names(query, this.languages)) {
+    for (const word of names(query, this.analyzer.languages)) {
       const terms = this.analyzer.terms(word).filter((term) => !this.framing.has(term));
       if (!terms.length || terms.some((term) => stood.has(term))) continue;
       let held = false;

@@ -4,18 +4,19 @@
         [--out bench/results/search_box.json] [--seed 40]
 
 Corpora: Django 5.2's docs (the sdist's ``docs/**/*.txt``, one document per file) and BEIR
-SciFact (one document per abstract, title and text). groundkit ingests the same text as files
-(``groundkit ingest``, built once under ``--work``) and is compared at page level (its pages as
-the page's grouped search ranks them, adr/0074: its CPU times include grouping 100 passages,
-where runs before walked 30); the peers
+SciFact (one document per abstract, title and text); ``--corpora cranfield`` adds BEIR
+Cranfield (1,400 aeronautics abstracts, a domain no rule was tuned on). groundkit ingests the
+same text as files (``groundkit ingest``, built once under ``--work``) and is compared at page
+level (its pages as the page's grouped search ranks them, adr/0074: its CPU times include
+grouping 100 passages, where runs before walked 30); the peers
 (``bench/search_box_peers/peers.mjs``: MiniSearch 7.2 ``fuzzy: 0.2, prefix: true``, Orama 3.1
 at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through its Node
 indexing API and its own search runtime) get one document per file or abstract.
 Queries, seeded (``--seed``; another seed is a held-out set) and deterministic: Django's section
-titles (every k-th reST heading of two to eight words), SciFact's claims (every k-th of
-queries.jsonl). Variants: one typo (a word of 5+ letters, never its first letter), two typos
-(two edits in the longest word of 8+ letters, else one in each of two words of 5+ letters), the
-last word (4+ letters) cut to 50-70% of its length.
+titles (every k-th reST heading of two to eight words), SciFact's claims and Cranfield's
+questions (every k-th of queries.jsonl). Variants: one typo (a word of 5+ letters, never its
+first letter), two typos (two edits in the longest word of 8+ letters, else one in each of two
+words of 5+ letters), the last word (4+ letters) cut to 50-70% of its length.
 hit@3, per system: the clean query's own top page is in the variant's top 3 (issue 40's
 measure); each peer's target is its own clean top page (same options), groundkit's the clean
 query's top page with exact bm25 for every option set ("own top": prefix+fuzzy's clean top).
@@ -94,9 +95,10 @@ def django_corpus(work: Path) -> tuple[Path, dict[str, str]]:
     return docs, {p.relative_to(docs).as_posix(): p.read_text("utf-8") for p in files}
 
 
-def scifact_corpus(work: Path, data: Path) -> tuple[Path, dict[str, str]]:
-    """One ``ID.txt`` per abstract (title, blank line, text), written once under ``work``."""
-    folder = work / "scifact-corpus"
+def beir_corpus(work: Path, data: Path) -> tuple[Path, dict[str, str]]:
+    """One ``ID.txt`` per document of the BEIR folder ``data`` (title, blank line, text),
+    written once under ``work`` (``scifact-corpus``, ``cranfield-corpus``)."""
+    folder = work / f"{data.name}-corpus"
     texts: dict[str, str] = {}
     with gzip.open(data / "corpus.jsonl.gz", "rt", encoding="utf-8") as lines:
         for line in lines:
@@ -431,13 +433,26 @@ def main() -> None:
         help="the BEIR SciFact folder (default: %(default)s)",
     )
     parser.add_argument(
-        "--corpora", nargs="+", default=["django", "scifact"], help="django, scifact or both"
+        "--cranfield",
+        type=Path,
+        default=Path("/work/shared/data/beir/cranfield"),
+        help="the BEIR Cranfield folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--corpora",
+        nargs="+",
+        choices=["django", "scifact", "cranfield"],
+        default=["django", "scifact"],
+        help="the corpora, in order (default: django scifact)",
     )
     parser.add_argument(
         "--django-queries", type=int, default=60, help="how many headings (default: 60)"
     )
     parser.add_argument(
-        "--scifact-queries", type=int, default=50, help="how many claims (default: 50)"
+        "--scifact-queries",
+        type=int,
+        default=50,
+        help="how many claims, or Cranfield questions (default: 50)",
     )
     parser.add_argument(
         "--out",
@@ -463,11 +478,12 @@ def main() -> None:
             default = set(every_kth(headings, args.django_queries, "django"))
             queries = {f"h{i:03d}": t for i, t in enumerate(titles)}
         else:
-            root, texts = scifact_corpus(args.work, args.data)
-            with open(args.data / "queries.jsonl", encoding="utf-8") as lines:
+            data = args.data if name == "scifact" else args.cranfield
+            root, texts = beir_corpus(args.work, data)
+            with open(data / "queries.jsonl", encoding="utf-8") as lines:
                 claims = [json.loads(line) for line in lines]
-            picked = every_kth(claims, args.scifact_queries, "scifact", args.seed)
-            default = {c["text"] for c in every_kth(claims, args.scifact_queries, "scifact")}
+            picked = every_kth(claims, args.scifact_queries, name, args.seed)
+            default = {c["text"] for c in every_kth(claims, args.scifact_queries, name)}
             queries = {c["_id"]: c["text"] for c in picked}
         report[name] = found = run_corpus(name, root, texts, queries, args.work, args.seed)
         found[f"queries_also_in_seed_{SEED}"] = sum(text in default for text in queries.values())

@@ -9,8 +9,8 @@ against Pagefind over Django's Sphinx HTML.
 The judged set is bench/data/django-judged.jsonl (default): 20 questions, 20 keyword queries
 and 20 task phrases, each with the one page (a path under Django's docs/) that answers it,
 judged by reading the docs; bench/data/django-judged-2.jsonl is a second one (10 + 10 + 10,
-written before adr/0065 measured anything), -3, -4 and -5 three more (written blind by
-helpers before any run; -5 after adr/0074's candidate was recorded). RESULTS.json:
+written before adr/0065 measured anything), -3 to -6 four more (written blind by helpers
+before any run; -5 after adr/0074's candidate was recorded, -6 after adr/0081). RESULTS.json:
 {query: [page path, ...]} from bench/page_mrr_pagefind.mjs. ``--keep-question-words``
 searches with the question's framing words kept in the BM25 query (as before adr/0065; the
 abstention's evidence still leaves them out, as adr/0060 shipped it).

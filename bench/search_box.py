@@ -13,8 +13,9 @@ grouping 100 passages, where runs before walked 30); the peers
 at tolerance 0, 1 and 2 with its default prefix matching, Pagefind 1.6 through its Node
 indexing API and its own search runtime) get one document per file or abstract.
 Queries, seeded (``--seed``; another seed is a held-out set) and deterministic: Django's section
-titles (every k-th reST heading of two to eight words), SciFact's claims and Cranfield's
-questions (every k-th of queries.jsonl). Variants: one typo (a word of 5+ letters, never its
+titles (every k-th reST heading of two to eight words; ``--django-asked`` takes the judged
+sets' questions, keywords and tasks instead), SciFact's claims and Cranfield's questions
+(every k-th of queries.jsonl). Variants: one typo (a word of 5+ letters, never its
 first letter), two typos (two edits in the longest word of 8+ letters, else one in each of two
 words of 5+ letters), the last word (4+ letters) cut to 50-70% of its length.
 hit@3, per system: the clean query's own top page is in the variant's top 3 (issue 40's
@@ -449,6 +450,14 @@ def main() -> None:
         "--django-queries", type=int, default=60, help="how many headings (default: 60)"
     )
     parser.add_argument(
+        "--django-asked",
+        type=Path,
+        nargs="+",
+        metavar="JSONL",
+        help="ask these Django queries instead of headings: judged sets' questions, keywords "
+        "and tasks (bench/data/django-judged*.jsonl, each line's 'query')",
+    )
+    parser.add_argument(
         "--scifact-queries",
         type=int,
         default=50,
@@ -476,6 +485,13 @@ def main() -> None:
             headings = rst_headings(texts)
             titles = every_kth(headings, args.django_queries, "django", args.seed)
             default = set(every_kth(headings, args.django_queries, "django"))
+            if args.django_asked:
+                titles = [
+                    json.loads(line)["query"]
+                    for path in args.django_asked
+                    for line in path.read_text("utf-8").splitlines()
+                    if line.strip()
+                ]
             queries = {f"h{i:03d}": t for i, t in enumerate(titles)}
         else:
             data = args.data if name == "scifact" else args.cranfield

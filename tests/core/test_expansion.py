@@ -264,11 +264,11 @@ def test_two_typos_are_measured_on_the_word_not_its_stem(write_corpus: WriteCorp
         assert response.metadata["expansions"] == {"fuzzy": {query: [term]}}
 
 
-def test_the_surface_words_are_the_plain_words_of_the_text() -> None:
+def test_the_surface_words_are_the_words_of_letters_of_the_text() -> None:
     store = MemoryStore("surface")
-    load_words(store, ["displaying tables", "is a b2b x.y z_z aggregation", "tables"])
+    load_words(store, ["displaying tables", "is a b2b x.y z_z a__b _c aggregation", "tables"])
     lexicon = Lexicon(store.reader(), Analyzer().readable)
-    assert lexicon.words() == ["aggregation", "displaying", "tables"]
+    assert lexicon.words() == ["aggregation", "displaying", "tables", "z_z"]
     assert lexicon.near_words("dfsplayng", 2) == {"displaying": 2}
     assert lexicon.near_words("tabels", 1) == {"tables": 1}
     assert lexicon.near_words("xables", 1) == {}  # the first letter is kept
@@ -630,3 +630,26 @@ def test_a_rare_word_the_text_holds_is_corrected_only_as_the_other_words_read_it
     fixed = retriever.search("creating your own seatings", 3, "bm25", fuzzy=True)
     assert fixed.metadata["expansions"] == {"fuzzy": {"seatings": ["set"]}}
     assert {r.source for r in fixed.results} > {"typo.txt"}  # settings passages come too
+
+
+IDENTIFIERS = {
+    "queries.txt": "# Queries\n\nCall update_or_create() to update a row, or create it.\n",
+    "signals.txt": "# Signals\n\nThe post_save signal; post_save_handler is an example.\n",
+    "saving.txt": "# Saving\n\nA signal after each save, and before it.\n",
+}
+
+
+def test_an_identifier_is_a_word_typed_and_mistyped_whole(write_corpus: WriteCorpus) -> None:
+    # adr/0082: two typos in an identifier of eight letters or more are within its budget,
+    # measured on the identifier as the text writes it
+    store = ingested(write_corpus, "identifiers", IDENTIFIERS)
+    reader = store.reader()
+    index, lexicon = BM25Index(reader, accelerator="python"), Lexicon(reader, Analyzer().readable)
+    typed = expand_query("udpate_or_creathe", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
+    assert typed.fuzzy == {"udpate_or_creathe": ["update_or_cr"]}
+    found = Searcher.of(store.reader()).search("udpate_or_creathe", 1, "bm25", fuzzy=True)
+    assert found.results[0].source.endswith("queries.txt")
+    # a complete identifier typed last keeps its own term, as a word does, beside what it begins
+    completed = expand(store, "signal post_save")
+    assert "post_sav" in completed.terms
+    assert completed.prefix == {"post_save": ["post_save_handl"]}

@@ -581,6 +581,39 @@ def test_the_first_answer_reads_a_held_word_as_the_core_does(node: str, tmp_path
     assert fixed[4] == {"seatings": ["set"]}
 
 
+IDENTIFIER_TEXTS = {
+    "queries.md": "# Queries\n\nCall update_or_create() to update a row, or create it.\n",
+    "signals.md": "# Signals\n\nThe post_save signal; post_save_handler is an example.\n",
+    "options.md": "# Options\n\nSet verbose_name_plural on a model's Meta.\n",
+}
+
+
+def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
+    node: str, tmp_path: Path
+) -> None:
+    """An identifier is one of the words typos are measured against (adr/0082): two typos in
+    ``update_or_create`` are corrected, a complete ``post_save`` keeps its own term, in the JS
+    as in the core."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name, text in IDENTIFIER_TEXTS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
+    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
+        site = make_site(retriever.reader, corpus, tmp_path / "site")
+    queries = ["udpate_or_creathe", "signal post_save", "verbose_nme_plurl", "post_sa"]
+    requests = [
+        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
+        for q in queries
+        for prefix in (False, True)
+    ]
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    assert core[0]["expansions"]["fuzzy"] == {"udpate_or_creathe": ["update_or_cr"]}
+    assert core[4]["expansions"]["fuzzy"] == {"verbose_nme_plurl": ["verbose_name_plur"]}
+
+
 NAMED_QUERIES = [  # a capital first letter names nothing in German (adr/0080)
     "wie blühen die Blumen in Berlin",
     "wie blühen die Blumen auf GitHub",

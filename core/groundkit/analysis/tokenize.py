@@ -139,17 +139,25 @@ MAX_SURFACE_WORD = 64
 
 
 def surface_words(texts: Iterable[str]) -> list[str]:
-    """The distinct plain words (letters only, ``MIN_SURFACE_WORD`` to ``MAX_SURFACE_WORD``
-    of them) among the tokens of ``texts``, in code-point order: the words typo tolerance
-    measures its edits against, before any stemming (``dfsplayng`` -> ``displaying``)."""
+    """The distinct words of letters (``MIN_SURFACE_WORD`` to ``MAX_SURFACE_WORD`` characters;
+    runs of letters joined by single underscores count, ``update_or_create``) among the tokens
+    of ``texts``, in code-point order: the words typo tolerance measures its edits against,
+    before any stemming (``dfsplayng`` -> ``displaying``, ``udpate_or_creathe`` ->
+    ``update_or_create``)."""
     found: set[str] = set()
     for text in texts:
         found.update(tokens(text))
     return sorted(
         word
         for word in found
-        if MIN_SURFACE_WORD <= len(word) <= MAX_SURFACE_WORD and word.isalpha()
+        if MIN_SURFACE_WORD <= len(word) <= MAX_SURFACE_WORD and _lettered(word)
     )
+
+
+def _lettered(word: str) -> bool:
+    """Whether ``word`` is letters, or runs of letters joined by single underscores (an
+    identifier is a word a visitor types, and mistypes, whole: adr/0082)."""
+    return all(part.isalpha() for part in word.split("_"))
 
 
 def tokenize(text: str) -> Iterator[str]:

@@ -6,8 +6,9 @@ built on first use: every term under each of its one-character deletions, looked
 query term and its deletions, each checked by its optimal-string-alignment distance. Terms two
 edits away are those a Levenshtein automaton finds in the slice of the sorted term list that keeps
 the query term's first letter (a typo rarely hits the first letter; adr/0046). The surface words
-of the chunks' text (before stemming) are searched the same way, by the automaton, for typos
-measured on words rather than stems (``dfsplayng`` -> ``displaying``; adr/0061).
+of the chunks' text (before stemming; identifiers such as ``update_or_create`` among them) are
+searched the same way, by the automaton, for typos measured on words rather than stems
+(``dfsplayng`` -> ``displaying``; adr/0061, adr/0082).
 """
 
 from __future__ import annotations

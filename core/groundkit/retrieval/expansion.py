@@ -14,7 +14,8 @@ word (Pagefind's backtracking).
 ``fuzzy``: a word whose term is absent or rare also stands for the indexed terms within its typo
 budget (one edit from four letters, two from eight: MiniSearch's 0.2 per letter, rounded),
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
-``displaying`` -> ``displai``) and, for one edit, on its term against the indexed terms,
+``displaying`` -> ``displai``; an identifier is one, ``udpate_or_creathe`` ->
+``update_or_create``) and, for one edit, on its term against the indexed terms,
 blended at a lower weight (at full weight where the collection lacks the word and one term
 alone is within its budget). A rare word the text holds is corrected only to the terms the
 query's other words read it as, as a complete last word is completed (``vectorial`` stays
@@ -22,7 +23,7 @@ itself beside malaria and capacity; ``seatings`` beside "creating your own" is s
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
 The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076,
-adr/0078 and adr/0081.
+adr/0078, adr/0081 and adr/0082.
 """
 
 from __future__ import annotations

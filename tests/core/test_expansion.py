@@ -274,6 +274,15 @@ def test_the_surface_words_are_the_words_of_letters_of_the_text() -> None:
     assert lexicon.near_words("xables", 1) == {}  # the first letter is kept
 
 
+def test_an_identifier_is_measured_against_identifiers_and_a_word_against_words() -> None:
+    store = MemoryStore("kinds")
+    load_words(store, ["postsave post_save"])
+    lexicon = Lexicon(store.reader(), Analyzer().readable)
+    assert lexicon.words() == ["post_save", "postsave"]
+    assert lexicon.near_words("post_savx", 2) == {"post_save": 1}
+    assert lexicon.near_words("postsavx", 2) == {"postsave": 1}
+
+
 def test_a_correction_weighs_less_than_the_exact_word_unless_it_is_the_only_one(
     django_like: Searcher, write_corpus: WriteCorpus
 ) -> None:

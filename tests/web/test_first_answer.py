@@ -585,6 +585,7 @@ IDENTIFIER_TEXTS = {
     "queries.md": "# Queries\n\nCall update_or_create() to update a row, or create it.\n",
     "signals.md": "# Signals\n\nThe post_save signal; post_save_handler is an example.\n",
     "options.md": "# Options\n\nSet verbose_name_plural on a model's Meta.\n",
+    "hooks.md": "# Hooks\n\nA postsave hook runs after each save.\n",
 }
 
 
@@ -592,8 +593,8 @@ def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
     node: str, tmp_path: Path
 ) -> None:
     """An identifier is one of the words typos are measured against (adr/0082): two typos in
-    ``update_or_create`` are corrected, a complete ``post_save`` keeps its own term, in the JS
-    as in the core."""
+    ``update_or_create`` are corrected, a complete ``post_save`` keeps its own term, and each
+    kind of word is corrected to its own kind only, in the JS as in the core."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for name, text in IDENTIFIER_TEXTS.items():
@@ -602,6 +603,7 @@ def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
     with groundkit.Searcher.open(tmp_path / "idx") as retriever:
         site = make_site(retriever.reader, corpus, tmp_path / "site")
     queries = ["udpate_or_creathe", "signal post_save", "verbose_nme_plurl", "post_sa"]
+    queries += ["post_savx hook", "postsavx hook"]  # each kind of word against its own kind
     requests = [
         {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
         for q in queries
@@ -612,6 +614,8 @@ def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
     assert assert_same(core, js, requests) == len(requests)
     assert core[0]["expansions"]["fuzzy"] == {"udpate_or_creathe": ["update_or_cr"]}
     assert core[4]["expansions"]["fuzzy"] == {"verbose_nme_plurl": ["verbose_name_plur"]}
+    assert core[8]["expansions"]["fuzzy"] == {"post_savx": ["post_sav"]}
+    assert core[10]["expansions"]["fuzzy"] == {"postsavx": ["postsav"]}
 
 
 NAMED_QUERIES = [  # a capital first letter names nothing in German (adr/0080)

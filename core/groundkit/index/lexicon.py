@@ -35,6 +35,7 @@ class Lexicon:
         self._terms: frozenset[str] | None = None
         self._deletes: dict[str, list[str]] | None = None
         self._words: list[str] | None = None
+        self._kinds: tuple[list[str], list[str]] | None = None
 
     def completions(self, prefix: str) -> list[str]:
         """Indexed terms starting with ``prefix`` (itself included), in code-point order."""
@@ -85,13 +86,22 @@ class Lexicon:
 
     def near_words(self, word: str, max_edits: int) -> dict[str, int]:
         """Surface words within ``max_edits`` of ``word`` that keep its first letter, each with
-        its distance, in code-point order; ``word`` itself excluded."""
+        its distance, in code-point order; ``word`` itself excluded. An identifier (a word
+        holding ``_``) is measured against the identifiers, any other word against the words
+        of letters alone (adr/0082)."""
         if not word:
             return {}
-        ordered = self.words()
+        ordered = self._of_kind("_" in word)
         lo = bisect_left(ordered, word[0])
         hi = bisect_left(ordered, chr(ord(word[0]) + 1), lo) if word[0] < "\U0010ffff" else None
         return terms_within(word, ordered, max_edits, lo=lo, hi=hi)
+
+    def _of_kind(self, identifiers: bool) -> list[str]:
+        """The surface words that are identifiers, or those that are not, in code-point order."""
+        if self._kinds is None:
+            words = self.words()
+            self._kinds = ([w for w in words if "_" not in w], [w for w in words if "_" in w])
+        return self._kinds[identifiers]
 
     def near(self, term: str, max_edits: int) -> dict[str, int]:
         """Indexed terms within ``max_edits`` (1 or 2) of ``term``, each with its distance, in

@@ -520,6 +520,15 @@ class Lexicon {
     return found;
   }
 
+  // Lexicon._of_kind: the surface words that are identifiers, or those that are not.
+  async ofKind(identifiers) {
+    if (!this.kinds) {
+      const words = await this.index.words();
+      this.kinds = [words.filter((w) => !w.includes("_")), words.filter((w) => w.includes("_"))];
+    }
+    return this.kinds[identifiers ? 1 : 0];
+  }
+
   // Lexicon.words_begun: the surface words that start with prefix (itself included).
   async wordsBegun(prefix) {
     const words = await this.index.words();
@@ -534,12 +543,13 @@ class Lexicon {
     return at < words.length && words[at] === word;
   }
 
-  // Lexicon.near_words: surface words within maxEdits that keep the word's first letter.
+  // Lexicon.near_words: surface words within maxEdits that keep the word's first letter; an
+  // identifier (holding "_") against the identifiers, any other word against the others.
   async nearWords(word, maxEdits) {
     if (!word) return new Map();
     const key = `words\0${word}\0${maxEdits}`;
     if (this.memo.has(key)) return this.memo.get(key);
-    const words = await this.index.words();
+    const words = await this.ofKind(word.includes("_"));
     const probe = Array.from(word);
     const found = new Map();
     const [lo, hi] = sliceStarting(words, word);

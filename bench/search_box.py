@@ -1,6 +1,7 @@
 """Search-box quality beside MiniSearch, Orama and Pagefind: typos and a cut last word (issue 40).
 
-    python bench/search_box.py [--work bench/.bench/search_box] [--corpora django scifact]
+    python bench/search_box.py [--work bench/.bench/search_box]
+        [--corpora django scifact cranfield] [--django-asked bench/data/django-judged*.jsonl]
         [--out bench/results/search_box.json] [--seed 40]
 
 Corpora: Django 5.2's docs (the sdist's ``docs/**/*.txt``, one document per file) and BEIR
@@ -455,7 +456,8 @@ def main() -> None:
         nargs="+",
         metavar="JSONL",
         help="ask these Django queries instead of headings: judged sets' questions, keywords "
-        "and tasks (bench/data/django-judged*.jsonl, each line's 'query')",
+        "and tasks (bench/data/django-judged*.jsonl, each line's 'query'), all of them, in "
+        "order; --seed then picks only the typos and cuts, and --django-queries is unused",
     )
     parser.add_argument(
         "--scifact-queries",
@@ -477,6 +479,8 @@ def main() -> None:
         "held-out set: other headings and claims where the offset differs, other edits)",
     )
     args = parser.parse_args()
+    if args.django_asked and "django" not in args.corpora:
+        parser.error("--django-asked asks Django's docs: add django to --corpora")
     args.work.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"seed": args.seed}
     for name in args.corpora:

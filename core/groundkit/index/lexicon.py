@@ -82,7 +82,7 @@ class Lexicon:
         """Build what typo tolerance reads on first use (the term table, the words), so that
         a service's first fuzzy request does not pay for it."""
         self.near("", 1)
-        self.words()
+        self._of_kind(False)
 
     def near_words(self, word: str, max_edits: int) -> dict[str, int]:
         """Surface words within ``max_edits`` of ``word`` that keep its first letter, each with

@@ -663,3 +663,20 @@ def test_an_identifier_is_a_word_typed_and_mistyped_whole(write_corpus: WriteCor
     completed = expand(store, "signal post_save")
     assert "post_sav" in completed.terms
     assert completed.prefix == {"post_save": ["post_save_handl"]}
+
+
+def test_a_short_stem_of_a_longer_word_takes_no_edit_of_its_own(write_corpus: WriteCorpus) -> None:
+    # adr/0083: "ocurred" stems to "ocur", one edit from our and cur; the word itself is one
+    # edit from occurred, which is what it stands for
+    texts = {
+        "a.txt": "It occurred twice, and it occurs again.\n",
+        "b.txt": "Our dog is a cur, and ours is our own.\n",
+        "c.txt": "Our town, our cur.\n",
+    }
+    store = ingested(write_corpus, "stems", texts)
+    reader = store.reader()
+    index, lexicon = BM25Index(reader, accelerator="python"), Lexicon(reader, Analyzer().readable)
+    typed = expand_query("ocurred", Analyzer(), lexicon, index, prefix=False, fuzzy=True)
+    assert typed.fuzzy == {"ocurred": ["occur"]}
+    # a short word keeps its one edit on its term (its own stem is the word)
+    assert expand_query("occr", Analyzer(), lexicon, index, prefix=False, fuzzy=True).fuzzy

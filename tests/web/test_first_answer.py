@@ -618,6 +618,29 @@ def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
     assert core[10]["expansions"]["fuzzy"] == {"postsavx": ["postsav"]}
 
 
+def test_the_first_answer_takes_no_edit_on_a_short_stem_as_the_core_does(
+    node: str, tmp_path: Path
+) -> None:
+    """One edit on a stem of four letters from a longer word reaches other words (``ocurred``
+    stems to ``ocur``: our, cur); the JS measures the word alone, as the core does (adr/0083)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("It occurred twice, and it occurs again.\n", encoding="utf-8")
+    (corpus / "b.md").write_text("Our dog is a cur, and ours is our own.\n", encoding="utf-8")
+    groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
+    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
+        site = make_site(retriever.reader, corpus, tmp_path / "site")
+    requests = [
+        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
+        for q in ("ocurred", "it ocurred twice", "occr", "our dgo")
+        for prefix in (False, True)
+    ]
+    core = core_answers(site, requests)
+    js = js_answers(node, site, requests, tmp_path)
+    assert assert_same(core, js, requests) == len(requests)
+    assert core[0]["expansions"]["fuzzy"] == {"ocurred": ["occur"]}
+
+
 NAMED_QUERIES = [  # a capital first letter names nothing in German (adr/0080)
     "wie blühen die Blumen in Berlin",
     "wie blühen die Blumen auf GitHub",

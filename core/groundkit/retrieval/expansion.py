@@ -15,7 +15,8 @@ word (Pagefind's backtracking).
 budget (one edit from four letters, two from eight: MiniSearch's 0.2 per letter, rounded),
 measured on the word itself against the surface words of the text (``dfsplayng`` ->
 ``displaying`` -> ``displai``; an identifier is one, ``udpate_or_creathe`` ->
-``update_or_create``) and, for one edit, on its term against the indexed terms,
+``update_or_create``) and, for one edit, on its term against the indexed terms (not a
+stem of four letters from a longer word: ``ocur`` is one edit from our),
 blended at a lower weight (at full weight where the collection lacks the word and one term
 alone is within its budget). A rare word the text holds is corrected only to the terms the
 query's other words read it as, as a complete last word is completed (``vectorial`` stays
@@ -23,7 +24,7 @@ itself beside malaria and capacity; ``seatings`` beside "creating your own" is s
 The work is bounded: letters per word, words per query and terms per expansion have limits,
 past which the query is refused (``InvalidQueryError``), and the deadline is checked per word.
 The figures and the choices are in adr/0046, adr/0061, adr/0068, adr/0075, adr/0076,
-adr/0078, adr/0081 and adr/0082.
+adr/0078, adr/0081, adr/0082 and adr/0083.
 """
 
 from __future__ import annotations
@@ -326,8 +327,9 @@ def _near_terms(
     word: str, analyzer: Analyzer, lexicon: Lexicon, df: Callable[[str], int]
 ) -> list[str]:
     """Indexed terms within the word's typo budget, when its own terms are absent or rare: one
-    edit on its terms (symmetric deletes), the whole budget on the word against the surface
-    words, where a typo is made (a second edit on stems found the same at twice the cost)."""
+    edit on its terms (symmetric deletes; not on a stem of four letters or fewer from a longer
+    word), the whole budget on the word against the surface words, where a typo is made (a
+    second edit on stems found the same at twice the cost)."""
     budget = typo_budget(word)
     own = analyzer.terms(word)
     if not budget or not own:
@@ -338,6 +340,9 @@ def _near_terms(
     found: dict[str, int] = {}
     for term in own:
         space = _space(term, analyzer)
+        if len(term) - len(space) <= SHORT_WORD < len(word):
+            continue  # one edit on a short stem of a longer word reaches other words (ocur:
+            # our, cur); the word itself is measured below (ocurred -> occurred, adr/0083)
         for candidate, edits in lexicon.near(term, min(budget, 1)).items():
             if candidate.startswith(space):
                 found[candidate] = min(edits, found.get(candidate, edits))

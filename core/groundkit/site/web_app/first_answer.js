@@ -734,6 +734,8 @@ async function nearTerms(word, analyzer, lexicon, df) {
   const found = new Map();
   for (const term of own) {
     const space = spaceOf(term, analyzer);
+    // not on a short stem of a longer word: one edit reaches other words (ocur: our, cur)
+    if (cpLength(term) - cpLength(space) <= SHORT_WORD && SHORT_WORD < cpLength(word)) continue;
     for (const [candidate, edits] of await lexicon.near(term, Math.min(budget, 1))) {
       if (candidate.startsWith(space)) found.set(candidate, Math.min(edits, found.get(candidate) ?? edits));
     }

@@ -554,20 +554,18 @@ LANGUAGE_QUERIES = [
 ]
 
 
-def test_the_first_answer_reads_a_held_word_as_the_core_does(node: str, tmp_path: Path) -> None:
-    """A rare word the text holds is corrected only as the other words read it (adr/0081):
-    ``vectorial`` (held once) stays itself, ``seatings`` (held once) beside "your own" is
-    settings, in the JS as in the core."""
-    held = json.loads((REPO / "tests" / "data" / "held_words.json").read_text(encoding="utf-8"))
+def typed_answers(
+    node: str, tmp_path: Path, texts: dict[str, str], queries: list[str]
+) -> list[Any]:
+    """The core's answers to ``queries`` typed with typos on, prefix off then on, over a site of
+    ``texts`` (name: text), asserted equal to the JS first answer's."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for name, text in held.items():
+    for name, text in texts.items():
         (corpus / name).write_text(text, encoding="utf-8")
     groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
     with groundkit.Searcher.open(tmp_path / "idx") as retriever:
         site = make_site(retriever.reader, corpus, tmp_path / "site")
-    queries = ["malaria vectorial capacity", "vectorial", "creating your own seatings"]
-    queries += ["malaria vectorial capac", "own seatings of"]
     requests = [
         {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
         for q in queries
@@ -576,6 +574,17 @@ def test_the_first_answer_reads_a_held_word_as_the_core_does(node: str, tmp_path
     core = core_answers(site, requests)
     js = js_answers(node, site, requests, tmp_path)
     assert assert_same(core, js, requests) == len(requests)
+    return core
+
+
+def test_the_first_answer_reads_a_held_word_as_the_core_does(node: str, tmp_path: Path) -> None:
+    """A rare word the text holds is corrected only as the other words read it (adr/0081):
+    ``vectorial`` (held once) stays itself, ``seatings`` (held once) beside "your own" is
+    settings, in the JS as in the core."""
+    held = json.loads((REPO / "tests" / "data" / "held_words.json").read_text(encoding="utf-8"))
+    queries = ["malaria vectorial capacity", "vectorial", "creating your own seatings"]
+    queries += ["malaria vectorial capac", "own seatings of"]
+    core = typed_answers(node, tmp_path, held, queries)
     fixed = [answer["expansions"].get("fuzzy") for answer in core]
     assert fixed[0] is None and fixed[2] is None  # vectorial kept, beside others and alone
     assert fixed[4] == {"seatings": ["set"]}
@@ -595,23 +604,9 @@ def test_the_first_answer_reads_identifiers_as_words_as_the_core_does(
     """An identifier is one of the words typos are measured against (adr/0082): two typos in
     ``update_or_create`` are corrected, a complete ``post_save`` keeps its own term, and each
     kind of word is corrected to its own kind only, in the JS as in the core."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in IDENTIFIER_TEXTS.items():
-        (corpus / name).write_text(text, encoding="utf-8")
-    groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
-    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
-        site = make_site(retriever.reader, corpus, tmp_path / "site")
     queries = ["udpate_or_creathe", "signal post_save", "verbose_nme_plurl", "post_sa"]
     queries += ["post_savx hook", "postsavx hook"]  # each kind of word against its own kind
-    requests = [
-        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
-        for q in queries
-        for prefix in (False, True)
-    ]
-    core = core_answers(site, requests)
-    js = js_answers(node, site, requests, tmp_path)
-    assert assert_same(core, js, requests) == len(requests)
+    core = typed_answers(node, tmp_path, IDENTIFIER_TEXTS, queries)
     assert core[0]["expansions"]["fuzzy"] == {"udpate_or_creathe": ["update_or_cr"]}
     assert core[4]["expansions"]["fuzzy"] == {"verbose_nme_plurl": ["verbose_name_plur"]}
     assert core[8]["expansions"]["fuzzy"] == {"post_savx": ["post_sav"]}
@@ -623,21 +618,11 @@ def test_the_first_answer_takes_no_edit_on_a_short_stem_as_the_core_does(
 ) -> None:
     """One edit on a stem of four letters from a longer word reaches other words (``ocurred``
     stems to ``ocur``: our, cur); the JS measures the word alone, as the core does (adr/0083)."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "a.md").write_text("It occurred twice, and it occurs again.\n", encoding="utf-8")
-    (corpus / "b.md").write_text("Our dog is a cur, and ours is our own.\n", encoding="utf-8")
-    groundkit.ingest(corpus, index_dir=tmp_path / "idx", calibrate=False)
-    with groundkit.Searcher.open(tmp_path / "idx") as retriever:
-        site = make_site(retriever.reader, corpus, tmp_path / "site")
-    requests = [
-        {"query": q, "top_k": 5, "prefix": prefix, "fuzzy": True}
-        for q in ("ocurred", "it ocurred twice", "occr", "our dgo")
-        for prefix in (False, True)
-    ]
-    core = core_answers(site, requests)
-    js = js_answers(node, site, requests, tmp_path)
-    assert assert_same(core, js, requests) == len(requests)
+    texts = {
+        "a.md": "It occurred twice, and it occurs again.\n",
+        "b.md": "Our dog is a cur, and ours is our own.\n",
+    }
+    core = typed_answers(node, tmp_path, texts, ["ocurred", "it ocurred twice", "occr", "our dgo"])
     assert core[0]["expansions"]["fuzzy"] == {"ocurred": ["occur"]}
 
 

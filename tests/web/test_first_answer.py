@@ -94,28 +94,20 @@ def core_answers(site: Path, requests: list[dict[str, Any]]) -> list[Any]:
 def js_answers(node: str, site: Path, requests: list[dict[str, Any]], tmp: Path) -> Any:
     file = tmp / "requests.json"
     file.write_text(json.dumps(requests), encoding="utf-8")
-    done = subprocess.run(
-        [node, str(RUNNER), str(site), str(file)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return node_printed(node, [str(RUNNER), str(site), str(file)], None, 600)
 
 
 def node_json(node: str, runner: str, payload: object) -> Any:
     """What ``runner`` (an ES module's body, reading JSON on stdin) prints, read as JSON."""
+    return node_printed(node, ["--input-type=module", "-e", runner], json.dumps(payload), 120)
+
+
+def node_printed(node: str, args: list[str], stdin: str | None, timeout: int) -> Any:
+    """What ``node ARGS`` prints, read as JSON; its stderr's end where it fails."""
     done = subprocess.run(
-        [node, "--input-type=module", "-e", runner],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        [node, *args], input=stdin, capture_output=True, text=True, timeout=timeout, check=False
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
 

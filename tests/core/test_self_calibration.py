@@ -21,6 +21,7 @@ from groundkit.cli import ExitCode, main
 from groundkit.embedding import HashEmbedder
 from groundkit.errors import ConfigurationError
 from groundkit.evaluation.self_calibration import (
+    HYBRID_OFF_TOPIC_ANSWERED,
     MIN_ON_TOPIC,
     OFF_TOPIC_ANSWERED,
     off_topic_bar,
@@ -435,7 +436,7 @@ def test_hybrid_floor_and_share_let_through_the_allowed_share_together(tmp_path:
         result = self_calibrate(retriever)
         assert result.floor is not None
         record_self_calibration(retriever, result)
-    allowed = math.floor(OFF_TOPIC_ANSWERED * result.off_topic)
+    allowed = math.floor(HYBRID_OFF_TOPIC_ANSWERED * result.off_topic)  # 7 of 282 (adr/0084)
     measured = result.floor.measured or {}
     assert measured["false_answer"] <= allowed // 2 / result.off_topic
     assert measured["hybrid_false_answer"] <= allowed / result.off_topic

@@ -27,9 +27,9 @@ examples:
 
 --self: the collection measures itself: on-topic queries sampled from its own chunks,
 off-topic ones from a general multilingual question set shipped with groundkit; each bar is
-the lowest that lets through at most 5% of the off-topic questions: bm25's lexical bar
-(applied only where at most 10% of the on-topic ones fall under it) and, with a semantic
-embedder, the floor and hybrid's lexical share (1.25% each: 2.5% in all). --write records them
+the lowest that lets through at most its allowance of the off-topic questions: bm25's
+lexical bar 5% (applied only where at most 10% of the on-topic ones fall under it) and, with
+a semantic embedder, the floor and hybrid's lexical share 2.5% together. --write records them
 (lexical-bar.json, and dense-floor.json), and each search's metadata names the source
 (self-calibrated); docs: explanation/hybrid-and-abstention.
 """

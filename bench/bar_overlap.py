@@ -10,17 +10,18 @@ PREFIX-off-N.txt for N = 2, 3, ... while both exist. Each question is searched a
 0, for its share (adr/0060, adr/0071). A question the search stops for naming a thing the
 collection lacks (``absent_name``, adr/0080) is stopped at any bar over 0.
 
-Per set: what the calibrated bar does; the lowest bar that answers at most 2 off-topic
-questions and how many on-topic ones it abstains on; the highest bar that abstains on at most
-1 on-topic question and how many off-topic ones it answers. Where both miss, no bar on the
-share meets the set, even one chosen with the answers in hand.
+Per set: what the calibrated bar does (the collection's bm25 bar, which must separate); the
+lowest bar that answers at most 2 off-topic questions and how many on-topic ones it abstains
+on; the highest bar that abstains on at most 1 on-topic question and how many off-topic ones
+it answers. Where both miss, no bar on the share meets the set, even one chosen with the
+answers in hand.
 
 It then asks the same of three more features of the words, each as a second bar beside the
 share (abstain where either is under its bar), both bars chosen over every set at once with
-the answers in hand: how many pairs of the query's evidence terms some passage holds
-together, the lowest normalised PMI of such a pair, and the most evidence terms one passage
-holds. These read the index's postings, which no public API gives, so this script reaches
-into the searcher's scorer: it measures, it is not an example.
+the answers in hand: the share of the pairs of the query's evidence terms that some passage
+holds together, the lowest normalised PMI of such a pair, and the share of the evidence terms
+the passage holding most of them holds. These read the index's postings, which no public API
+gives, so this script reaches into the searcher's scorer: it measures, it is not an example.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import groundkit
 from groundkit.analysis.question_words import content_terms
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.retrieval.abstention import EVIDENCE_TERMS
+from groundkit.retrieval.lexical_bar import read_lexical_bar
 
 ON_ABSTAINED = 1
 OFF_ANSWERED = 2
@@ -68,6 +70,8 @@ def _features(retriever: groundkit.Searcher, query: str) -> dict[str, float]:
     npmi = [
         -1.0
         if not both
+        else 1.0
+        if both == chunks  # every chunk holds both: as together as a pair can be
         else math.log(both * chunks / (len(keys[a]) * len(keys[b]))) / -math.log(both / chunks)
         for (a, b), both in zip(pairs, together, strict=True)
     ]
@@ -80,8 +84,8 @@ def _features(retriever: groundkit.Searcher, query: str) -> dict[str, float]:
 
 
 def _row(retriever: groundkit.Searcher, query: str) -> dict[str, Any]:
-    searched = retriever.search(query, top_k=1, highlight=False)
-    share = retriever.search(query, top_k=1, highlight=False, lexical_bar=0.0)
+    searched = retriever.search(query, top_k=1, mode="bm25", highlight=False)
+    share = retriever.search(query, top_k=1, mode="bm25", highlight=False, lexical_bar=0.0)
     return {
         "query": query,
         "answered": bool(searched.results),
@@ -98,10 +102,11 @@ def _abstains(row: dict[str, Any], share: float, feature: str = "", bar: float =
 
 
 def _per_set(on: list[dict[str, Any]], off: list[dict[str, Any]], bar: float) -> dict[str, Any]:
-    on_shares = sorted(row["share"] for row in on)
+    named = sum(1 for row in on if row["absent_name"])  # abstained at any bar over 0
+    on_shares = sorted(row["share"] for row in on if not row["absent_name"])
     off_shares = sorted((row["share"] for row in off if not row["absent_name"]), reverse=True)
     lowest = off_shares[OFF_ANSWERED] if len(off_shares) > OFF_ANSWERED else 0.0
-    highest = on_shares[ON_ABSTAINED]
+    highest = on_shares[ON_ABSTAINED - named] if named <= ON_ABSTAINED else 0.0
     return {
         "at_the_bar": {
             "on_topic_abstained": sum(not row["answered"] for row in on),
@@ -109,13 +114,15 @@ def _per_set(on: list[dict[str, Any]], off: list[dict[str, Any]], bar: float) ->
         },
         "off_at_most_2": {
             "bar_over": round(lowest, 4),
-            "on_topic_abstained": sum(1 for share in on_shares if share <= lowest),
+            "on_topic_abstained": named + sum(1 for share in on_shares if share <= lowest),
         },
         "on_at_most_1": {
             "bar_at_most": round(highest, 4),
-            "off_topic_answered": sum(1 for share in off_shares if share >= highest),
+            "off_topic_answered": sum(1 for share in off_shares if share >= highest)
+            if named <= ON_ABSTAINED
+            else None,  # no bar abstains on at most one
         },
-        "on_topic": [[row["query"], round(row["share"], 3)] for row in on if row["share"] < bar],
+        "on_topic": [[row["query"], round(row["share"], 3)] for row in on if _abstains(row, bar)],
         "off_topic": [
             [row["query"], round(row["share"], 3)] for row in off if not _abstains(row, bar)
         ],
@@ -158,8 +165,10 @@ def main() -> int:
     report: dict[str, Any] = {"collection": args.collection, "sets": {}}
     measured: dict[str, tuple[list[Any], list[Any]]] = {}
     with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
-        bar = retriever.search("bar", top_k=1).metadata["lexical_bar"]["min_lexical_share"]
-        report["bar"] = bar
+        recorded = read_lexical_bar(retriever.readers[0].location)
+        if recorded is None or not recorded.separates:
+            raise SystemExit("the collection records no bm25 bar that separates: nothing to ask")
+        bar = report["bar"] = recorded.share
         for name, on_path, off_path in files:
             on = [_row(retriever, query) for query in load_queries(on_path)]
             off = [_row(retriever, query) for query in load_queries(off_path)]
@@ -175,6 +184,8 @@ def main() -> int:
     text = json.dumps(report, indent=1, ensure_ascii=False)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
     return 0
 
 

@@ -2,17 +2,17 @@ r"""Hybrid's allowance of the shipped off-topic questions, measured on held-out 
 
     python bench/hybrid_allowance.py --index-dir DIR [--collection NAME] \
         --allowance 0.05 0.025 \
-        --set 5=HELDOUT/scifact-on-5.txt,HELDOUT/scifact-off-5.txt \
-        [--set claims=../shared/data/beir/scifact,] [--out F]
+        --set set5=HELDOUT/scifact-on-5.txt,HELDOUT/scifact-off-5.txt \
+        [--set claims=../shared/data/beir/scifact,] [--mode dense] [--out F]
 
 For each allowance the collection's floor and hybrid share are chosen as its self-calibration
 chooses them (``hybrid_pair`` over the shipped questions' hybrid evidence, which is measured
 once), recorded, and every set's questions searched in the collection's default mode as
-``groundkit search`` does: on-topic abstained and off-topic answered (HELDOUT:
-``bench/calibration/heldout``). A set's on-topic or
-off-topic side may be empty (``claims=DIR,``: a BEIR folder's judged test queries, on-topic
-only). The record found at the start is written back at the end, whatever happens (none:
-the one written is removed).
+``groundkit search`` does (``--mode``: in that mode instead; dense applies the same recorded
+floor): on-topic abstained and off-topic answered (HELDOUT: ``bench/calibration/heldout``).
+A set's on-topic or off-topic side may be empty (``claims=DIR,``: a BEIR folder's judged
+test queries, on-topic only). The record found at the start is written back at the end,
+whatever happens (none: the one written is removed).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 import groundkit
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.evaluation.self_calibration import hybrid_evidence, hybrid_pair, off_topic_questions
+from groundkit.retrieval import SearchMode
 from groundkit.retrieval.floor import FloorRecord, read_floor, write_floor
 
 
@@ -43,10 +44,12 @@ def _sets(specs: list[str]) -> list[tuple[str, list[str], list[str]]]:
     return found
 
 
-def _measure(retriever: groundkit.Searcher, queries: list[str]) -> list[dict[str, Any]]:
+def _measure(
+    retriever: groundkit.Searcher, queries: list[str], mode: SearchMode | None
+) -> list[dict[str, Any]]:
     rows = []
     for query in queries:
-        response = retriever.search(query, top_k=1, highlight=False)
+        response = retriever.search(query, top_k=1, mode=mode, highlight=False)
         meta = response.metadata
         rows.append(
             {
@@ -73,10 +76,17 @@ def main() -> int:
         "--set", action="append", default=[], metavar="NAME=ON[,OFF]",
         help="a held-out set: on-topic and off-topic question files (or a BEIR folder)",
     )  # fmt: skip
+    parser.add_argument(
+        "--mode", choices=["dense", "hybrid"], help="search mode (default: the collection's)"
+    )
     parser.add_argument("--out", help="write the report here as JSON")
     args = parser.parse_args()
     sets = _sets(args.set)
-    report: dict[str, Any] = {"collection": args.collection, "allowances": {}}
+    report: dict[str, Any] = {
+        "collection": args.collection,
+        "mode": args.mode or "the collection's",
+        "allowances": {},
+    }
     with groundkit.Searcher.open(args.index_dir, args.collection) as retriever:
         embedder = retriever.embedder
         if embedder is None or not embedder.identity.semantic:
@@ -96,7 +106,8 @@ def main() -> int:
                 written = write_floor(location, record)
                 result: dict[str, Any] = {"floor": floor, "share": share, "allowed": allowed}
                 for name, on, off in sets:
-                    on_rows, off_rows = _measure(retriever, on), _measure(retriever, off)
+                    on_rows = _measure(retriever, on, args.mode)
+                    off_rows = _measure(retriever, off, args.mode)
                     abstained = sum(not row["answered"] for row in on_rows)
                     answered = sum(row["answered"] for row in off_rows)
                     result[name] = {

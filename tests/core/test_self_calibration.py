@@ -24,6 +24,8 @@ from groundkit.evaluation.self_calibration import (
     HYBRID_OFF_TOPIC_ANSWERED,
     MIN_ON_TOPIC,
     OFF_TOPIC_ANSWERED,
+    hybrid_evidence,
+    hybrid_pair,
     off_topic_bar,
     off_topic_questions,
     pseudo_on_topic,
@@ -437,6 +439,10 @@ def test_hybrid_floor_and_share_let_through_the_allowed_share_together(tmp_path:
         assert result.floor is not None
         record_self_calibration(retriever, result)
     allowed = math.floor(HYBRID_OFF_TOPIC_ANSWERED * result.off_topic)  # 7 of 282 (adr/0084)
+    with Searcher.open(tmp_path, embedder=Meaningful()) as retriever:  # the lowest that do
+        evidence = hybrid_evidence(retriever, off_topic_questions())
+    chosen = (result.floor.floor, result.floor.lexical_share)
+    assert chosen == hybrid_pair(evidence, allowed) != hybrid_pair(evidence, 2 * allowed)
     measured = result.floor.measured or {}
     assert measured["false_answer"] <= allowed // 2 / result.off_topic
     assert measured["hybrid_false_answer"] <= allowed / result.off_topic

@@ -4,7 +4,8 @@ from a general multilingual question set shipped with groundkit.
 
 Each mode's bar is the lowest that lets through at most its allowance of the shipped
 questions: bm25's lexical share ``OFF_TOPIC_ANSWERED``; hybrid's floor and share (a query
-passes on either) half of ``HYBRID_OFF_TOPIC_ANSWERED`` each (``hybrid_pair``, adr/0084).
+passes on either) ``HYBRID_OFF_TOPIC_ANSWERED`` together, the floor half of it rounded down
+(``hybrid_pair``, adr/0084).
 The shipped questions are real questions, like the off-topic ones a collection is asked; the
 pseudo on-topic queries are not, and how far they are from real ones depends on the
 collection and the mode (shorter than questions for bm25, word lists that embed far from
@@ -65,9 +66,9 @@ OFF_TOPIC_ANSWERED = 0.05
 """The share of the shipped off-topic questions bm25's calibrated bar may still answer
 (adr/0066)."""
 HYBRID_OFF_TOPIC_ANSWERED = 0.025
-"""Hybrid's share of them, the floor and the lexical share half each: a semantic model tells
-more near misses apart, and half of bm25's allowance stops more of them without costing held-out
-on-topic questions (adr/0084)."""
+"""Hybrid's share of them, the floor and the lexical share together (``hybrid_pair``): on
+SciFact half of bm25's allowance stops more near misses without costing held-out on-topic
+questions; dense mode applies the same floor (adr/0084)."""
 OFF_TOPIC_FILE = "off-topic-questions.txt"
 _WORD = re.compile(r"[^\W\d_]{2,}")
 

@@ -26,7 +26,6 @@ gives, so this script reaches into the searcher's scorer: it measures, it is not
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import groundkit
+from collection_cli import collection_parser, emit
 from groundkit.analysis.question_words import content_terms
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.retrieval.abstention import EVIDENCE_TERMS
@@ -151,11 +151,7 @@ def _second_bar(sets: dict[str, tuple[list[Any], list[Any]]], feature: str) -> d
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
-    parser.add_argument("--collection", default="default", help="its name (default: default)")
+    parser = collection_parser(__doc__)
     parser.add_argument("--sets", required=True, help="PREFIX of the held-out question files")
     parser.add_argument("--out", help="write the report here as JSON")
     args = parser.parse_args()
@@ -181,11 +177,7 @@ def main() -> int:
         for feature in ("", "pairs", "npmi", "cover")
     }
     print(json.dumps(report["second_bar"]), file=sys.stderr)
-    text = json.dumps(report, indent=1, ensure_ascii=False)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    else:
-        print(text)
+    emit(report, args.out)
     return 0
 
 

@@ -17,14 +17,13 @@ whatever happens (none: the one written is removed).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
 
 import groundkit
+from collection_cli import collection_parser, emit
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.evaluation.self_calibration import hybrid_evidence, hybrid_pair, off_topic_questions
 from groundkit.retrieval import SearchMode
@@ -63,11 +62,7 @@ def _measure(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
-    parser.add_argument("--collection", default="default", help="its name (default: default)")
+    parser = collection_parser(__doc__)
     parser.add_argument(
         "--allowance", type=float, nargs="+", default=[0.05, 0.025],
         help="shares of the shipped off-topic questions hybrid may answer (default: .05 .025)",
@@ -131,11 +126,7 @@ def main() -> int:
                 write_floor(location, before)
             elif written is not None:
                 written.unlink()
-    text = json.dumps(report, indent=1, ensure_ascii=False)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
-    else:
-        print(text)
+    emit(report, args.out)
     return 0
 
 

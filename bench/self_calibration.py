@@ -15,13 +15,13 @@ adr/0066.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from pathlib import Path
 
 import groundkit
+from collection_cli import collection_parser
 from groundkit.evaluation.floor_calibration import load_queries
 from groundkit.evaluation.self_calibration import (
     off_topic_questions,
@@ -31,11 +31,7 @@ from groundkit.evaluation.self_calibration import (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--index-dir", required=True, help="folder holding the collection")
-    parser.add_argument("--collection", default="default", help="its name (default: default)")
+    parser = collection_parser(__doc__)
     parser.add_argument(
         "--on", required=True, help="on-topic questions: a text file, one a line, or a BEIR folder"
     )

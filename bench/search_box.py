@@ -486,16 +486,18 @@ def main() -> None:
     for name in args.corpora:
         if name == "django":
             root, texts = django_corpus(args.work)
-            headings = rst_headings(texts)
-            titles = every_kth(headings, args.django_queries, "django", args.seed)
-            default = set(every_kth(headings, args.django_queries, "django"))
-            if args.django_asked:
+            if args.django_asked:  # the same queries for every seed: only the edits differ
                 titles = [
                     json.loads(line)["query"]
                     for path in args.django_asked
                     for line in path.read_text("utf-8").splitlines()
                     if line.strip()
                 ]
+                default = set(titles)
+            else:
+                headings = rst_headings(texts)
+                titles = every_kth(headings, args.django_queries, "django", args.seed)
+                default = set(every_kth(headings, args.django_queries, "django"))
             queries = {f"h{i:03d}": t for i, t in enumerate(titles)}
         else:
             data = args.data if name == "scifact" else args.cranfield
